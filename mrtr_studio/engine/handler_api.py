@@ -1,0 +1,174 @@
+"""What a handler sees (`request`) and fills in (`response`), in the seed's request/response style.
+
+A handler either completes (fills `response.result`) or asks (adds to `response.input_required`);
+the engine turns that into the wire result, the capability check and the signed requestState.
+"""
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..protocol.versions import Era
+
+Notify = Callable[[str, dict[str, Any]], Awaitable[None]]
+
+
+def _json_object(text: str, what: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{what} is not valid JSON: {exc}") from exc
+
+
+class InputRequiredBuilder:
+    """Collects the input requests of one round, keyed as the client must answer them."""
+
+    def __init__(self) -> None:
+        self.requests: dict[str, dict[str, Any]] = {}
+        self.request_state: str | None = None
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.requests and self.request_state is None
+
+    def add_request(self, key: str, method: str, params_json: str | dict[str, Any]) -> None:
+        params = _json_object(params_json, "params") if isinstance(params_json, str) else params_json
+        if not isinstance(params, dict):
+            raise ValueError("input request params must be a JSON object")
+        self.requests[key] = {"method": method, "params": params}
+
+    def add_elicitation(self, key: str, message: str, requested_schema_json: str | dict[str, Any]) -> None:
+        schema = requested_schema_json
+        if isinstance(schema, str):
+            schema = _json_object(schema, "requested schema")
+        self.add_request(key, "elicitation/create", {"mode": "form", "message": message, "requestedSchema": schema})
+
+    def add_elicitation_url(self, key: str, message: str, url: str, elicitation_id: str | None = None) -> None:
+        params: dict[str, Any] = {"mode": "url", "message": message, "url": url}
+        if elicitation_id:
+            params["elicitationId"] = elicitation_id
+        self.add_request(key, "elicitation/create", params)
+
+    def add_sampling(
+        self,
+        key: str,
+        messages_json: str | list[Any],
+        system_prompt: str | None = None,
+        max_tokens: int = 256,
+        **extra: Any,
+    ) -> None:
+        messages = _json_object(messages_json, "messages") if isinstance(messages_json, str) else messages_json
+        params: dict[str, Any] = {"messages": messages, "maxTokens": max_tokens}
+        if system_prompt:
+            params["systemPrompt"] = system_prompt
+        params.update(extra)
+        self.add_request(key, "sampling/createMessage", params)
+
+    def add_roots(self, key: str) -> None:
+        self.add_request(key, "roots/list", {})
+
+
+class ContentList(list[dict[str, Any]]):
+    """`response.result.content`: the content blocks of a tool result."""
+
+    def add_text(self, text: str) -> None:
+        self.append({"type": "text", "text": text})
+
+    def add_image(self, data_b64: str, mime_type: str) -> None:
+        self.append({"type": "image", "data": data_b64, "mimeType": mime_type})
+
+    def add_resource_link(self, uri: str, name: str, **extra: Any) -> None:
+        self.append({"type": "resource_link", "uri": uri, "name": name, **extra})
+
+
+class PromptMessages(list[dict[str, Any]]):
+    """`response.result.messages`: the messages of a prompt."""
+
+    def add(self, role: str, text: str) -> None:
+        self.append({"role": role, "content": {"type": "text", "text": text}})
+
+    def add_user(self, text: str) -> None:
+        self.add("user", text)
+
+    def add_assistant(self, text: str) -> None:
+        self.add("assistant", text)
+
+
+class ResourceContents(list[dict[str, Any]]):
+    """`response.result.contents`: the contents of a resource."""
+
+    def add_text(self, uri: str, text: str, mime_type: str = "text/plain") -> None:
+        self.append({"uri": uri, "mimeType": mime_type, "text": text})
+
+    def add_blob(self, uri: str, blob_b64: str, mime_type: str) -> None:
+        self.append({"uri": uri, "mimeType": mime_type, "blob": blob_b64})
+
+
+@dataclass
+class ResultBuilder:
+    content: ContentList = field(default_factory=ContentList)
+    messages: PromptMessages = field(default_factory=PromptMessages)
+    contents: ResourceContents = field(default_factory=ResourceContents)
+    is_error: bool = False
+    structured_content: Any = None
+    description: str | None = None
+
+
+@dataclass
+class Response:
+    input_required: InputRequiredBuilder = field(default_factory=InputRequiredBuilder)
+    result: ResultBuilder = field(default_factory=ResultBuilder)
+    notify: Notify | None = None
+
+    async def send_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        """Report progress on the open request (SSE over HTTP); a no-op without a progress token."""
+        if self.notify is None:
+            return
+        params: dict[str, Any] = {"progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message:
+            params["message"] = message
+        await self.notify("notifications/progress", params)
+
+    async def log(self, level: str, data: Any, logger: str | None = None) -> None:
+        if self.notify is None:
+            return
+        params: dict[str, Any] = {"level": level, "data": data}
+        if logger:
+            params["logger"] = logger
+        await self.notify("notifications/message", params)
+
+
+@dataclass
+class RequestParams:
+    name: str
+    arguments: dict[str, Any]
+    request_state: str | None
+    uri: str | None = None
+
+
+@dataclass
+class Request:
+    method: str
+    params: RequestParams
+    era: Era
+    client_capabilities: dict[str, Any]
+    principal: str
+    protocol_version: str
+    round: int = 1
+    input_responses: dict[str, dict[str, Any]] = field(default_factory=dict)
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    def has_input_response(self, key: str) -> bool:
+        return key in self.input_responses
+
+    def input_response(self, key: str) -> str:
+        """The client's answer for `key` as raw JSON text, `""` when absent."""
+        if key not in self.input_responses:
+            return ""
+        return json.dumps(self.input_responses[key], ensure_ascii=False)
+
+    def input_response_value(self, key: str) -> dict[str, Any] | None:
+        return self.input_responses.get(key)

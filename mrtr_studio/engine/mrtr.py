@@ -1,0 +1,127 @@
+"""One MRTR-capable request (tools/call, prompts/get, resources/read) from params to wire result.
+
+The order matters and is the protocol's: parse and validate params, verify the echoed
+requestState (before any handler code runs), run the handler, then either complete or turn its
+input requests into `input_required` after checking era and declared capabilities.
+"""
+
+import inspect
+from dataclasses import dataclass
+from typing import Any
+
+from ..protocol import capabilities
+from ..protocol.errors import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    McpError,
+)
+from ..protocol.versions import Era
+from .handler_api import Request, RequestParams, Response
+from .session import Session
+from .state_token import Binding, StateCodec, StateRejected
+
+LEGACY_INPUT_MESSAGE = "input_required needs protocol 2026-07-28"
+_CAPABILITY_WORDS = {"elicitation": "elicitation", "sampling": "sampling", "roots": "roots"}
+
+
+@dataclass
+class Call:
+    """Everything about the incoming request the engine has established before the handler runs."""
+
+    method: str
+    name: str
+    arguments: dict[str, Any]
+    era: Era
+    protocol_version: str
+    client_capabilities: dict[str, Any]
+    principal: str
+    raw: dict[str, Any]
+
+
+def input_responses_of(params: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    value = params.get("inputResponses")
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+        raise McpError(INVALID_PARAMS, "Invalid params: inputResponses must be an object of objects")
+    return value
+
+
+def verify_state(codec: StateCodec, call: Call, explain: bool) -> tuple[str | None, int]:
+    """The handler's previous state and the round this request is, after verifying the token."""
+    params = call.raw.get("params") or {}
+    if "requestState" not in params:
+        return None, 1
+    token = params["requestState"]
+    if not isinstance(token, str):
+        raise McpError(INVALID_PARAMS, "Invalid params: requestState must be a string")
+    binding = Binding(call.method, call.name, call.arguments, call.principal)
+    try:
+        payload = codec.verify(token, binding)
+    except StateRejected as rejected:
+        data = {"reason": rejected.reason, "detail": rejected.detail} if explain else None
+        raise McpError(INVALID_PARAMS, "Invalid requestState", data) from rejected
+    round_number = payload.get("r")
+    return payload.get("s"), (round_number + 1 if isinstance(round_number, int) else 2)
+
+
+async def run_handler(handler: Any, session: Session, request: Request, response: Response) -> None:
+    try:
+        outcome = handler(session, request, response)
+        if inspect.isawaitable(outcome):
+            await outcome
+    except McpError:
+        raise
+    except Exception as exc:  # a handler bug must not take the engine down or leak details
+        raise McpError(INTERNAL_ERROR, "Internal error: the handler failed") from exc
+
+
+def input_required_result(
+    codec: StateCodec, call: Call, response: Response, round_number: int
+) -> dict[str, Any]:
+    builder = response.input_required
+    if call.era is Era.LEGACY:
+        raise McpError(INTERNAL_ERROR, LEGACY_INPUT_MESSAGE)
+    lacking = capabilities.missing(call.client_capabilities, builder.requests)
+    if lacking:
+        words = " and ".join(_describe(lacking))
+        raise McpError(
+            MISSING_REQUIRED_CLIENT_CAPABILITY,
+            f"Server requires the {words} capability for this request",
+            {"requiredCapabilities": lacking},
+        )
+    asked = {key: entry["method"] for key, entry in builder.requests.items()}
+    binding = Binding(call.method, call.name, call.arguments, call.principal)
+    result: dict[str, Any] = {"resultType": "input_required"}
+    if builder.requests:
+        result["inputRequests"] = builder.requests
+    result["requestState"] = codec.mint(binding, builder.request_state, asked, round_number)
+    return result
+
+
+def _describe(lacking: dict[str, Any]) -> list[str]:
+    words = []
+    for name, sub in lacking.items():
+        words += [f"{name}.{s}" for s in sub] if sub else [name]
+    return words
+
+
+def make_request(call: Call, state: str | None, round_number: int) -> Request:
+    params = call.raw.get("params") or {}
+    return Request(
+        method=call.method,
+        params=RequestParams(
+            name=call.name,
+            arguments=call.arguments,
+            request_state=state,
+            uri=call.name if call.method == "resources/read" else None,
+        ),
+        era=call.era,
+        client_capabilities=call.client_capabilities,
+        principal=call.principal,
+        protocol_version=call.protocol_version,
+        round=round_number,
+        input_responses=input_responses_of(params),
+        raw=call.raw,
+    )

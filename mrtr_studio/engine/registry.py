@@ -1,0 +1,112 @@
+"""The server's catalogue: tools, prompts, resources and resource templates with their handlers."""
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+Handler = Callable[..., Any]
+
+
+@dataclass
+class ToolEntry:
+    name: str
+    handler: Handler
+    description: str = ""
+    input_schema: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
+    title: str | None = None
+    annotations: dict[str, Any] | None = None
+    output_schema: dict[str, Any] | None = None
+    #: Which eras the handler is written for; purely informative (the engine enforces the rules).
+    eras: tuple[str, ...] = ("modern", "legacy")
+
+    def wire(self) -> dict[str, Any]:
+        tool: dict[str, Any] = {"name": self.name, "inputSchema": self.input_schema}
+        if self.title:
+            tool["title"] = self.title
+        if self.description:
+            tool["description"] = self.description
+        if self.annotations:
+            tool["annotations"] = self.annotations
+        if self.output_schema:
+            tool["outputSchema"] = self.output_schema
+        return tool
+
+
+@dataclass
+class PromptEntry:
+    name: str
+    handler: Handler
+    description: str = ""
+    arguments: list[dict[str, Any]] = field(default_factory=list)
+    title: str | None = None
+
+    def wire(self) -> dict[str, Any]:
+        prompt: dict[str, Any] = {"name": self.name}
+        if self.title:
+            prompt["title"] = self.title
+        if self.description:
+            prompt["description"] = self.description
+        if self.arguments:
+            prompt["arguments"] = self.arguments
+        return prompt
+
+
+_VARIABLE = re.compile(r"\{(\+?)([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+@dataclass
+class ResourceEntry:
+    """A concrete resource (`uri`) or, when the URI has `{variables}`, a resource template."""
+
+    uri: str
+    handler: Handler
+    name: str
+    description: str = ""
+    mime_type: str | None = None
+    title: str | None = None
+
+    @property
+    def is_template(self) -> bool:
+        return bool(_VARIABLE.search(self.uri))
+
+    def match(self, uri: str) -> dict[str, str] | None:
+        """The template variables when `uri` fits this entry, `{}` for an exact match, else None."""
+        if not self.is_template:
+            return {} if uri == self.uri else None
+        pattern = ""
+        last = 0
+        for m in _VARIABLE.finditer(self.uri):
+            pattern += re.escape(self.uri[last : m.start()])
+            pattern += f"(?P<{m.group(2)}>.+)" if m.group(1) else f"(?P<{m.group(2)}>[^/]+)"
+            last = m.end()
+        pattern += re.escape(self.uri[last:])
+        found = re.fullmatch(pattern, uri)
+        return found.groupdict() if found else None
+
+    def wire(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {"uriTemplate" if self.is_template else "uri": self.uri, "name": self.name}
+        if self.title:
+            entry["title"] = self.title
+        if self.description:
+            entry["description"] = self.description
+        if self.mime_type:
+            entry["mimeType"] = self.mime_type
+        return entry
+
+
+@dataclass
+class Registry:
+    tools: dict[str, ToolEntry] = field(default_factory=dict)
+    prompts: dict[str, PromptEntry] = field(default_factory=dict)
+    resources: dict[str, ResourceEntry] = field(default_factory=dict)
+
+    def find_resource(self, uri: str) -> tuple[ResourceEntry, dict[str, str]] | None:
+        exact = self.resources.get(uri)
+        if exact is not None and not exact.is_template:
+            return exact, {}
+        for entry in self.resources.values():
+            variables = entry.match(uri)
+            if variables is not None:
+                return entry, variables
+        return None

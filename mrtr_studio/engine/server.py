@@ -1,0 +1,354 @@
+"""McpServer: the registry, the sessions and the one transport-agnostic entry `handle`."""
+
+import asyncio
+import contextvars
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from ..protocol import capabilities, jsonrpc
+from ..protocol.errors import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    RESOURCE_NOT_FOUND,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    McpError,
+)
+from ..protocol.versions import (
+    LEGACY_VERSION,
+    LEGACY_VERSIONS,
+    META_CLIENT_CAPABILITIES,
+    META_PROTOCOL_VERSION,
+    META_SERVER_INFO,
+    MODERN_VERSION,
+    MRTR_METHODS,
+    SUPPORTED_VERSIONS,
+    Era,
+)
+from .handler_api import Notify, Response
+from .mrtr import Call, input_required_result, make_request, run_handler, verify_state
+from .options import ServerOptions
+from .registry import Handler, PromptEntry, Registry, ResourceEntry, ToolEntry
+from .session import Outbound, Session
+from .state_token import StateCodec
+
+log = logging.getLogger(__name__)
+
+#: The outbound channel of the request being served (HTTP sets it to the request's SSE stream).
+current_outbound: contextvars.ContextVar[Outbound | None] = contextvars.ContextVar("current_outbound", default=None)
+
+
+class McpServer:
+    """A dual-era MCP server whose handlers ask for input with `input_required` (or, legacy, classically)."""
+
+    def __init__(self, name: str = "mrtr-studio", options: ServerOptions | None = None) -> None:
+        self.name = name
+        self.options = options or ServerOptions()
+        self.registry = Registry()
+        self.codec = StateCodec.from_secrets(self.options.mrtr.secret, ttl=self.options.mrtr.state_ttl)
+        self.sessions: dict[str, Session] = {}
+
+    # --- registration ---------------------------------------------------------------------
+
+    def tool(self, name: str, description: str = "", input_schema: dict[str, Any] | None = None,
+             **extra: Any) -> Callable[[Handler], Handler]:
+        def register(handler: Handler) -> Handler:
+            entry = ToolEntry(name=name, handler=handler, description=description, **extra)
+            if input_schema is not None:
+                entry.input_schema = input_schema
+            self.registry.tools[name] = entry
+            return handler
+        return register
+
+    def prompt(self, name: str, description: str = "", arguments: list[dict[str, Any]] | None = None,
+               **extra: Any) -> Callable[[Handler], Handler]:
+        def register(handler: Handler) -> Handler:
+            self.registry.prompts[name] = PromptEntry(name, handler, description, arguments or [], **extra)
+            return handler
+        return register
+
+    def resource(self, uri: str, name: str | None = None, description: str = "",
+                 mime_type: str | None = None, **extra: Any) -> Callable[[Handler], Handler]:
+        def register(handler: Handler) -> Handler:
+            entry = ResourceEntry(uri, handler, name or uri, description, mime_type, **extra)
+            self.registry.resources[uri] = entry
+            return handler
+        return register
+
+    # --- sessions and identity --------------------------------------------------------------
+
+    def open_session(self, user: str = "", outbound: Outbound | None = None) -> Session:
+        session = Session(user=user, outbound=outbound, server=self)
+        self.sessions[session.id] = session
+        return session
+
+    def close_session(self, session_id: str) -> None:
+        session = self.sessions.pop(session_id, None)
+        if session:
+            for future in session.pending.values():
+                if not future.done():
+                    future.set_exception(McpError(INTERNAL_ERROR, "session closed"))
+
+    def get_request_principal(self, session: Session) -> str:
+        """Who the request acts for; states are bound to it. Override to map your auth."""
+        return ""
+
+    # --- the entry point --------------------------------------------------------------------
+
+    async def handle(self, message: Any, session: Session, notify: Notify | None = None) -> dict[str, Any] | None:
+        """Serve one incoming JSON-RPC message; returns the response, or None for notifications."""
+        session.server = self
+        try:
+            kind = jsonrpc.kind_of(message)
+        except McpError as exc:
+            msg_id = message.get("id") if isinstance(message, dict) else None
+            return jsonrpc.error_from(msg_id if isinstance(msg_id, str | int) else None, exc)
+        if kind in ("result", "error"):
+            self._resolve_pending(message, session)
+            return None
+        if kind == "notification":
+            if message["method"] == "notifications/initialized":
+                session.initialized = True
+            return None
+        try:
+            body = await self._serve(message, session, notify)
+        except McpError as exc:
+            return jsonrpc.error_from(message["id"], exc)
+        except Exception:
+            log.exception("unexpected engine failure on %s", message.get("method"))
+            return jsonrpc.error(message["id"], INTERNAL_ERROR, "Internal error")
+        return jsonrpc.result(message["id"], body)
+
+    async def _serve(self, message: dict[str, Any], session: Session, notify: Notify | None) -> dict[str, Any]:
+        method = message["method"]
+        params = message.get("params") or {}
+        if method == "initialize":
+            return self._initialize(params, session)
+        era, version = self._era_of(params, session, method)
+        modern = era is Era.MODERN
+        if method == "ping":
+            return {"resultType": "complete"} if modern else {}
+        if method == "server/discover":
+            return self._discover()
+        if method == "tools/list":
+            return self._listing("tools", [t.wire() for t in self.registry.tools.values()], modern)
+        if method == "prompts/list":
+            return self._listing("prompts", [p.wire() for p in self.registry.prompts.values()], modern)
+        if method == "resources/list":
+            items = [r.wire() for r in self.registry.resources.values() if not r.is_template]
+            return self._listing("resources", items, modern)
+        if method == "resources/templates/list":
+            items = [r.wire() for r in self.registry.resources.values() if r.is_template]
+            return self._listing("resourceTemplates", items, modern)
+        if method in MRTR_METHODS:
+            caps = capabilities.from_meta(params) if modern else session.client_capabilities
+            return await self._serve_mrtr(method, params, message, session, era, version, caps, notify)
+        raise McpError(METHOD_NOT_FOUND, f"Method not found: {method}")
+
+    # --- eras ---------------------------------------------------------------------------------
+
+    def _era_of(self, params: dict[str, Any], session: Session, method: str) -> tuple[Era, str]:
+        meta = params.get("_meta")
+        version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
+        if version is None:
+            if session.is_legacy:
+                return Era.LEGACY, session.protocol_version or LEGACY_VERSION
+            if method == "ping":
+                return Era.LEGACY, LEGACY_VERSION
+            raise McpError(
+                INVALID_PARAMS,
+                f"Invalid params: missing _meta[{META_PROTOCOL_VERSION!r}] "
+                "(modern requests carry their version; legacy clients must initialize first)",
+            )
+        if not isinstance(version, str) or version not in SUPPORTED_VERSIONS:
+            raise McpError(
+                UNSUPPORTED_PROTOCOL_VERSION,
+                "Unsupported protocol version",
+                {"supported": list(SUPPORTED_VERSIONS), "requested": version},
+            )
+        if version == MODERN_VERSION and not isinstance(meta.get(META_CLIENT_CAPABILITIES), dict):
+            raise McpError(INVALID_PARAMS, f"Invalid params: missing _meta[{META_CLIENT_CAPABILITIES!r}]")
+        return Era.of_version(version), version
+
+    def _initialize(self, params: dict[str, Any], session: Session) -> dict[str, Any]:
+        requested = params.get("protocolVersion")
+        version = requested if requested in LEGACY_VERSIONS else LEGACY_VERSION
+        caps = params.get("capabilities")
+        info = params.get("clientInfo")
+        session.era = Era.LEGACY
+        session.protocol_version = version
+        session.client_capabilities = caps if isinstance(caps, dict) else {}
+        session.client_info = info if isinstance(info, dict) else {}
+        self.sessions.setdefault(session.id, session)
+        result: dict[str, Any] = {
+            "protocolVersion": version,
+            "capabilities": self._server_capabilities(),
+            "serverInfo": self._server_info(),
+        }
+        if self.options.instructions:
+            result["instructions"] = self.options.instructions
+        return result
+
+    def _server_info(self) -> dict[str, Any]:
+        return {"name": self.name, "version": self.options.version}
+
+    def _server_capabilities(self) -> dict[str, Any]:
+        caps: dict[str, Any] = {}
+        if self.registry.tools:
+            caps["tools"] = {}
+        if self.registry.prompts:
+            caps["prompts"] = {}
+        if self.registry.resources:
+            caps["resources"] = {}
+        return caps
+
+    def _discover(self) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "resultType": "complete",
+            "supportedVersions": list(SUPPORTED_VERSIONS),
+            "capabilities": self._server_capabilities(),
+            "_meta": {META_SERVER_INFO: self._server_info()},
+            "ttlMs": self.options.list_ttl_ms,
+            "cacheScope": "public",
+        }
+        if self.options.instructions:
+            result["instructions"] = self.options.instructions
+        return result
+
+    def _listing(self, key: str, items: list[dict[str, Any]], modern: bool) -> dict[str, Any]:
+        if not modern:
+            return {key: items}
+        return {"resultType": "complete", key: items, "ttlMs": self.options.list_ttl_ms, "cacheScope": "public"}
+
+    # --- MRTR methods -------------------------------------------------------------------------
+
+    async def _serve_mrtr(self, method: str, params: dict[str, Any], message: dict[str, Any], session: Session,
+                          era: Era, version: str, caps: dict[str, Any], notify: Notify | None) -> dict[str, Any]:
+        handler, name, arguments, variables = self._target(method, params)
+        call = Call(method, name, arguments, era, version, caps, self.get_request_principal(session), message)
+        state, round_number = verify_state(self.codec, call, self.options.mrtr.explain_rejections)
+        request = make_request(call, state, round_number)
+        if variables:
+            request.params.arguments = {**variables, **arguments}
+        response = Response(notify=_with_progress_token(notify, params))
+        await run_handler(handler, session, request, response)
+        if not response.input_required.is_empty:
+            return input_required_result(self.codec, call, response, round_number)
+        return _complete(method, response, modern=era is Era.MODERN)
+
+    def _target(self, method: str, params: dict[str, Any]) -> tuple[Handler, str, dict[str, Any], dict[str, str]]:
+        arguments = params.get("arguments", {})
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            raise McpError(INVALID_PARAMS, "Invalid params: arguments must be an object")
+        if method == "resources/read":
+            uri = params.get("uri")
+            if not isinstance(uri, str):
+                raise McpError(INVALID_PARAMS, "Invalid params: uri must be a string")
+            found = self.registry.find_resource(uri)
+            if found is None:
+                raise McpError(RESOURCE_NOT_FOUND, f"Resource not found: {uri}", {"uri": uri})
+            return found[0].handler, uri, {}, found[1]
+        name = params.get("name")
+        if not isinstance(name, str):
+            raise McpError(INVALID_PARAMS, "Invalid params: name must be a string")
+        table: dict[str, Any] = self.registry.tools if method == "tools/call" else self.registry.prompts
+        if name not in table:
+            kind = "tool" if method == "tools/call" else "prompt"
+            raise McpError(INVALID_PARAMS, f"Unknown {kind}: {name}")
+        return table[name].handler, name, arguments, {}
+
+    # --- legacy server-initiated requests ----------------------------------------------------
+
+    async def send_request(self, session_id: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Send a classic server-to-client request on a legacy session and await the client's result."""
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise McpError(INTERNAL_ERROR, f"no open session {session_id}")
+        outbound = current_outbound.get() or session.outbound
+        if outbound is None:
+            raise McpError(INTERNAL_ERROR, "this session has no channel for server-initiated requests")
+        request_id = session.next_request_id()
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        session.pending[request_id] = future
+        try:
+            await outbound(jsonrpc.request(request_id, method, params))
+            return await asyncio.wait_for(future, self.options.mrtr.legacy_request_timeout)
+        except TimeoutError as exc:
+            raise McpError(INTERNAL_ERROR, f"the client did not answer {method} in time") from exc
+        finally:
+            session.pending.pop(request_id, None)
+
+    async def request_elicitation(self, session_id: str, message: str, requested_schema: dict[str, Any] | str,
+                                  ) -> dict[str, Any]:
+        schema = requested_schema
+        if isinstance(schema, str):
+            schema = json.loads(schema)
+        return await self.send_request(session_id, "elicitation/create",
+                                       {"mode": "form", "message": message, "requestedSchema": schema})
+
+    async def request_elicitation_url(self, session_id: str, message: str, url: str,
+                                      elicitation_id: str) -> dict[str, Any]:
+        return await self.send_request(session_id, "elicitation/create",
+                                       {"mode": "url", "message": message, "url": url,
+                                        "elicitationId": elicitation_id})
+
+    async def request_sampling(self, session_id: str, messages: list[dict[str, Any]],
+                               system_prompt: str | None = None, max_tokens: int = 256) -> dict[str, Any]:
+        params: dict[str, Any] = {"messages": messages, "maxTokens": max_tokens}
+        if system_prompt:
+            params["systemPrompt"] = system_prompt
+        return await self.send_request(session_id, "sampling/createMessage", params)
+
+    async def request_roots_list(self, session_id: str) -> dict[str, Any]:
+        return await self.send_request(session_id, "roots/list", {})
+
+    def _resolve_pending(self, message: dict[str, Any], session: Session) -> None:
+        future = session.pending.get(message.get("id"))  # type: ignore[arg-type]
+        if future is None or future.done():
+            return
+        if "error" in message:
+            err = message["error"] if isinstance(message["error"], dict) else {}
+            future.set_exception(McpError(int(err.get("code", INTERNAL_ERROR)), str(err.get("message", "error")),
+                                          err.get("data")))
+        else:
+            future.set_result(message.get("result") or {})
+
+
+def _with_progress_token(notify: Notify | None, params: dict[str, Any]) -> Notify | None:
+    if notify is None:
+        return None
+    meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+    token = meta.get("progressToken")
+
+    async def send(method: str, body: dict[str, Any]) -> None:
+        if method == "notifications/progress":
+            if token is None:
+                return
+            body = {"progressToken": token, **body}
+        await notify(method, body)
+
+    return send
+
+
+def _complete(method: str, response: Response, modern: bool) -> dict[str, Any]:
+    built = response.result
+    result: dict[str, Any] = {"resultType": "complete"} if modern else {}
+    if method == "tools/call":
+        result["content"] = list(built.content)
+        if built.is_error:
+            result["isError"] = True
+        if built.structured_content is not None:
+            result["structuredContent"] = built.structured_content
+    elif method == "prompts/get":
+        if built.description:
+            result["description"] = built.description
+        result["messages"] = list(built.messages)
+    else:
+        result["contents"] = list(built.contents)
+        if modern:
+            result.update({"ttlMs": 0, "cacheScope": "private"})
+    return result

@@ -1,0 +1,42 @@
+"""A session: one client connection as the server sees it.
+
+Modern requests are stateless, so each gets a fresh session; a legacy `initialize` makes a
+session that lives until the transport closes it and remembers what the handshake declared.
+Server-initiated requests (legacy only) go out through `outbound` and come back through
+`McpServer.handle`, which resolves the pending future.
+"""
+
+import asyncio
+import itertools
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..protocol.versions import Era
+
+Outbound = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+@dataclass
+class Session:
+    id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    #: The authenticated user the transport established (bearer token, in-memory identity), "" if none.
+    user: str = ""
+    era: Era | None = None
+    protocol_version: str | None = None
+    client_capabilities: dict[str, Any] = field(default_factory=dict)
+    client_info: dict[str, Any] = field(default_factory=dict)
+    initialized: bool = False
+    outbound: Outbound | None = None
+    #: The server serving this session, so handlers can send legacy requests (`session.server.request_…`).
+    server: Any = field(default=None, repr=False)
+    pending: dict[str | int, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
+    _ids: "itertools.count[int]" = field(default_factory=lambda: itertools.count(1))
+
+    def next_request_id(self) -> str:
+        return f"server-{next(self._ids)}"
+
+    @property
+    def is_legacy(self) -> bool:
+        return self.era is Era.LEGACY

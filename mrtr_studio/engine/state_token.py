@@ -1,0 +1,199 @@
+"""The requestState token: the handler's state sealed with HMAC-SHA256 and bound to its request.
+
+Format (DESIGN.md): `v1.` + b64url(payload JSON) + `.` + b64url(HMAC-SHA256(key, "v1." + b64url(payload))).
+The server keeps nothing between rounds; everything it needs to trust a retry is in the token,
+so any instance holding one of the keys can continue a flow another instance started.
+"""
+
+import base64
+import binascii
+import hashlib
+import json
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes, hmac
+
+PREFIX = "v1."
+MAX_CLOCK_SKEW = 60
+_B64URL = re.compile(r"^[A-Za-z0-9_-]*$")
+#: Verification checks in the order they run; `reason` names the first that fails.
+CHECKS = ("malformed", "signature", "expired", "method", "name", "arguments", "principal")
+
+
+class StateRejected(Exception):
+    """A token failed verification; `reason` is one of CHECKS."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
+def b64url_encode(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+
+def b64url_decode(text: str) -> bytes:
+    """Strict unpadded base64url: only the alphabet, a valid length, canonical trailing bits."""
+    if not _B64URL.match(text) or len(text) % 4 == 1:
+        raise ValueError("not unpadded base64url")
+    try:
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    except (binascii.Error, ValueError) as exc:
+        raise ValueError("not base64url") from exc
+    if b64url_encode(raw) != text:
+        raise ValueError("non-canonical base64url")
+    return raw
+
+
+def canonical_json(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def arguments_digest(arguments: Any) -> str:
+    """What binds a state to its arguments: SHA-256 of their canonical JSON, base64url."""
+    return b64url_encode(hashlib.sha256(canonical_json(arguments or {})).digest())
+
+
+def key_id(key: bytes) -> str:
+    return hashlib.sha256(b"mrtr-kid:" + key).hexdigest()[:8]
+
+
+def _mac(key: bytes, signed: bytes) -> bytes:
+    h = hmac.HMAC(key, hashes.SHA256())
+    h.update(signed)
+    return h.finalize()
+
+
+def _mac_matches(key: bytes, signed: bytes, tag: bytes) -> bool:
+    h = hmac.HMAC(key, hashes.SHA256())
+    h.update(signed)
+    try:
+        h.verify(tag)  # constant-time comparison
+    except InvalidSignature:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class Binding:
+    """What a token must match on retry: the request it was minted for."""
+
+    method: str
+    name: str
+    arguments: Any
+    principal: str = ""
+
+
+@dataclass
+class DecodedToken:
+    """A token taken apart, before (or without) any verification."""
+
+    payload: dict[str, Any]
+    signed: bytes
+    tag: bytes
+
+
+def decode(token: Any) -> DecodedToken:
+    """Split and parse a token; raises StateRejected('malformed') when it is not one."""
+    if not isinstance(token, str):
+        raise StateRejected("malformed", "requestState must be a string")
+    if not token.startswith(PREFIX):
+        raise StateRejected("malformed", "missing the v1. prefix")
+    parts = token[len(PREFIX) :].split(".")
+    if len(parts) != 2:
+        raise StateRejected("malformed", "expected v1.<payload>.<signature>")
+    try:
+        body = b64url_decode(parts[0])
+        tag = b64url_decode(parts[1])
+        payload = json.loads(body.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise StateRejected("malformed", str(exc)) from exc
+    if not isinstance(payload, dict) or payload.get("v") != 1 or len(tag) != 32:
+        raise StateRejected("malformed", "payload is not a v1 state")
+    for key, kind in (("iat", int), ("exp", int), ("m", str), ("n", str), ("a", str), ("p", str)):
+        if not isinstance(payload.get(key), kind) or isinstance(payload.get(key), bool):
+            raise StateRejected("malformed", f"payload field {key!r} missing or of the wrong type")
+    return DecodedToken(payload=payload, signed=(PREFIX + parts[0]).encode("ascii"), tag=tag)
+
+
+@dataclass
+class StateCodec:
+    """Signs with the first key, verifies against all of them (so keys can rotate)."""
+
+    keys: list[bytes] = field(default_factory=lambda: [os.urandom(32)])
+    ttl: int = 600
+
+    def __post_init__(self) -> None:
+        if not self.keys:
+            raise ValueError("at least one key is needed")
+        self._kids = [key_id(k) for k in self.keys]
+
+    @classmethod
+    def from_secrets(cls, secrets: list[str] | str | None, ttl: int = 600) -> "StateCodec":
+        if isinstance(secrets, str):
+            secrets = [secrets]
+        keys = [s.encode("utf-8") for s in (secrets or []) if s]
+        return cls(keys=keys or [os.urandom(32)], ttl=ttl)
+
+    def mint(
+        self,
+        binding: Binding,
+        state: str | None,
+        asked: dict[str, str],
+        round_number: int,
+        now: float | None = None,
+    ) -> str:
+        issued = int(time.time() if now is None else now)
+        payload = {
+            "v": 1,
+            "kid": self._kids[0],
+            "iat": issued,
+            "exp": issued + self.ttl,
+            "m": binding.method,
+            "n": binding.name,
+            "a": arguments_digest(binding.arguments),
+            "p": binding.principal,
+            "k": asked,
+            "r": round_number,
+            "nonce": b64url_encode(os.urandom(9)),
+            "s": state,
+        }
+        signed = PREFIX + b64url_encode(canonical_json(payload))
+        return signed + "." + b64url_encode(_mac(self.keys[0], signed.encode("ascii")))
+
+    def signature_ok(self, decoded: DecodedToken) -> bool:
+        kid = decoded.payload.get("kid")
+        # Try the key the token names first; every key is still tried so rotation never depends on kid.
+        order = sorted(range(len(self.keys)), key=lambda i: self._kids[i] != kid)
+        return any(_mac_matches(self.keys[i], decoded.signed, decoded.tag) for i in order)
+
+    def verify(self, token: Any, binding: Binding, now: float | None = None) -> dict[str, Any]:
+        """The verified payload, or StateRejected naming the first failed check."""
+        decoded = decode(token)
+        if not self.signature_ok(decoded):
+            raise StateRejected("signature", "the signature matches none of the server's keys")
+        return check_claims(decoded.payload, binding, now)
+
+
+def check_claims(payload: dict[str, Any], binding: Binding, now: float | None = None) -> dict[str, Any]:
+    """The checks after the signature, in DESIGN.md's order."""
+    moment = time.time() if now is None else now
+    if payload["iat"] > moment + MAX_CLOCK_SKEW:
+        raise StateRejected("expired", "issued in the future (beyond 60 s of clock skew)")
+    if moment >= payload["exp"]:
+        raise StateRejected("expired", f"expired {int(moment - payload['exp'])} s ago")
+    if payload["m"] != binding.method:
+        raise StateRejected("method", f"minted for {payload['m']}, used on {binding.method}")
+    if payload["n"] != binding.name:
+        raise StateRejected("name", f"minted for {payload['n']!r}, used on {binding.name!r}")
+    if payload["a"] != arguments_digest(binding.arguments):
+        raise StateRejected("arguments", "the arguments differ from the round that minted it")
+    if payload["p"] != binding.principal:
+        raise StateRejected("principal", "minted for another principal")
+    return payload

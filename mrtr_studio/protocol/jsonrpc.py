@@ -1,0 +1,105 @@
+"""JSON-RPC 2.0 envelopes: parsing what arrives and building what leaves.
+
+Messages stay plain dicts on the hot path (they are what the wire and the trace record);
+these helpers only check the envelope shape so a malformed message gets the right error code.
+"""
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .errors import INVALID_REQUEST, McpError
+
+RequestId = str | int
+MessageKind = Literal["request", "notification", "result", "error"]
+
+
+class JsonRpcRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    jsonrpc: Literal["2.0"]
+    id: RequestId
+    method: str
+    params: dict[str, Any] | None = None
+
+
+class JsonRpcNotification(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    jsonrpc: Literal["2.0"]
+    method: str
+    params: dict[str, Any] | None = None
+
+
+class JsonRpcErrorBody(BaseModel):
+    code: int
+    message: str
+    data: Any = None
+
+
+class JsonRpcError(BaseModel):
+    jsonrpc: Literal["2.0"] = "2.0"
+    id: RequestId | None = None
+    error: JsonRpcErrorBody
+
+
+class JsonRpcResult(BaseModel):
+    jsonrpc: Literal["2.0"] = "2.0"
+    id: RequestId
+    result: dict[str, Any] = Field(default_factory=dict)
+
+
+def kind_of(message: Any) -> MessageKind:
+    """Classify an incoming message, raising -32600 when it is no JSON-RPC message at all."""
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        raise McpError(INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 object")
+    has_id = "id" in message
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            raise McpError(INVALID_REQUEST, "Invalid request: method must be a string")
+        if "params" in message and not isinstance(message["params"], dict):
+            raise McpError(INVALID_REQUEST, "Invalid request: params must be an object")
+        if has_id:
+            _check_id(message["id"])
+            return "request"
+        return "notification"
+    if has_id and "result" in message:
+        return "result"
+    if "error" in message:
+        return "error"
+    raise McpError(INVALID_REQUEST, "Invalid request: neither a request, a notification nor a response")
+
+
+def _check_id(value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise McpError(INVALID_REQUEST, "Invalid request: id must be a string or an integer")
+
+
+def request(id: RequestId, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def notification(method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def result(id: RequestId, body: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": id, "result": body}
+
+
+def error(id: RequestId | None, code: int, message: str, data: Any = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        body["data"] = data
+    envelope: dict[str, Any] = {"jsonrpc": "2.0", "error": body}
+    if id is not None:
+        envelope["id"] = id
+    return envelope
+
+
+def error_from(id: RequestId | None, exc: McpError) -> dict[str, Any]:
+    return error(id, exc.code, exc.message, exc.data)

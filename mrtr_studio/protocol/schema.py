@@ -1,0 +1,120 @@
+"""Validation of wire messages against the official MCP JSON Schemas (shipped in resources/).
+
+`problems(instance, "CallToolResult")` lists what is wrong; an empty list means valid.
+`message_problems(message, method=...)` picks the right definition for a whole JSON-RPC message.
+"""
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
+from .versions import MODERN_VERSION
+
+SCHEMA_VERSIONS = ("2026-07-28", "2025-11-25")
+
+
+def resources_dir() -> Path:
+    """The shipped resources: inside the package when installed as a wheel, else the repo's."""
+    packaged = Path(__file__).resolve().parent.parent / "_resources"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "resources"
+
+
+@cache
+def schema_document(version: str = MODERN_VERSION) -> dict[str, Any]:
+    if version not in SCHEMA_VERSIONS:
+        raise ValueError(f"no schema for protocol version {version!r}")
+    path = resources_dir() / "mcp-schema" / f"{version}.schema.json"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@cache
+def _validator(definition: str, version: str) -> Draft202012Validator:
+    document = schema_document(version)
+    if definition not in document["$defs"]:
+        raise KeyError(f"{definition} is not defined in the {version} schema")
+    root = {"$defs": document["$defs"], "$ref": f"#/$defs/{definition}"}
+    return Draft202012Validator(root)
+
+
+def problems(instance: Any, definition: str, version: str = MODERN_VERSION) -> list[str]:
+    """Human-readable validation errors of `instance` against `$defs/definition`."""
+    validator = _validator(definition, version)
+    errors = list(validator.iter_errors(instance))
+    if not errors:
+        return []
+    best = best_match(errors)
+    where = "/".join(str(p) for p in best.absolute_path) or "(root)"
+    found = [f"{where}: {best.message}"]
+    found += [
+        f"{'/'.join(str(p) for p in e.absolute_path) or '(root)'}: {e.message}" for e in errors if e is not best
+    ]
+    return found[:8]
+
+
+def is_valid(instance: Any, definition: str, version: str = MODERN_VERSION) -> bool:
+    return not problems(instance, definition, version)
+
+
+_REQUEST_DEFS = {
+    "tools/call": "CallToolRequest",
+    "tools/list": "ListToolsRequest",
+    "prompts/get": "GetPromptRequest",
+    "prompts/list": "ListPromptsRequest",
+    "resources/read": "ReadResourceRequest",
+    "resources/list": "ListResourcesRequest",
+    "resources/templates/list": "ListResourceTemplatesRequest",
+    "server/discover": "DiscoverRequest",
+    "initialize": "InitializeRequest",
+    "ping": "PingRequest",
+    "elicitation/create": "ElicitRequest",
+    "sampling/createMessage": "CreateMessageRequest",
+    "roots/list": "ListRootsRequest",
+}
+
+_RESULT_DEFS = {
+    "tools/call": "CallToolResult",
+    "tools/list": "ListToolsResult",
+    "prompts/get": "GetPromptResult",
+    "prompts/list": "ListPromptsResult",
+    "resources/read": "ReadResourceResult",
+    "resources/list": "ListResourcesResult",
+    "resources/templates/list": "ListResourceTemplatesResult",
+    "server/discover": "DiscoverResult",
+    "initialize": "InitializeResult",
+    "ping": "EmptyResult",
+    "elicitation/create": "ElicitResult",
+    "sampling/createMessage": "CreateMessageResult",
+    "roots/list": "ListRootsResult",
+}
+
+
+def message_problems(message: Any, method: str | None = None, version: str = MODERN_VERSION) -> list[str]:
+    """Validate a whole JSON-RPC message; `method` names the request a response answers."""
+    doc_defs = schema_document(version)["$defs"]
+    if not isinstance(message, dict):
+        return ["(root): a JSON-RPC message must be an object"]
+    if "method" in message:
+        envelope = "JSONRPCRequest" if "id" in message else "JSONRPCNotification"
+        found = problems(message, envelope, version)
+        specific = _REQUEST_DEFS.get(message["method"])
+        if specific and specific in doc_defs:
+            found += problems(message, specific, version)
+        return found
+    if "error" in message:
+        return problems(message, "JSONRPCErrorResponse", version)
+    found = problems(message, "JSONRPCResultResponse", version)
+    body = message.get("result")
+    if found or not isinstance(body, dict) or method is None:
+        return found
+    if body.get("resultType") == "input_required":
+        return problems(body, "InputRequiredResult", version)
+    specific = _RESULT_DEFS.get(method)
+    if specific and specific in doc_defs:
+        found += problems(body, specific, version)
+    return found
