@@ -40,9 +40,9 @@ class Call:
 
 
 def input_responses_of(params: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    value = params.get("inputResponses")
-    if value is None:
+    if "inputResponses" not in params:
         return {}
+    value = params["inputResponses"]
     if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
         raise McpError(INVALID_PARAMS, "Invalid params: inputResponses must be an object of objects")
     return value

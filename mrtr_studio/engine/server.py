@@ -20,6 +20,7 @@ from ..protocol.versions import (
     LEGACY_VERSION,
     LEGACY_VERSIONS,
     META_CLIENT_CAPABILITIES,
+    META_LOG_LEVEL,
     META_PROTOCOL_VERSION,
     META_SERVER_INFO,
     MODERN_VERSION,
@@ -35,6 +36,12 @@ from .session import Outbound, Session
 from .state_token import StateCodec
 
 log = logging.getLogger(__name__)
+
+#: Methods 2026-07-28 removed; a modern request for them is an unknown method (-32601).
+REMOVED_IN_MODERN = frozenset(
+    {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"})
+LOG_LEVELS = {name: rank for rank, name in enumerate(
+    ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"))}
 
 #: The outbound channel of the request being served (HTTP sets it to the request's SSE stream).
 current_outbound: contextvars.ContextVar[Outbound | None] = contextvars.ContextVar("current_outbound", default=None)
@@ -124,12 +131,14 @@ class McpServer:
     async def _serve(self, message: dict[str, Any], session: Session, notify: Notify | None) -> dict[str, Any]:
         method = message["method"]
         params = message.get("params") or {}
-        if method == "initialize":
+        if method == "initialize" and not _has_modern_meta(params):
             return self._initialize(params, session)
         era, version = self._era_of(params, session, method)
         modern = era is Era.MODERN
+        if modern and method in REMOVED_IN_MODERN:
+            raise McpError(METHOD_NOT_FOUND, f"Method not found: {method} (removed in {MODERN_VERSION})")
         if method == "ping":
-            return {"resultType": "complete"} if modern else {}
+            return {}
         if method == "server/discover":
             return self._discover()
         if method == "tools/list":
@@ -150,9 +159,9 @@ class McpServer:
     # --- eras ---------------------------------------------------------------------------------
 
     def _era_of(self, params: dict[str, Any], session: Session, method: str) -> tuple[Era, str]:
+        """The request's era; checks `_meta` in the spec's order: fields present, then version supported."""
         meta = params.get("_meta")
-        version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
-        if version is None:
+        if not isinstance(meta, dict) or META_PROTOCOL_VERSION not in meta:
             if session.is_legacy:
                 return Era.LEGACY, session.protocol_version or LEGACY_VERSION
             if method == "ping":
@@ -162,14 +171,17 @@ class McpServer:
                 f"Invalid params: missing _meta[{META_PROTOCOL_VERSION!r}] "
                 "(modern requests carry their version; legacy clients must initialize first)",
             )
-        if not isinstance(version, str) or version not in SUPPORTED_VERSIONS:
+        version = meta[META_PROTOCOL_VERSION]
+        if not isinstance(version, str):
+            raise McpError(INVALID_PARAMS, f"Invalid params: _meta[{META_PROTOCOL_VERSION!r}] must be a string")
+        if version not in LEGACY_VERSIONS and not isinstance(meta.get(META_CLIENT_CAPABILITIES), dict):
+            raise McpError(INVALID_PARAMS, f"Invalid params: missing _meta[{META_CLIENT_CAPABILITIES!r}]")
+        if version not in SUPPORTED_VERSIONS:
             raise McpError(
                 UNSUPPORTED_PROTOCOL_VERSION,
                 "Unsupported protocol version",
                 {"supported": list(SUPPORTED_VERSIONS), "requested": version},
             )
-        if version == MODERN_VERSION and not isinstance(meta.get(META_CLIENT_CAPABILITIES), dict):
-            raise McpError(INVALID_PARAMS, f"Invalid params: missing _meta[{META_CLIENT_CAPABILITIES!r}]")
         return Era.of_version(version), version
 
     def _initialize(self, params: dict[str, Any], session: Session) -> dict[str, Any]:
@@ -232,7 +244,7 @@ class McpServer:
         request = make_request(call, state, round_number)
         if variables:
             request.params.arguments = {**variables, **arguments}
-        response = Response(notify=_with_progress_token(notify, params))
+        response = Response(notify=_scoped_notify(notify, params, era is Era.MODERN))
         await run_handler(handler, session, request, response)
         if not response.input_required.is_empty:
             return input_required_result(self.codec, call, response, round_number)
@@ -318,17 +330,28 @@ class McpServer:
             future.set_result(message.get("result") or {})
 
 
-def _with_progress_token(notify: Notify | None, params: dict[str, Any]) -> Notify | None:
+def _has_modern_meta(params: dict[str, Any]) -> bool:
+    meta = params.get("_meta")
+    return isinstance(meta, dict) and META_PROTOCOL_VERSION in meta
+
+
+def _scoped_notify(notify: Notify | None, params: dict[str, Any], modern: bool) -> Notify | None:
+    """Notifications the request asked for: progress needs its token, logs need `_meta` logLevel (modern)."""
     if notify is None:
         return None
     meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
     token = meta.get("progressToken")
+    threshold = meta.get(META_LOG_LEVEL) if modern else "debug"
 
     async def send(method: str, body: dict[str, Any]) -> None:
         if method == "notifications/progress":
             if token is None:
                 return
             body = {"progressToken": token, **body}
+        if method == "notifications/message":
+            level = body.get("level")
+            if threshold not in LOG_LEVELS or LOG_LEVELS.get(level, 0) < LOG_LEVELS[threshold]:
+                return
         await notify(method, body)
 
     return send

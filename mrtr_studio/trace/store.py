@@ -1,0 +1,133 @@
+"""The trace store: the one place messages and operations live, with add/update events.
+
+Views subscribe and translate events (Qt item models in ui/, the autosave, the terminal printer);
+the store never knows who listens. Methods are called from one thread (the asyncio loop); a Qt
+adapter re-posts events onto the GUI thread itself.
+"""
+
+import itertools
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .model import Direction, Finding, Operation, Outcome, TraceMessage, kind_of
+
+EventKind = Literal["operation_added", "operation_updated", "message_added", "message_updated", "cleared"]
+
+
+@dataclass
+class StoreEvent:
+    kind: EventKind
+    operation: Operation | None = None
+    message: TraceMessage | None = None
+
+
+Listener = Callable[[StoreEvent], None]
+
+
+class TraceStore:
+    def __init__(self) -> None:
+        self.operations: list[Operation] = []
+        self.messages: list[TraceMessage] = []
+        self._by_operation: dict[str, list[TraceMessage]] = {}
+        self._operations_by_id: dict[str, Operation] = {}
+        self._listeners: list[Listener] = []
+        self._seq = itertools.count(len(self.messages))
+
+    # --- events ------------------------------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _emit(self, event: StoreEvent) -> None:
+        for listener in list(self._listeners):
+            listener(event)
+
+    # --- writing -----------------------------------------------------------------------------
+
+    def begin_operation(self, method: str, target: str, arguments: dict[str, Any], era: str,
+                        server: str, label: str = "") -> Operation:
+        op = Operation(id=uuid.uuid4().hex[:12], method=method, target=target, arguments=arguments, era=era,
+                       server=server, started=time.time(), label=label)
+        self._add_operation(op)
+        return op
+
+    def _add_operation(self, op: Operation) -> None:
+        self.operations.append(op)
+        self._operations_by_id[op.id] = op
+        self._by_operation.setdefault(op.id, [])
+        self._emit(StoreEvent("operation_added", operation=op))
+
+    def record(self, operation_id: str, round_number: int, direction: Direction, message: Any,
+               method: str | None = None, timestamp: float | None = None, **transport: Any) -> TraceMessage:
+        op = self._operations_by_id[operation_id]
+        jsonrpc_id = message.get("id") if isinstance(message, dict) else None
+        if method is None and isinstance(message, dict):
+            method = message.get("method")
+        entry = TraceMessage(
+            seq=next(self._seq), operation_id=operation_id, round=round_number, direction=direction,
+            kind=kind_of(message, direction), message=message,
+            timestamp=time.time() if timestamp is None else timestamp, method=method,
+            jsonrpc_id=jsonrpc_id if isinstance(jsonrpc_id, str | int) else None, transport=dict(transport))
+        self._append(entry)
+        if round_number > op.rounds:
+            op.rounds = round_number
+            self._emit(StoreEvent("operation_updated", operation=op))
+        return entry
+
+    def _append(self, entry: TraceMessage) -> None:
+        self.messages.append(entry)
+        self._by_operation.setdefault(entry.operation_id, []).append(entry)
+        self._emit(StoreEvent("message_added", message=entry))
+
+    def add_findings(self, entry: TraceMessage, findings: list[Finding]) -> None:
+        if not findings:
+            return
+        entry.findings.extend(findings)
+        self._emit(StoreEvent("message_updated", message=entry))
+
+    def note_answer_time(self, operation_id: str, round_number: int, seconds: float) -> None:
+        op = self._operations_by_id[operation_id]
+        op.answer_seconds[round_number] = seconds
+        self._emit(StoreEvent("operation_updated", operation=op))
+
+    def finish_operation(self, operation_id: str, outcome: Outcome, problem: str | None = None) -> Operation:
+        op = self._operations_by_id[operation_id]
+        op.outcome = outcome
+        op.problem = problem
+        op.ended = time.time()
+        self._emit(StoreEvent("operation_updated", operation=op))
+        return op
+
+    def clear(self) -> None:
+        self.operations.clear()
+        self.messages.clear()
+        self._by_operation.clear()
+        self._operations_by_id.clear()
+        self._emit(StoreEvent("cleared"))
+
+    def load(self, operations: list[Operation], messages: list[TraceMessage]) -> None:
+        """Replace the contents at once (opening a file): one `cleared`, then adds."""
+        self.clear()
+        for op in operations:
+            self._add_operation(op)
+        for entry in sorted(messages, key=lambda m: m.seq):
+            self._append(entry)
+        self._seq = itertools.count(max((m.seq for m in self.messages), default=-1) + 1)
+
+    # --- reading -----------------------------------------------------------------------------
+
+    def operation(self, operation_id: str) -> Operation:
+        return self._operations_by_id[operation_id]
+
+    def messages_of(self, operation_id: str) -> list[TraceMessage]:
+        return list(self._by_operation.get(operation_id, []))
+
+    def rounds_of(self, operation_id: str) -> dict[int, list[TraceMessage]]:
+        rounds: dict[int, list[TraceMessage]] = {}
+        for entry in self._by_operation.get(operation_id, []):
+            rounds.setdefault(entry.round, []).append(entry)
+        return rounds

@@ -1,0 +1,1 @@
+"""Transports: in-memory, Streamable HTTP (server and client), stdio, and the recording tap."""

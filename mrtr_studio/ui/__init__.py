@@ -1,0 +1,1 @@
+"""The PySide6 studio. The only package that imports Qt."""
