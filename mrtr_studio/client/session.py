@@ -1,0 +1,193 @@
+"""ClientSession: the simulated client over one transport, recording every message in a TraceStore.
+
+It owns the things the pure driver must not: the era (and the legacy handshake), the `_meta` of
+each request, fresh ids, the responders, step mode and the trace. Each message is recorded once,
+by the tap at the transport seam, under the operation and round running in the current context.
+"""
+
+import contextvars
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..protocol import jsonrpc
+from ..protocol.errors import HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION
+from ..protocol.versions import LEGACY_VERSION, MODERN_VERSION, Era
+from ..trace import Operation, TraceStore
+from ..transport.base import ClientTransport, WireEvent
+from .driver import DriveResult, IdSource, Message, Respond, build_retry, drive
+from .settings import ClientSettings
+
+#: Called before every send with the message and its round; returns the (edited) message, or None to stop.
+StepHook = Callable[[Message, int], Awaitable[Message | None]]
+
+_recording: contextvars.ContextVar[tuple[str, int] | None] = contextvars.ContextVar("_recording", default=None)
+_MODERN_ERRORS = {UNSUPPORTED_PROTOCOL_VERSION, HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY}
+
+
+@dataclass
+class RunResult:
+    operation: Operation
+    drive: DriveResult
+
+
+def target_params(method: str, target: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
+    if method == "resources/read":
+        return {"uri": target}
+    params: dict[str, Any] = {"name": target}
+    if arguments is not None:
+        params["arguments"] = arguments
+    return params
+
+
+class ClientSession:
+    def __init__(self, transport: ClientTransport, settings: ClientSettings, respond: Respond,
+                 store: TraceStore | None = None, server_label: str = "embedded") -> None:
+        self.transport = transport
+        self.settings = settings
+        self.respond = respond
+        self.store = store if store is not None else TraceStore()
+        self.server_label = server_label
+        self.next_id = IdSource()
+        self.era: Era | None = Era.MODERN if settings.era == "modern" else Era.LEGACY if settings.era == "legacy" \
+            else None
+        self.legacy_version: str | None = None
+        self.server_info: dict[str, Any] = {}
+        self._unlisten = transport.tap.listen(self._on_wire)
+        transport.on_server_request(self._answer_server_request)
+
+    # --- recording ---------------------------------------------------------------------------
+
+    def _on_wire(self, event: WireEvent) -> None:
+        where = _recording.get()
+        if where is None:
+            return  # housekeeping outside an operation (discovery, listings) is not part of a flow
+        self.store.record(where[0], where[1], event.direction, event.message, **event.meta)
+
+    # --- era ---------------------------------------------------------------------------------
+
+    async def ensure_era(self) -> Era:
+        """Settle modern or legacy once: auto probes `server/discover` as the versioning page says."""
+        if self.era is None:
+            self.era = await self._probe()
+        if self.era is Era.LEGACY and self.legacy_version is None:
+            await self._initialize()
+        return self.era
+
+    async def _probe(self) -> Era:
+        try:
+            reply = await self.transport.send(self._request("server/discover", {}, Era.MODERN))
+        except Exception:
+            return Era.LEGACY
+        if isinstance(reply, dict) and isinstance(reply.get("result"), dict):
+            self.server_info = reply["result"].get("_meta", {}).get("io.modelcontextprotocol/serverInfo", {})
+            return Era.MODERN
+        code = (reply or {}).get("error", {}).get("code") if isinstance(reply, dict) else None
+        return Era.MODERN if code in _MODERN_ERRORS else Era.LEGACY
+
+    async def _initialize(self) -> None:
+        reply = await self.transport.send(
+            jsonrpc.request(self.next_id(), "initialize", self.settings.initialize_params(LEGACY_VERSION)))
+        if not isinstance(reply, dict) or not isinstance(reply.get("result"), dict):
+            error = (reply or {}).get("error") if isinstance(reply, dict) else None
+            raise ConnectionError(f"legacy initialize failed: {error or reply!r}")
+        self.legacy_version = str(reply["result"].get("protocolVersion", LEGACY_VERSION))
+        self.server_info = reply["result"].get("serverInfo", {})
+        await self.transport.send(jsonrpc.notification("notifications/initialized"))
+
+    def _request(self, method: str, params: dict[str, Any], era: Era) -> Message:
+        body = dict(params)
+        if era is Era.MODERN:
+            body["_meta"] = self.settings.request_meta(MODERN_VERSION)
+        return jsonrpc.request(self.next_id(), method, body)
+
+    # --- housekeeping requests ---------------------------------------------------------------
+
+    async def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """One plain request (listings, discover); returns the result or raises with the error."""
+        era = await self.ensure_era()
+        reply = await self.transport.send(self._request(method, params or {}, era))
+        if not isinstance(reply, dict):
+            raise ConnectionError(f"{method}: no response")
+        if "error" in reply:
+            err = reply["error"]
+            raise RuntimeError(f"{method}: {err.get('code')} {err.get('message')}")
+        return reply.get("result") or {}
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        return list((await self.request("tools/list")).get("tools", []))
+
+    async def list_prompts(self) -> list[dict[str, Any]]:
+        return list((await self.request("prompts/list")).get("prompts", []))
+
+    async def list_resources(self) -> list[dict[str, Any]]:
+        return list((await self.request("resources/list")).get("resources", []))
+
+    async def list_resource_templates(self) -> list[dict[str, Any]]:
+        return list((await self.request("resources/templates/list")).get("resourceTemplates", []))
+
+    # --- operations --------------------------------------------------------------------------
+
+    async def run(self, method: str, target: str, arguments: dict[str, Any] | None = None,
+                  step: StepHook | None = None, label: str = "") -> RunResult:
+        """Run tools/call, prompts/get or resources/read through every round, recording it."""
+        era = await self.ensure_era()
+        op = self.store.begin_operation(method, target, dict(arguments or {}), era.value, self.server_label,
+                                        label=label)
+        first = self._request(method, target_params(method, target, arguments), era)
+        current_round = 1
+
+        async def dispatch(message: Message) -> Message | None:
+            token = _recording.set((op.id, current_round))
+            try:
+                return await self.transport.send(message)
+            finally:
+                _recording.reset(token)
+
+        async def retry(original: Message, input_required: dict[str, Any], round_number: int) -> Message | None:
+            nonlocal current_round
+            requests = input_required.get("inputRequests") or {}
+            started = time.monotonic()
+            responses = await self.respond(requests, round_number) if requests else {}
+            current_round = round_number + 1
+            self.store.note_answer_time(op.id, current_round, time.monotonic() - started)
+            message = build_retry(original, input_required, responses, self.next_id())
+            return await step(message, current_round) if step else message
+
+        if step is not None:
+            edited = await step(first, 1)
+            if edited is None:
+                self.store.finish_operation(op.id, "aborted", "stopped before the first send")
+                return RunResult(op, DriveResult("aborted", problem="stopped before the first send"))
+            first = edited
+        result = await drive(first, dispatch, retry, max_rounds=self.settings.max_rounds)
+        problem = result.problem
+        if result.outcome == "error" and result.error:
+            problem = f"{result.error.get('code')} {result.error.get('message')}"
+        self.store.finish_operation(op.id, result.outcome, problem)
+        return RunResult(op, result)
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, **kw: Any) -> RunResult:
+        return await self.run("tools/call", name, arguments or {}, **kw)
+
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, **kw: Any) -> RunResult:
+        return await self.run("prompts/get", name, arguments or {}, **kw)
+
+    async def read_resource(self, uri: str, **kw: Any) -> RunResult:
+        return await self.run("resources/read", uri, None, **kw)
+
+    # --- legacy server-initiated requests ----------------------------------------------------
+
+    async def _answer_server_request(self, request: Message) -> dict[str, Any]:
+        """Answer a classic server request with the same responders MRTR uses (key = the request id)."""
+        key = str(request.get("id"))
+        where = _recording.get()
+        round_number = where[1] if where else 1
+        answers = await self.respond({key: {"method": request.get("method"), "params": request.get("params") or {}}},
+                                     round_number)
+        return answers[key]
+
+    async def close(self) -> None:
+        self._unlisten()
+        await self.transport.close()
