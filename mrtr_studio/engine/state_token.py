@@ -12,6 +12,7 @@ import json
 import os
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -128,6 +129,8 @@ class StateCodec:
 
     keys: list[bytes] = field(default_factory=lambda: [os.urandom(32)])
     ttl: int = 600
+    #: Seconds since the epoch; the studio shifts it to show what expiry looks like without waiting.
+    clock: Callable[[], float] = time.time
 
     def __post_init__(self) -> None:
         if not self.keys:
@@ -149,7 +152,7 @@ class StateCodec:
         round_number: int,
         now: float | None = None,
     ) -> str:
-        issued = int(time.time() if now is None else now)
+        issued = int(self.clock() if now is None else now)
         payload = {
             "v": 1,
             "kid": self._kids[0],
@@ -178,7 +181,7 @@ class StateCodec:
         decoded = decode(token)
         if not self.signature_ok(decoded):
             raise StateRejected("signature", "the signature matches none of the server's keys")
-        return check_claims(decoded.payload, binding, now)
+        return check_claims(decoded.payload, binding, self.clock() if now is None else now)
 
 
 def check_claims(payload: dict[str, Any], binding: Binding, now: float | None = None) -> dict[str, Any]:
