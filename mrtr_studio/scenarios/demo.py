@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from ..engine import Era, McpServer, Request, Response, ServerOptions, Session
+from .conformance import register_conformance_fixtures
 
 CONFIRM_SCHEMA = '{"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]}'
 
@@ -173,4 +174,5 @@ def build_demo_server(options: ServerOptions | None = None, name: str = "mrtr-st
                   [{"name": "code", "description": "The code to review", "required": True}])(code_review)
     server.resource("config://secrets", "secrets", "Credentials, revealed after confirmation.",
                     "text/plain")(secrets_resource)
+    register_conformance_fixtures(server)
     return server
