@@ -58,9 +58,7 @@ def build_retry(original: Message, input_required: dict[str, Any], responses: di
                 new_id: str | int) -> Message:
     """The spec's retry: same method and params, a new id, the answers, the state echoed verbatim."""
     params = {k: v for k, v in copy.deepcopy(original.get("params") or {}).items() if k not in _MRTR_FIELDS}
-    if input_required.get("inputRequests"):
-        params["inputResponses"] = responses
-    elif responses:
+    if input_required.get("inputRequests") or responses:
         params["inputResponses"] = responses
     if "requestState" in input_required:
         params["requestState"] = input_required["requestState"]
@@ -110,7 +108,8 @@ async def drive(request: Message, dispatch: Dispatch, retry: Retry,
     for round_number in itertools.count(1):
         assert current is not None
         if current.get("id") in seen_ids:
-            return DriveResult("protocol_error", rounds, problem=f"retry reuses JSON-RPC id {current.get('id')!r}")
+            reused = current.get("id")
+            return DriveResult("protocol_error", rounds, problem=f"retry reuses JSON-RPC id {reused!r}")
         seen_ids.add(current.get("id"))
         this_round = Round(copy.deepcopy(current))
         rounds.append(this_round)
@@ -120,6 +119,10 @@ async def drive(request: Message, dispatch: Dispatch, retry: Retry,
             return DriveResult("transport_error", rounds, problem=f"{type(exc).__name__}: {exc}")
         this_round.response = response
         kind, problem = classify(response)
+        if kind != "invalid" and isinstance(response, dict) and response.get("id") != current.get("id"):
+            kind = "invalid"
+            problem = f"response id {response.get('id')!r} does not answer request id {current.get('id')!r}"
+
         if kind == "error":
             assert response is not None
             return DriveResult("error", rounds, error=response["error"])
@@ -132,7 +135,10 @@ async def drive(request: Message, dispatch: Dispatch, retry: Retry,
         if round_number >= max_rounds:
             return DriveResult("round_limit", rounds,
                                problem=f"still input_required after {max_rounds} rounds (the round limit)")
-        current = await retry(current, body, round_number)
+        try:
+            current = await retry(current, body, round_number)
+        except Exception as exc:  # a responder that cannot answer ends the operation, never hangs it
+            return DriveResult("aborted", rounds, problem=f"could not answer round {round_number}: {exc}")
         if current is None:
             return DriveResult("aborted", rounds, problem="the client gave up before retrying")
     raise AssertionError("unreachable")

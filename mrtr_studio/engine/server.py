@@ -339,9 +339,10 @@ def _scoped_notify(notify: Notify | None, params: dict[str, Any], modern: bool) 
     """Notifications the request asked for: progress needs its token, logs need `_meta` logLevel (modern)."""
     if notify is None:
         return None
-    meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+    found = params.get("_meta")
+    meta: dict[str, Any] = found if isinstance(found, dict) else {}
     token = meta.get("progressToken")
-    threshold = meta.get(META_LOG_LEVEL) if modern else "debug"
+    threshold = str(meta.get(META_LOG_LEVEL)) if modern else "debug"
 
     async def send(method: str, body: dict[str, Any]) -> None:
         if method == "notifications/progress":
@@ -349,7 +350,7 @@ def _scoped_notify(notify: Notify | None, params: dict[str, Any], modern: bool) 
                 return
             body = {"progressToken": token, **body}
         if method == "notifications/message":
-            level = body.get("level")
+            level = str(body.get("level"))
             if threshold not in LOG_LEVELS or LOG_LEVELS.get(level, 0) < LOG_LEVELS[threshold]:
                 return
         await notify(method, body)

@@ -4,7 +4,7 @@ Modern requests are self-describing (version, client info and capabilities trave
 request's `_meta`); legacy ones rely on the `initialize` handshake and a session.
 """
 
-from enum import Enum
+from enum import StrEnum
 
 MODERN_VERSION = "2026-07-28"
 LEGACY_VERSION = "2025-11-25"
@@ -22,7 +22,7 @@ META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
 MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 
 
-class Era(str, Enum):
+class Era(StrEnum):
     """Which side of the 2026-07-28 break a request lives on."""
 
     MODERN = "modern"
