@@ -152,6 +152,44 @@ def secrets_resource(session: Session, request: Request, response: Response) -> 
     response.result.contents.add_text("config://secrets", text, "text/plain")
 
 
+def plan_trip(session: Session, request: Request, response: Response) -> None:
+    """Three input requests in one round: the client answers them together in a single retry."""
+    keys = ("traveller", "idea", "folders")
+    if not all(request.has_input_response(k) for k in keys):
+        response.input_required.add_elicitation("traveller", "Who is travelling?", {
+            "type": "object", "properties": {
+                "name": {"type": "string", "title": "Name", "minLength": 1, "default": "Ada"},
+                "nights": {"type": "integer", "title": "Nights", "minimum": 1, "maximum": 30, "default": 3}},
+            "required": ["name", "nights"]})
+        destination = request.params.arguments.get("destination", "Lisbon")
+        response.input_required.add_sampling(
+            "idea", [{"role": "user", "content": {"type": "text", "text": f"One thing to do in {destination}?"}}],
+            max_tokens=60)
+        response.input_required.add_roots("folders")
+        return
+    traveller = accepted(request, "traveller") or {}
+    idea = (request.input_response_value("idea") or {}).get("content", {})
+    folders = (request.input_response_value("folders") or {}).get("roots", [])
+    response.result.content.add_text(
+        f"{traveller.get('name', 'Someone')} stays {traveller.get('nights', '?')} night(s); "
+        f"idea: {idea.get('text', '') if isinstance(idea, dict) else ''}; itinerary saved to "
+        f"{folders[0]['uri'] if folders else 'nowhere (no roots)'}")
+
+
+def safe_delete(session: Session, request: Request, response: Response) -> None:
+    """Adapts instead of failing: without elicitation it refuses politely rather than causing -32021."""
+    path = request.params.arguments.get("path", "")
+    if "elicitation" not in request.client_capabilities and request.era is Era.MODERN:
+        response.result.is_error = True
+        response.result.content.add_text(f"Not deleting {path}: this client cannot ask you to confirm")
+        return
+    if not request.has_input_response("confirm"):
+        response.input_required.add_elicitation("confirm", f"Delete the file {path}?", CONFIRM_SCHEMA)
+        return
+    content = accepted(request, "confirm")
+    response.result.content.add_text("File deleted" if content and content.get("confirm") else "Operation cancelled")
+
+
 def build_demo_server(options: ServerOptions | None = None, name: str = "mrtr-studio-demo") -> DemoServer:
     server = DemoServer(name=name, options=options)
     path_schema = {"type": "object", "properties": {"path": {"type": "string", "description": "File to delete"}},
@@ -170,6 +208,11 @@ def build_demo_server(options: ServerOptions | None = None, name: str = "mrtr-st
     server.tool("raw_request", "Ask the client with any input-request method and params.",
                 {"type": "object", "properties": {"method": {"type": "string"}, "params": {"type": "object"}}},
                 eras=("modern",))(raw_request)
+    server.tool("plan_trip", "Asks three things in one round: a form, a sampling request and the roots.",
+                {"type": "object", "properties": {"destination": {"type": "string", "default": "Lisbon"}}},
+                eras=("modern",))(plan_trip)
+    server.tool("safe_delete", "Like delete_file, but adapts when the client cannot elicit.", path_schema,
+                eras=("modern",))(safe_delete)
     server.prompt("code_review", "A code review prompt that asks what to focus on.",
                   [{"name": "code", "description": "The code to review", "required": True}])(code_review)
     server.resource("config://secrets", "secrets", "Credentials, revealed after confirmation.",
