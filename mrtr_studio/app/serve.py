@@ -1,0 +1,72 @@
+"""`mrtr-studio serve`: the demo server on Streamable HTTP at /mcp (DESIGN.md, command line).
+
+Prints exactly one `listening on http://HOST:PORT/mcp` line once connections are accepted (scripts
+and `tools/conformance.py` wait for it) and stops cleanly, status 0, on SIGINT or SIGTERM.
+"""
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+
+from ..engine import MrtrOptions, ServerOptions
+from ..scenarios.demo import build_demo_server
+from ..transport.http_host import bind, create_app, make_server, wait_started
+from ..transport.http_server import HttpServerConfig
+
+#: Benchmarks only: `0` turns TCP_NODELAY off to measure what Nagle costs on loopback.
+NODELAY_ENV = "MRTR_STUDIO_TCP_NODELAY"
+
+
+def parse_users(specs: list[str]) -> dict[str, str]:
+    """`NAME:TOKEN` pairs -> {token: name}; a token may itself contain colons."""
+    users: dict[str, str] = {}
+    for spec in specs:
+        name, sep, token = spec.partition(":")
+        if not sep or not name or not token:
+            raise ValueError(f"--user expects NAME:TOKEN, got {spec!r}")
+        users[token] = name
+    return users
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    try:
+        users = parse_users(args.user)
+    except ValueError as exc:
+        print(f"mrtr-studio serve: {exc}", file=sys.stderr)
+        return 2
+    secret = args.secret or os.environ.get("MRTR_STUDIO_SECRET", "")
+    options = ServerOptions(mrtr=MrtrOptions(secret=secret, state_ttl=args.state_ttl,
+                                             explain_rejections=args.explain_rejections))
+    server = build_demo_server(options)
+    config = HttpServerConfig(users=users)
+    try:
+        sock = bind(args.host, args.port)
+    except OSError as exc:
+        print(f"mrtr-studio serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 1
+    nodelay = os.environ.get(NODELAY_ENV, "1") != "0"
+    uv = make_server(create_app(server, config), nodelay=nodelay)
+
+    async def main() -> int:
+        loop = asyncio.get_running_loop()
+        task = asyncio.create_task(uv.serve(sockets=[sock]))
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, setattr, uv, "should_exit", True)
+        try:
+            await wait_started(uv, task)
+        except (RuntimeError, TimeoutError, SystemExit) as exc:
+            print(f"mrtr-studio serve: the server did not start: {exc}", file=sys.stderr)
+            return 1
+        port = sock.getsockname()[1]
+        host = f"[{args.host}]" if ":" in args.host else args.host
+        print(f"listening on http://{host}:{port}{config.path}", flush=True)
+        await task
+        return 0
+
+    try:
+        return asyncio.run(main())
+    finally:
+        sock.close()

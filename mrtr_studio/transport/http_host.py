@@ -1,0 +1,181 @@
+"""Hosting the HTTP app with uvicorn: the `serve` command, the GUI's in-process server, tests.
+
+We bind the socket ourselves (port 0 gives a free port, a busy port gives a clear error instead of
+uvicorn's `sys.exit`), own the signal handling (so SIGINT/SIGTERM end `serve` with status 0), and
+set TCP_NODELAY explicitly on every accepted connection: uvicorn's h11 protocol writes the status
+line, the body and the end of a response separately, and with Nagle on, a small second write waits
+for the peer's delayed ACK (tens of milliseconds on loopback). `tools/bench.py` measures both ways.
+"""
+
+import asyncio
+import contextlib
+import socket
+import threading
+from collections.abc import AsyncIterator
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.routing import Route
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from ..engine import McpServer
+from .base import Tap
+from .http_server import HttpServerConfig, McpHttpApp
+
+
+def create_app(server: McpServer, config: HttpServerConfig | None = None, tap: Tap | None = None) -> Starlette:
+    """The Starlette application: `/mcp` (and `/mcp/`) routed straight to the lean ASGI endpoint."""
+    endpoint = McpHttpApp(server, config, tap)
+    path = endpoint.config.path.rstrip("/") or "/"
+    return Starlette(routes=[Route(path, endpoint), Route(path + "/", endpoint)])
+
+
+def _protocol_class(nodelay: bool) -> type[H11Protocol]:
+    class Protocol(H11Protocol):
+        def connection_made(self, transport: Any) -> None:
+            sock = transport.get_extra_info("socket")
+            if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, int(nodelay))
+            super().connection_made(transport)
+
+    return Protocol
+
+
+class _Server(uvicorn.Server):
+    """Uvicorn without its own signal handlers: the host decides what a signal means."""
+
+    def capture_signals(self) -> Any:
+        return contextlib.nullcontext()
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on host:port (port 0: any free port); raises OSError with the reason."""
+    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+        sock.listen(512)
+    except OSError:
+        sock.close()
+        raise
+    sock.setblocking(False)
+    return sock
+
+
+def url_of(sock: socket.socket, path: str = "/mcp") -> str:
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}{path}"
+
+
+def make_server(app: Any, nodelay: bool = True) -> uvicorn.Server:
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", ws="none",
+                            http=_protocol_class(nodelay), timeout_graceful_shutdown=2, timeout_keep_alive=30)
+    return _Server(config)
+
+
+async def wait_started(server: uvicorn.Server, task: "asyncio.Task[None]", timeout: float = 10.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not server.started:
+        if task.done():
+            task.result()
+            raise RuntimeError("the HTTP server stopped before it started")
+        if loop.time() > deadline:
+            raise TimeoutError("the HTTP server did not start in time")
+        await asyncio.sleep(0.005)
+
+
+async def stop(server: uvicorn.Server, task: "asyncio.Task[None]", timeout: float = 10.0) -> None:
+    server.should_exit = True
+    try:
+        await asyncio.wait_for(asyncio.shield(task), timeout)
+    except TimeoutError:
+        server.force_exit = True
+        task.cancel()
+        with contextlib.suppress(BaseException):
+            await task
+
+
+@contextlib.asynccontextmanager
+async def serve_in_background(server: McpServer, host: str = "127.0.0.1", port: int = 0,
+                              config: HttpServerConfig | None = None, tap: Tap | None = None,
+                              nodelay: bool = True) -> AsyncIterator[str]:
+    """Serve on the running loop; yields the endpoint URL and stops the server on exit."""
+    sock = bind(host, port)
+    app = create_app(server, config, tap)
+    uv = make_server(app, nodelay)
+    task = asyncio.create_task(uv.serve(sockets=[sock]))
+    try:
+        await wait_started(uv, task)
+        yield url_of(sock, app_path(config))
+    finally:
+        await stop(uv, task)
+        sock.close()
+
+
+def app_path(config: HttpServerConfig | None) -> str:
+    return (config or HttpServerConfig()).path
+
+
+class ServerThread:
+    """The HTTP server on its own thread and event loop (the GUI's in-process server, sync tests).
+
+    The engine then lives on that thread: talk to it over HTTP only.
+    """
+
+    def __init__(self, server: McpServer, host: str = "127.0.0.1", port: int = 0,
+                 config: HttpServerConfig | None = None, tap: Tap | None = None) -> None:
+        self.server = server
+        self.host, self.port = host, port
+        self.config, self.tap = config, tap
+        self.url = ""
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._uv: uvicorn.Server | None = None
+        self._thread = threading.Thread(target=self._run, name="mrtr-http-server", daemon=True)
+
+    def start(self, timeout: float = 10.0) -> str:
+        self._thread.start()
+        if not self._ready.wait(timeout):
+            raise TimeoutError("the HTTP server thread did not start in time")
+        if self._error is not None:
+            raise self._error
+        return self.url
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if self._loop is not None and self._uv is not None:
+            uv = self._uv
+            self._loop.call_soon_threadsafe(setattr, uv, "should_exit", True)
+        self._thread.join(timeout)
+
+    def __enter__(self) -> "ServerThread":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except BaseException as exc:  # reported to start(); the thread must not die silently
+            self._error = exc
+            self._ready.set()
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        sock = bind(self.host, self.port)
+        app = create_app(self.server, self.config, self.tap)
+        self._uv = make_server(app)
+        task = asyncio.create_task(self._uv.serve(sockets=[sock]))
+        try:
+            await wait_started(self._uv, task)
+            self.url = url_of(sock, app_path(self.config))
+            self._ready.set()
+            await task
+        finally:
+            sock.close()

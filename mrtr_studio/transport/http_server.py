@@ -1,0 +1,329 @@
+"""Streamable HTTP server: the engine at `/mcp` for both eras, as a lean ASGI application.
+
+Modern (2026-07-28) requests are self-contained POSTs: the body's `_meta` says who and what, the
+mirrored headers must agree with it, and each gets a fresh session. Legacy (2025-11-25) clients
+`initialize` for an `Mcp-Session-Id`; their server-initiated requests (elicitation, sampling,
+roots) ride the SSE stream of the pending request and the answers come back as POSTs.
+
+The HTTP layer owns what the engine cannot see: origin, size, content type, authentication, the
+header-versus-body checks and the mapping of JSON-RPC error codes to HTTP statuses. The hot path
+is plain ASGI (no per-request framework objects) because throughput is one of the goals.
+"""
+
+import base64
+import binascii
+import hmac
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..engine import McpServer, Session
+from ..engine.server import current_outbound
+from ..protocol import jsonrpc
+from ..protocol.errors import (
+    HEADER_MISMATCH,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    PARSE_ERROR,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    McpError,
+)
+from ..protocol.versions import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
+from .base import Tap
+from .sse import Receive, Reply, Send, dumps, send_bytes
+
+#: Modern error codes and the HTTP status the 2026-07-28 transport gives them.
+STATUS_OF_CODE = {
+    PARSE_ERROR: 400,
+    INVALID_REQUEST: 400,
+    INVALID_PARAMS: 400,
+    HEADER_MISMATCH: 400,
+    MISSING_REQUIRED_CLIENT_CAPABILITY: 400,
+    UNSUPPORTED_PROTOCOL_VERSION: 400,
+    METHOD_NOT_FOUND: 404,
+}
+#: Methods whose `Mcp-Name` header mirrors a body field.
+NAME_FIELDS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+SESSION_HEADER = b"mcp-session-id"
+
+
+@dataclass
+class HttpServerConfig:
+    path: str = "/mcp"
+    #: Bearer token -> principal (`--user NAME:TOKEN`).
+    users: dict[str, str] = field(default_factory=dict)
+    #: Origins accepted besides loopback ones (DNS-rebinding protection rejects every other).
+    allowed_origins: frozenset[str] = frozenset()
+    max_body_bytes: int = 1 << 20
+
+
+class McpHttpApp:
+    """The ASGI callable serving one McpServer; `tap` (optional) sees every message it handles."""
+
+    def __init__(self, server: McpServer, config: HttpServerConfig | None = None, tap: Tap | None = None) -> None:
+        self.server = server
+        self.config = config or HttpServerConfig()
+        self.tap = tap
+
+    async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        headers = _headers(scope["headers"])
+        if scope["path"].rstrip("/") != self.config.path.rstrip("/"):
+            await _error(send, 404, None, INVALID_REQUEST, f"Not found: the MCP endpoint is {self.config.path}")
+            return
+        origin = headers.get("origin")
+        if origin is not None and not self._origin_allowed(origin):
+            await _error(send, 403, None, INVALID_REQUEST, f"Forbidden: origin {origin!r} is not allowed")
+            return
+        verb = scope["method"]
+        if verb == "DELETE" and self._close_legacy_session(headers.get("mcp-session-id")):
+            await send_bytes(send, 204, b"")
+            return
+        if verb != "POST":
+            await _error(send, 405, None, INVALID_REQUEST, f"Method not allowed: {verb} (POST only)",
+                         [(b"allow", b"POST")])
+            return
+        principal = self._principal(headers.get("authorization"))
+        if principal is None:
+            await _error(send, 401, None, INVALID_REQUEST, "Unauthorized: unknown bearer token",
+                         [(b"www-authenticate", b'Bearer error="invalid_token"')])
+            return
+        content_type = headers.get("content-type", "").split(";")[0].strip().lower()
+        if content_type != "application/json":
+            await _error(send, 400, None, INVALID_REQUEST,
+                         f"Bad request: Content-Type must be application/json, got {content_type or 'none'!r}")
+            return
+        body = await self._read_body(headers, receive)
+        if body is None:
+            await _error(send, 413, None, INVALID_REQUEST,
+                         f"Request too large: the limit is {self.config.max_body_bytes} bytes")
+            return
+        try:
+            message = json.loads(body)
+        except (ValueError, UnicodeDecodeError) as exc:
+            await _error(send, 400, None, PARSE_ERROR, f"Parse error: {exc}")
+            return
+        await self._dispatch(message, headers, principal, receive, send)
+
+    # --- dispatch -------------------------------------------------------------------------------
+
+    async def _dispatch(self, message: Any, headers: dict[str, str], principal: str, receive: Receive,
+                        send: Send) -> None:
+        if isinstance(message, list):
+            await _error(send, 400, None, INVALID_REQUEST, "Invalid request: batches are not supported")
+            return
+        msg_id = message.get("id") if isinstance(message, dict) else None
+        msg_id = msg_id if isinstance(msg_id, str | int) else None
+        try:
+            kind = jsonrpc.kind_of(message)
+        except McpError as exc:
+            await _error(send, 400, msg_id, exc.code, exc.message)
+            return
+        self._emit("client->server", message)
+        session_id = headers.get("mcp-session-id")
+        if kind in ("result", "error", "notification"):
+            session = self._legacy_session(session_id, principal) if session_id else Session(user=principal)
+            if session is None:
+                await _error(send, 404, None, INVALID_REQUEST, "Session not found")
+                return
+            await self.server.handle(message, session)
+            await send_bytes(send, 202, b"")
+            return
+        params = message.get("params") or {}
+        meta = params.get("_meta")
+        modern = isinstance(meta, dict) and META_PROTOCOL_VERSION in meta
+        if modern or (session_id is None and message["method"] != "initialize"):
+            await self._modern(message, headers, principal, receive, send)
+        elif message["method"] == "initialize":
+            await self._initialize(message, principal, send)
+        else:
+            legacy = self._legacy_session(session_id, principal)
+            if legacy is None:
+                await _error(send, 404, msg_id, INVALID_REQUEST, "Session not found: initialize again")
+                return
+            await self._serve(message, legacy, receive, send, modern=False)
+
+    async def _modern(self, message: dict[str, Any], headers: dict[str, str], principal: str, receive: Receive,
+                      send: Send) -> None:
+        problem = _header_problem(message, headers)
+        if problem:
+            await _error(send, 400, message["id"], HEADER_MISMATCH, f"Header mismatch: {problem}")
+            return
+        await self._serve(message, Session(user=principal, server=self.server), receive, send, modern=True)
+
+    async def _initialize(self, message: dict[str, Any], principal: str, send: Send) -> None:
+        session = self.server.open_session(user=principal)
+        response = await self.server.handle(message, session)
+        assert response is not None
+        self._emit("server->client", response)
+        if "error" in response:
+            self.server.close_session(session.id)
+            await send_bytes(send, 200, dumps(response))
+            return
+        await send_bytes(send, 200, dumps(response), headers=[(SESSION_HEADER, session.id.encode())])
+
+    async def _serve(self, message: dict[str, Any], session: Session, receive: Receive, send: Send,
+                     modern: bool) -> None:
+        """Run the engine; anything sent before the response (notifications, legacy requests) streams."""
+        reply = Reply(send, receive)
+        emit = reply.event if self.tap is None else self._tapped(reply)
+        token = current_outbound.set(emit)
+        try:
+            response = await self.server.handle(message, session, _notifier(emit))
+        except BaseException:
+            if reply.client_gone:  # the client closed the stream: that is cancellation, not a failure
+                _uncancel()
+                return
+            raise
+        finally:
+            current_outbound.reset(token)
+        assert response is not None
+        self._emit("server->client", response)
+        status = STATUS_OF_CODE.get(response["error"]["code"], 200) if modern and "error" in response else 200
+        await reply.finish(response, status)
+
+    # --- sessions, identity, limits ---------------------------------------------------------------
+
+    def _legacy_session(self, session_id: str | None, principal: str) -> Session | None:
+        session = self.server.sessions.get(session_id or "")
+        if session is None or session.user != principal:
+            return None
+        return session
+
+    def _close_legacy_session(self, session_id: str | None) -> bool:
+        if not session_id or session_id not in self.server.sessions:
+            return False
+        self.server.close_session(session_id)
+        return True
+
+    def _principal(self, authorization: str | None) -> str | None:
+        """`""` without a header, the mapped name for a known bearer token, None for anything else."""
+        if authorization is None:
+            return ""
+        scheme, _, token = authorization.partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            return None
+        found = None
+        for known, name in self.config.users.items():  # every comparison is constant-time
+            if hmac.compare_digest(known.encode(), token.encode()):
+                found = name
+        return found
+
+    def _origin_allowed(self, origin: str) -> bool:
+        if origin in self.config.allowed_origins:
+            return True
+        try:
+            parts = urlsplit(origin)
+        except ValueError:
+            return False
+        return parts.scheme in ("http", "https") and parts.hostname in LOOPBACK_HOSTS
+
+    async def _read_body(self, headers: dict[str, str], receive: Receive) -> bytes | None:
+        limit = self.config.max_body_bytes
+        declared = headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            return None
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            event = await receive()
+            if event["type"] == "http.disconnect":
+                return b""
+            chunk = event.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                return None
+            chunks.append(chunk)
+            if not event.get("more_body"):
+                return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+    # --- the tap ----------------------------------------------------------------------------------
+
+    def _emit(self, direction: Any, message: Any, **meta: Any) -> None:
+        if self.tap is not None:
+            self.tap.emit(direction, message, transport="http-server", **meta)
+
+    def _tapped(self, reply: Reply) -> Any:
+        async def emit(message: dict[str, Any]) -> None:
+            self._emit("server->client", message, sse=True)
+            await reply.event(message)
+        return emit
+
+
+def _notifier(emit: Any) -> Any:
+    async def notify(method: str, params: dict[str, Any]) -> None:
+        await emit({"jsonrpc": "2.0", "method": method, "params": params})
+    return notify
+
+
+def _uncancel() -> None:
+    import asyncio
+
+    task = asyncio.current_task()
+    if task is not None:
+        task.uncancel()
+
+
+def _headers(raw: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
+    return {name.decode("latin-1"): value.decode("latin-1") for name, value in raw}
+
+
+def decode_header_value(value: str) -> str:
+    """Undo the spec's `=?base64?…?=` sentinel encoding (Mcp-Name, Mcp-Param-*)."""
+    if value.startswith("=?base64?") and value.endswith("?="):
+        try:
+            return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            return "\x00invalid"
+    return value
+
+
+def _header_problem(message: dict[str, Any], headers: dict[str, str]) -> str | None:
+    """What the mirrored headers get wrong, once `_meta` is well-formed (else the engine says -32602)."""
+    params = message.get("params") or {}
+    meta = params.get("_meta")
+    if not isinstance(meta, dict):
+        return None
+    version = meta.get(META_PROTOCOL_VERSION)
+    if not isinstance(version, str) or not isinstance(meta.get(META_CLIENT_CAPABILITIES), dict):
+        return None
+    header = headers.get("mcp-protocol-version")
+    if header != version:
+        return f"MCP-Protocol-Version header {header!r} does not match _meta protocolVersion {version!r}"
+    method = message["method"]
+    if headers.get("mcp-method") != method:
+        return f"Mcp-Method header {headers.get('mcp-method')!r} does not match body method {method!r}"
+    field_name = NAME_FIELDS.get(method)
+    if field_name is not None and field_name in params:
+        raw = headers.get("mcp-name")
+        if raw is None or decode_header_value(raw) != params[field_name]:
+            return f"Mcp-Name header {raw!r} does not match params.{field_name} {params[field_name]!r}"
+    return None
+
+
+async def _error(send: Send, status: int, msg_id: Any, code: int, message: str,
+                 headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    body: dict[str, Any] = {"jsonrpc": "2.0", "error": {"code": code, "message": message}}
+    if msg_id is not None:
+        body["id"] = msg_id
+    await send_bytes(send, status, dumps(body), headers=headers)
+
+
+async def _lifespan(receive: Receive, send: Send) -> None:
+    while True:
+        event = await receive()
+        if event["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif event["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return

@@ -1,0 +1,87 @@
+"""One HTTP reply that starts as plain JSON and turns into an SSE stream when the handler speaks early.
+
+Streamable HTTP lets the server pick per request: a single `application/json` body, or a
+`text/event-stream` that carries notifications (and, in the legacy era, server-initiated
+requests) before the final response. Nothing is known until the handler runs, so the reply
+commits to JSON only at the end, and to SSE at the first message that must go out before it.
+"""
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+
+
+def dumps(message: Any) -> bytes:
+    """Single-line compact JSON: SSE frames and line-oriented readers need one message per line."""
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+async def send_bytes(send: Send, status: int, body: bytes, content_type: bytes = b"application/json",
+                     headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    head = [(b"content-type", content_type), (b"content-length", str(len(body)).encode())]
+    if headers:
+        head += headers
+    await send({"type": "http.response.start", "status": status, "headers": head})
+    await send({"type": "http.response.body", "body": body})
+
+
+class Reply:
+    """The response to one POSTed request: JSON unless something must be streamed first."""
+
+    def __init__(self, send: Send, receive: Receive, headers: list[tuple[bytes, bytes]] | None = None) -> None:
+        self._send = send
+        self._receive = receive
+        self._headers = headers or []
+        self._lock = asyncio.Lock()
+        self.streaming = False
+        self.client_gone = False
+        self._watcher: asyncio.Task[None] | None = None
+        #: The task serving the request: what a closed stream cancels.
+        self._owner: asyncio.Task[Any] | None = asyncio.current_task()
+
+    async def event(self, message: dict[str, Any]) -> None:
+        """Write one message before the final response, switching to SSE on the first one."""
+        async with self._lock:
+            if not self.streaming:
+                await self._start_stream()
+            await self._send({"type": "http.response.body", "body": b"event: message\ndata: " + dumps(message)
+                              + b"\n\n", "more_body": True})
+
+    async def notify(self, method: str, params: dict[str, Any]) -> None:
+        await self.event({"jsonrpc": "2.0", "method": method, "params": params})
+
+    async def finish(self, message: dict[str, Any], status: int = 200) -> None:
+        """The final response: the last SSE event (which ends the stream) or the whole JSON body."""
+        async with self._lock:
+            self._stop_watching()
+            if self.streaming:
+                await self._send({"type": "http.response.body",
+                                  "body": b"event: message\ndata: " + dumps(message) + b"\n\n"})
+            else:
+                await send_bytes(self._send, status, dumps(message), headers=self._headers)
+
+    async def _start_stream(self) -> None:
+        self.streaming = True
+        head = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"),
+                (b"x-accel-buffering", b"no"), *self._headers]
+        await self._send({"type": "http.response.start", "status": 200, "headers": head})
+        # Closing the stream cancels the request (spec: Cancellation); only a stream can wait long.
+        self._watcher = asyncio.create_task(self._watch_disconnect())
+
+    async def _watch_disconnect(self) -> None:
+        while True:
+            message = await self._receive()
+            if message["type"] == "http.disconnect":
+                break
+        self.client_gone = True
+        if self._owner is not None:
+            self._owner.cancel()
+
+    def _stop_watching(self) -> None:
+        if self._watcher is not None:
+            self._watcher.cancel()
+            self._watcher = None
