@@ -1,0 +1,397 @@
+"""The studio's controller: everything the window does, without Qt.
+
+It holds the embedded demo engine (rejections explained, clock shiftable), the trace store, the
+current connection and client settings; it runs operations as asyncio tasks with Step / Continue /
+Stop, tampers with the retry, and reports what happens through `subscribe()` events. The window,
+the `--auto` screenshot run, tests and guided lessons all drive the same object.
+"""
+
+import asyncio
+import contextlib
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..client.driver import Respond
+from ..client.session import ClientSession, RunResult
+from ..client.settings import ALL_CAPABILITIES, CAPABILITY_FLAGS, ClientSettings, EraChoice
+from ..engine import Binding, McpServer, MrtrOptions, ServerOptions
+from ..engine.state_inspect import Inspection, inspect_token
+from ..scenarios import build_demo_server
+from ..trace import TraceStore
+from ..transport.base import ClientTransport
+from .auto_answers import auto_respond
+from .connect import TransportFactory, default_transport_factory
+from .identities import IDENTITY_PRESETS, Identity
+from .server_entries import EMBEDDED, ServerEntry
+from .step_gate import Message, PendingSend, StepGate
+from .tampering import TAMPERS, carries_state, tamper_message
+
+StudioState = Literal["idle", "connecting", "running", "paused"]
+EventKind = Literal["state", "paused", "pending_changed", "resumed", "run_finished", "error", "catalog",
+                    "settings", "clock", "tampered", "info"]
+
+
+@dataclass
+class StudioEvent:
+    kind: EventKind
+    state: StudioState | None = None
+    pending: PendingSend | None = None
+    result: RunResult | None = None
+    catalog: "Catalog | None" = None
+    text: str = ""
+
+
+@dataclass
+class Catalog:
+    """What the connected server offers, as its list results give it."""
+
+    server: str
+    era: str
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    prompts: list[dict[str, Any]] = field(default_factory=list)
+    resources: list[dict[str, Any]] = field(default_factory=list)
+    templates: list[dict[str, Any]] = field(default_factory=list)
+    server_info: dict[str, Any] = field(default_factory=dict)
+    #: Listings that failed (a server without prompts, say), as readable lines.
+    problems: list[str] = field(default_factory=list)
+
+
+def describe_error(error: dict[str, Any] | None) -> str:
+    if not error:
+        return ""
+    data = error.get("data")
+    reason = f" ({data['reason']})" if isinstance(data, dict) and data.get("reason") else ""
+    return f"{error.get('code')} {error.get('message')}{reason}"
+
+
+class Studio:
+    def __init__(self, store: TraceStore | None = None, answerer: Respond | None = None,
+                 transport_factory: TransportFactory | None = None, engine: McpServer | None = None) -> None:
+        self.engine_secret = secrets.token_urlsafe(32)
+        self.engine = engine or build_demo_server(
+            ServerOptions(mrtr=MrtrOptions(secret=self.engine_secret, explain_rejections=True)))
+        self.clock_offset = 0.0
+        self.engine.codec.clock = self.engine_now
+        self.store = store if store is not None else TraceStore()
+        #: How input requests get answered: the GUI's form dialog, or schema defaults (`--auto`).
+        self.answerer: Respond = answerer or auto_respond
+        self.transport_factory = transport_factory or default_transport_factory
+        self.era: EraChoice = "modern"
+        self.capabilities: frozenset[str] = ALL_CAPABILITIES
+        self.identity: Identity = IDENTITY_PRESETS["anonymous"]
+        self.entry: ServerEntry = EMBEDDED
+        #: Secrets used to check signatures of an external server's states in the inspector.
+        self.external_secrets: list[str] = []
+        self.catalog: Catalog | None = None
+        self.state: StudioState = "idle"
+        self.last_result: RunResult | None = None
+        self.last_error: str | None = None
+        self.current_operation_id: str | None = None
+        self.gate = StepGate(on_hold=self._on_hold, on_release=self._on_release)
+        self.gate.operation_id = lambda: self.current_operation_id
+        self._session: ClientSession | None = None
+        self._stale = False
+        self._task: asyncio.Task[RunResult | None] | None = None
+        self._stopping = False
+        self._listeners: list[Callable[[StudioEvent], None]] = []
+        self.store.subscribe(self._on_store)
+
+    # --- events ------------------------------------------------------------------------------
+
+    def subscribe(self, listener: Callable[[StudioEvent], None]) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _emit(self, event: StudioEvent) -> None:
+        for listener in list(self._listeners):
+            listener(event)
+
+    def _set_state(self, state: StudioState) -> None:
+        if state != self.state:
+            self.state = state
+            self._emit(StudioEvent("state", state=state))
+
+    def _error(self, text: str) -> None:
+        self.last_error = text
+        self._emit(StudioEvent("error", text=text))
+
+    def _on_store(self, event: Any) -> None:
+        if event.kind == "operation_added" and self._task is not None and event.operation is not None:
+            self.current_operation_id = event.operation.id
+
+    # --- client settings ---------------------------------------------------------------------
+
+    def client_settings(self) -> ClientSettings:
+        return ClientSettings(era=self.era, capabilities=self.capabilities, bearer_token=self.identity.bearer,
+                              user=self.identity.user)
+
+    def set_era(self, era: EraChoice) -> None:
+        if era not in ("modern", "legacy", "auto"):
+            raise ValueError(f"unknown era {era!r}")
+        self.era = era
+        self._settings_changed(f"era: {era}")
+
+    def set_capabilities(self, flags: set[str] | frozenset[str]) -> None:
+        unknown = set(flags) - set(CAPABILITY_FLAGS)
+        if unknown:
+            raise ValueError(f"unknown capabilities: {', '.join(sorted(unknown))}")
+        self.capabilities = frozenset(flags)
+        self._settings_changed("capabilities: " + (", ".join(sorted(flags)) or "none"))
+
+    def set_identity(self, identity: Identity | str) -> None:
+        self.identity = IDENTITY_PRESETS[identity] if isinstance(identity, str) else identity
+        self._settings_changed(f"identity: {self.identity.name}")
+
+    def _settings_changed(self, text: str) -> None:
+        self._stale = True  # the next run builds a fresh client (a running one keeps its settings)
+        self._emit(StudioEvent("settings", text=text))
+
+    # --- connection --------------------------------------------------------------------------
+
+    async def _client(self) -> ClientSession:
+        if self._session is not None and self._stale:
+            await self._drop_session()
+        if self._session is None:
+            transport: ClientTransport = await self.transport_factory(self.entry, self.identity, self)
+            label = "embedded" if self.entry.kind == "embedded" else self.entry.label
+            self._session = ClientSession(transport, self.client_settings(), self._respond, self.store,
+                                          server_label=label)
+            self._stale = False
+        return self._session
+
+    async def _drop_session(self) -> None:
+        session, self._session = self._session, None
+        if session is not None:
+            with contextlib.suppress(Exception):
+                await session.close()
+
+    async def _respond(self, requests: dict[str, Any], round_number: int) -> dict[str, Any]:
+        return await self.answerer(requests, round_number)
+
+    async def connect(self, entry: ServerEntry | None = None) -> Catalog | None:
+        """Connect (or reconnect) and list what the server offers; errors become an `error` event."""
+        if self.busy:
+            self._error("stop the running operation before connecting elsewhere")
+            return None
+        if entry is not None:
+            if entry.problem:
+                self._error(f"{entry.label}: {entry.problem}")
+                return None
+            self.entry = entry
+        await self._drop_session()
+        self._set_state("connecting")
+        try:
+            session = await self._client()
+            era = await session.ensure_era()
+            catalog = Catalog(self.entry.label, era.value, server_info=dict(session.server_info))
+            for attr, lister in (("tools", session.list_tools), ("prompts", session.list_prompts),
+                                 ("resources", session.list_resources),
+                                 ("templates", session.list_resource_templates)):
+                try:
+                    setattr(catalog, attr, await lister())
+                except RuntimeError as exc:  # a JSON-RPC error: this server just lacks that listing
+                    catalog.problems.append(f"{attr}: {exc}")
+            if len(catalog.problems) == 4:
+                raise ConnectionError("; ".join(catalog.problems))
+        except Exception as exc:
+            await self._drop_session()
+            self.catalog = None
+            self._error(f"cannot connect to {self.entry.label}: {type(exc).__name__}: {exc}")
+            return None
+        finally:
+            self._set_state("idle")
+        self.catalog = catalog
+        self._emit(StudioEvent("catalog", catalog=catalog))
+        return catalog
+
+    async def disconnect(self) -> None:
+        await self.stop_and_wait()
+        await self._drop_session()
+
+    # --- running -----------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def start(self, method: str, target: str, arguments: dict[str, Any] | None = None, *, step: bool = False,
+              label: str = "") -> "asyncio.Task[RunResult | None]":
+        """Run one operation as a task on the running loop (what the Run and Step buttons call)."""
+        if self.busy:
+            raise RuntimeError("an operation is already running")
+        self._stopping = False
+        self.gate.stepping = step
+        self._task = asyncio.get_running_loop().create_task(self._run(method, target, arguments, label))
+        return self._task
+
+    async def run(self, method: str, target: str, arguments: dict[str, Any] | None = None, *, step: bool = False,
+                  label: str = "") -> RunResult | None:
+        """`start` and wait: the RunResult, or None when it was stopped or could not run."""
+        return await self.start(method, target, arguments, step=step, label=label)
+
+    async def _run(self, method: str, target: str, arguments: dict[str, Any] | None, label: str) -> RunResult | None:
+        self.current_operation_id = None
+        self._set_state("running")
+        result: RunResult | None = None
+        try:
+            session = await self._client()
+            result = await session.run(method, target, arguments, step=self.gate, label=label)
+        except asyncio.CancelledError:
+            self._abandon("stopped while running")
+            if not self._stopping:
+                raise
+        except Exception as exc:
+            self._abandon(f"{type(exc).__name__}: {exc}", "transport_error")
+            self._error(f"{method} {target}: {type(exc).__name__}: {exc}")
+        finally:
+            self.gate.transforms.clear()
+            self._set_state("idle")
+        self.last_result = result
+        if result is not None:
+            drive = result.drive
+            if drive.outcome == "error":
+                self._error(f"{target}: {describe_error(drive.error)}")
+            elif drive.outcome != "complete":
+                self._error(f"{target}: {drive.outcome}: {drive.problem or ''}".rstrip(": "))
+        self._emit(StudioEvent("run_finished", result=result))
+        return result
+
+    def _abandon(self, problem: str, outcome: Literal["aborted", "transport_error"] = "aborted") -> None:
+        op_id = self.current_operation_id
+        if op_id is not None and self.store.operation(op_id).outcome == "running":
+            self.store.finish_operation(op_id, outcome, problem)
+
+    async def wait(self) -> RunResult | None:
+        """Wait for the current run (if any) to end."""
+        task = self._task
+        if task is None:
+            return None
+        with contextlib.suppress(asyncio.CancelledError):
+            return await task
+        return None
+
+    # --- step / continue / stop --------------------------------------------------------------
+
+    @property
+    def pending(self) -> PendingSend | None:
+        return self.gate.pending
+
+    def step(self) -> None:
+        """Send the held message and hold the next one (or, while running freely, hold the next send)."""
+        self.gate.stepping = True
+        if self.gate.holding:
+            self.gate.release()
+
+    def continue_(self) -> None:
+        """Send the held message and run to the end without holding again."""
+        self.gate.stepping = False
+        if self.gate.holding:
+            self.gate.release()
+
+    def stop(self) -> None:
+        """Drop the held message (the run ends aborted), or cancel a run that is not holding."""
+        self._stopping = True
+        self.gate.stepping = False
+        if self.gate.holding:
+            self.gate.release(send=False)
+        elif self.busy and self._task is not None:
+            self._task.cancel()
+
+    async def stop_and_wait(self) -> None:
+        if self.busy:
+            self.stop()
+            await self.wait()
+
+    def edit_pending(self, message: Message) -> None:
+        """Replace the held message with an edited one (the step editor calls this before Continue)."""
+        self.gate.edit(message)
+        self._emit(StudioEvent("pending_changed", pending=self.gate.pending))
+
+    def _on_hold(self, pending: PendingSend) -> None:
+        self._set_state("paused")
+        self._emit(StudioEvent("paused", pending=pending))
+
+    def _on_release(self, pending: PendingSend, sent: Message | None) -> None:
+        self._set_state("running")
+        self._emit(StudioEvent("resumed", pending=pending))
+
+    # --- tampering and time ------------------------------------------------------------------
+
+    def tamper(self, kind: str) -> str:
+        """Break the retry: `signature`, `malformed`, `arguments`, `expire` or `identity:NAME`.
+
+        While a retry carrying a requestState is held, it is changed at once; otherwise the tamper is
+        armed and applies to the next retry that carries one. Returns what was (or will be) done.
+        """
+        name = kind.split(":", 1)[0]
+        if name not in TAMPERS:
+            raise ValueError(f"unknown tamper {kind!r} (known: {', '.join(TAMPERS)})")
+        pending = self.gate.pending
+        if pending is not None and carries_state(pending.message):
+            text = self._apply_tamper(kind, pending.message)
+            self._emit(StudioEvent("pending_changed", pending=pending))
+        else:
+            def once(message: Message, round_number: int) -> Message:
+                if not carries_state(message):
+                    return message
+                self.gate.transforms.remove(once)
+                self._apply_tamper(kind, message)
+                return message
+
+            self.gate.transforms.append(once)
+            text = f"armed: {TAMPERS[name]} before the next retry"
+        self._emit(StudioEvent("tampered", text=text))
+        return text
+
+    def _apply_tamper(self, kind: str, message: Message) -> str:
+        name, _, arg = kind.partition(":")
+        if name == "expire":
+            self.advance_clock(self.engine.codec.ttl + 1)
+            return f"the engine's clock moved {self.engine.codec.ttl + 1} s ahead: the state has expired"
+        if name == "identity":
+            who = IDENTITY_PRESETS.get(arg or "bob") or Identity(arg, arg, arg)
+            self._switch_live_identity(who)
+            return f"the retry goes out as {who.name}"
+        return tamper_message(name, message)
+
+    def _switch_live_identity(self, identity: Identity) -> None:
+        transport: Any = self._session.transport if self._session else None
+        if transport is not None and hasattr(transport, "user"):
+            transport.user = identity.user
+        if transport is not None and hasattr(transport, "set_bearer_token"):
+            transport.set_bearer_token(identity.bearer)
+        self._stale = True  # the next run goes back to the identity picked in the client panel
+
+    def engine_now(self) -> float:
+        return time.time() + self.clock_offset
+
+    def advance_clock(self, seconds: float) -> None:
+        """Move the embedded engine's clock (requestState iat/exp) ahead, to show expiry without waiting."""
+        self.clock_offset += seconds
+        self._emit(StudioEvent("clock", text=f"engine clock {self.clock_offset:+.0f} s"))
+
+    def reset_clock(self) -> None:
+        self.clock_offset = 0.0
+        self._emit(StudioEvent("clock", text="engine clock reset"))
+
+    # --- inspecting ----------------------------------------------------------------------------
+
+    def inspect_state(self, token: Any, request: Message | None = None, principal: str | None = None) -> Inspection:
+        """Every check of a requestState, against the request it came back on (when given)."""
+        embedded = self.entry.kind == "embedded"
+        keys = [self.engine_secret] if embedded else list(self.external_secrets)
+        binding = None
+        if isinstance(request, dict) and isinstance(request.get("params"), dict):
+            params = request["params"]
+            name = params.get("uri") if request.get("method") == "resources/read" else params.get("name")
+            binding = Binding(str(request.get("method")), str(name), params.get("arguments") or {},
+                              self.identity.user if principal is None else principal)
+        return inspect_token(token, secrets=keys or None, binding=binding,
+                             now=self.engine_now() if embedded else None)
+
+    async def close(self) -> None:
+        await self.stop_and_wait()
+        await self._drop_session()
