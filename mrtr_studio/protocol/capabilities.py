@@ -23,17 +23,26 @@ def required_for(method: str, params: dict[str, Any]) -> dict[str, Any]:
 def declares(declared: dict[str, Any], needed: dict[str, Any]) -> bool:
     """Does `declared` cover `needed`?
 
-    An empty `elicitation: {}` means form mode (backwards compatibility with 2025-06-18), so
-    form needs only `elicitation`; URL mode needs `elicitation.url` explicitly.
+    An empty `elicitation: {}` means form mode (backwards compatibility with 2025-06-18), so form needs
+    `elicitation` that is empty or names `form`; URL mode needs `elicitation.url` explicitly.
     """
     for name, sub in needed.items():
         have = declared.get(name)
         if not isinstance(have, dict):
             return False
+        if name == "elicitation" and not sub and have and not isinstance(have.get("form"), dict):
+            return False  # declares only URL mode: forms are not supported
         for sub_name in sub:
             if not isinstance(have.get(sub_name), dict):
                 return False
     return True
+
+
+def _report(declared: dict[str, Any], needed: dict[str, Any]) -> dict[str, Any]:
+    """What to name in `requiredCapabilities`: the bare capability, or `form` when only URL mode was declared."""
+    if needed == {"elicitation": {}} and isinstance(declared.get("elicitation"), dict):
+        return {"elicitation": {"form": {}}}
+    return needed
 
 
 def merge(into: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
@@ -48,7 +57,7 @@ def missing(declared: dict[str, Any], requests: dict[str, dict[str, Any]]) -> di
     for entry in requests.values():
         needed = required_for(entry.get("method", ""), entry.get("params") or {})
         if needed and not declares(declared, needed):
-            merge(lacking, needed)
+            merge(lacking, _report(declared, needed))
     return lacking
 
 

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from ..engine import Era, McpServer, Request, Response, ServerOptions, Session
+from ..protocol import capabilities
 from .conformance import register_conformance_fixtures
 
 CONFIRM_SCHEMA = '{"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]}'
@@ -179,7 +180,7 @@ def plan_trip(session: Session, request: Request, response: Response) -> None:
 def safe_delete(session: Session, request: Request, response: Response) -> None:
     """Adapts instead of failing: without elicitation it refuses politely rather than causing -32021."""
     path = request.params.arguments.get("path", "")
-    if "elicitation" not in request.client_capabilities and request.era is Era.MODERN:
+    if request.era is Era.MODERN and not capabilities.declares(request.client_capabilities, {"elicitation": {}}):
         response.result.is_error = True
         response.result.content.add_text(f"Not deleting {path}: this client cannot ask you to confirm")
         return

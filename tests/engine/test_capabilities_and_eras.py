@@ -142,3 +142,12 @@ async def test_methods_removed_in_2026_are_unknown_to_modern_requests(method: st
 def wire_meta() -> dict:
     return {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": ALL_CAPS}
+
+
+async def test_url_only_elicitation_does_not_cover_forms() -> None:
+    wire = Wire(build_demo_server())
+    reply = await wire.call("delete_file", {"path": "/a"}, caps={"elicitation": {"url": {}}})
+    assert reply["error"]["code"] == -32021
+    assert reply["error"]["data"] == {"requiredCapabilities": {"elicitation": {"form": {}}}}
+    ok = await wire.call("connect_account", {}, caps={"elicitation": {"url": {}}})
+    assert ok["result"]["resultType"] == "input_required"

@@ -1,0 +1,120 @@
+"""Runs a lesson on a fresh embedded engine and ties every wire message to its explanation and code lines."""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..client.driver import Message, Respond
+from ..client.session import ClientSession
+from ..client.settings import ClientSettings
+from ..engine import McpServer, MrtrOptions, ServerOptions
+from ..scenarios import build_demo_server
+from ..trace import Operation, TraceMessage, TraceStore
+from ..transport.memory import MemoryTransport
+from .auto_answers import auto_respond
+from .lessons import Lesson, LessonRun, Step, step_key
+from .line_recorder import LineRecorder, handler_source
+
+
+@dataclass
+class RunReport:
+    run: LessonRun
+    operation: Operation
+    messages: list[TraceMessage]
+    #: Explanation per message seq; every message of the run has one.
+    steps: dict[int, Step]
+    source: list[str]
+    first_line: int
+    #: Executed handler lines (absolute) per round.
+    lines: dict[int, list[int]]
+    outcome: str | int
+
+    @property
+    def as_expected(self) -> bool:
+        return self.outcome == self.run.expect
+
+    def lines_for(self, message: TraceMessage) -> list[int]:
+        return self.lines.get(message.round, [])
+
+
+@dataclass
+class LessonReport:
+    lesson: Lesson
+    runs: list[RunReport] = field(default_factory=list)
+
+    @property
+    def as_expected(self) -> bool:
+        return all(r.as_expected for r in self.runs)
+
+
+def lesson_server() -> McpServer:
+    return build_demo_server(ServerOptions(mrtr=MrtrOptions(explain_rejections=True)), name="mrtr-studio-lessons")
+
+
+def find_handler(server: McpServer, method: str, target: str) -> tuple[Any, Callable[[Any], None]]:
+    """The handler behind an operation and a setter to swap it (for line recording)."""
+    registry = server.registry
+    if method == "tools/call":
+        entry: Any = registry.tools[target]
+    elif method == "prompts/get":
+        entry = registry.prompts[target]
+    else:
+        found = registry.find_resource(target)
+        if found is None:
+            raise KeyError(target)
+        entry = found[0]
+
+    def swap(handler: Any) -> None:
+        entry.handler = handler
+
+    return entry.handler, swap
+
+
+async def run_lesson(lesson: Lesson, respond: Respond = auto_respond, store: TraceStore | None = None,
+                     server: McpServer | None = None) -> LessonReport:
+    report = LessonReport(lesson)
+    store = store if store is not None else TraceStore()
+    for run in lesson.runs:
+        report.runs.append(await _run_one(lesson, run, respond, store, server or lesson_server()))
+    return report
+
+
+async def _run_one(lesson: Lesson, run: LessonRun, respond: Respond, store: TraceStore,
+                   server: McpServer) -> RunReport:
+    handler, swap = find_handler(server, run.method, run.target)
+    recorder = LineRecorder()
+    swap(recorder.wrap(handler))
+    transport = MemoryTransport(server, user=run.identity)
+    settings = ClientSettings(era=run.era, capabilities=run.capabilities, user=run.identity)
+    session = ClientSession(transport, settings, respond, store, server_label="embedded")
+
+    async def before_send(message: Message, round_number: int) -> Message:
+        if round_number == 2 and run.before_retry:
+            _apply(run.before_retry, server, transport)
+        return message
+
+    try:
+        result = await session.run(run.method, run.target, run.arguments, step=before_send, label=lesson.title)
+    finally:
+        swap(handler)
+        await session.close()
+    messages = store.messages_of(result.operation.id)
+    steps = {m.seq: run.steps[step_key(m.round, m.kind)] for m in messages if step_key(m.round, m.kind) in run.steps}
+    source, first = handler_source(handler)
+    rounds = {m.round for m in messages}
+    outcome: str | int = result.drive.outcome
+    if result.drive.error:
+        outcome = int(result.drive.error.get("code", 0))
+    return RunReport(run, result.operation, messages, steps, source, first,
+                     {r: recorder.lines_for_round(r) for r in rounds}, outcome)
+
+
+def _apply(action: str, server: McpServer, transport: MemoryTransport) -> None:
+    if action == "expire":
+        clock = server.codec.clock
+        lifetime = server.codec.ttl + 1
+        server.codec.clock = lambda: clock() + lifetime
+    elif action.startswith("identity:"):
+        transport.user = action.split(":", 1)[1]
+    else:
+        raise ValueError(f"unknown lesson action {action!r}")

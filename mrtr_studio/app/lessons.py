@@ -1,0 +1,207 @@
+"""The scenario library: guided lessons over the demo server, each step explained with its spec section.
+
+A lesson is one or more runs (an operation with a client setup and, optionally, something done to
+the retry). Every message a run puts on the wire is matched to an explanation by its round and kind
+("r1.request", "r2.complete", "r1.server_request", ...), so the lesson speaks at every step.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..client.settings import ALL_CAPABILITIES, EraChoice
+
+SPEC = "https://modelcontextprotocol.io/specification/2026-07-28/"
+MRTR = SPEC + "basic/patterns/mrtr"
+
+
+@dataclass(frozen=True)
+class Step:
+    text: str
+    spec: str
+
+
+@dataclass(frozen=True)
+class LessonRun:
+    method: str
+    target: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    era: EraChoice = "modern"
+    capabilities: frozenset[str] = ALL_CAPABILITIES
+    identity: str = ""
+    #: Done to the first retry: "expire" (the clock passes the state's lifetime) or "identity:NAME".
+    before_retry: str | None = None
+    #: "complete" or the JSON-RPC error code the run must end with.
+    expect: str | int = "complete"
+    #: Explanation per message, keyed "r<round>.<kind>".
+    steps: dict[str, Step] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Lesson:
+    id: str
+    title: str
+    intro: str
+    runs: tuple[LessonRun, ...]
+
+    @property
+    def handler_names(self) -> list[tuple[str, str]]:
+        return [(run.method, run.target) for run in self.runs]
+
+
+def _s(text: str, anchor: str = "basic-workflow", page: str = MRTR) -> Step:
+    return Step(text, f"{page}#{anchor}")
+
+
+_FIRST = _s("The client calls the tool as usual: no session, no handshake. The request's `_meta` carries the "
+            "protocol version, the client's info and its capabilities.", "basic-workflow")
+_RETRY = _s("The client retries the SAME request with a NEW JSON-RPC id, the answers in `inputResponses` keyed "
+            "like the requests, and the `requestState` echoed byte for byte.", "client-requirements-basic-workflow")
+_DONE = _s("The server verified the state, found every answer it needed and completed: `resultType: complete`.",
+           "basic-workflow")
+
+LESSONS: tuple[Lesson, ...] = (
+    Lesson("confirm-delete", "Confirm before delete",
+           "The smallest MRTR flow: the server needs a yes before it acts, so it answers the call with a question.",
+           (LessonRun("tools/call", "delete_file", {"path": "/tmp/report.txt"}, steps={
+               "r1.request": _FIRST,
+               "r1.input_required": _s("Instead of a result, the server answers `input_required` with one "
+                                       "elicitation form (key `confirm`) and a signed `requestState`. This "
+                                       "request is now over: the server keeps nothing.", "inputrequiredresult"),
+               "r2.request": _RETRY, "r2.complete": _DONE}),)),
+    Lesson("wizard", "A three-step wizard carrying state",
+           "Each round asks one question; the answers so far travel inside the signed requestState, so any "
+           "server instance can continue.",
+           (LessonRun("tools/call", "deploy_wizard", steps={
+               "r1.request": _FIRST,
+               "r1.input_required": _s("Round 1 asks for the environment; the state records step 0.",
+                                       "server-requirements-basic-workflow"),
+               "r2.request": _RETRY,
+               "r2.input_required": _s("A new state, carrying the chosen environment: the server stores the "
+                                       "earlier answers in the state rather than in memory.",
+                                       "server-requirements-basic-workflow"),
+               "r3.request": _s("The third request sends only the newest answer; the state carries the rest.",
+                                "client-requirements-basic-workflow"),
+               "r3.input_required": _s("Last question: confirm. The round number in the state is 3.",
+                                       "server-requirements-basic-workflow"),
+               "r4.request": _RETRY, "r4.complete": _DONE}),)),
+    Lesson("sampling", "Sampling: the server borrows the client's model",
+           "A `sampling/createMessage` input request asks the client's LLM; the client (and its user) stay in "
+           "control of what is sent.",
+           (LessonRun("tools/call", "summarize", {"text": "MRTR replaces server-initiated requests."}, steps={
+               "r1.request": _FIRST,
+               "r1.input_required": _s("The input request is a CreateMessageRequest: messages, a system prompt "
+                                       "and maxTokens. The client must have declared `sampling`.",
+                                       "creating-messages", SPEC + "client/sampling"),
+               "r2.request": _s("The answer is a CreateMessageResult (role, content, model, stopReason) under the "
+                                "key the server chose.", "inputresponses"),
+               "r2.complete": _DONE}),)),
+    Lesson("roots", "Roots: which folders may the server see?",
+           "A `roots/list` input request asks for the client's roots, declared with the `roots` capability.",
+           (LessonRun("tools/call", "count_roots", steps={
+               "r1.request": _FIRST,
+               "r1.input_required": _s("`roots/list` as an input request: no params, just the method.",
+                                       "listing-roots", SPEC + "client/roots"),
+               "r2.request": _s("The ListRootsResult goes back in `inputResponses.roots`.", "inputresponses"),
+               "r2.complete": _DONE}),)),
+    Lesson("url-consent", "URL-mode consent",
+           "Some things must not pass through the client (passwords, OAuth): the server sends a URL for the user "
+           "to open, and the answer only says whether they completed it.",
+           (LessonRun("tools/call", "connect_account", {"service": "github"}, steps={
+               "r1.request": _FIRST,
+               "r1.input_required": _s("An elicitation with `mode: url`: the client shows the URL, with its host, "
+                                       "and asks for consent before opening it. It needs `elicitation.url`.",
+                                       "url-mode-elicitation-requests", SPEC + "client/elicitation"),
+               "r2.request": _s("`action: accept` with no content: what happened in the browser stays there.",
+                                "url-mode-elicitation-requests", SPEC + "client/elicitation"),
+               "r2.complete": _DONE}),)),
+    Lesson("several-inputs", "Several inputs in one round",
+           "One input_required can ask for many things at once; the client answers them all in one retry.",
+           (LessonRun("tools/call", "plan_trip", {"destination": "Lisbon"}, steps={
+               "r1.request": _FIRST,
+               "r1.input_required": _s("Three input requests, three methods: a form, a sampling request and "
+                                       "`roots/list`. Keys are the server's and unique within the request.",
+                                       "inputrequests"),
+               "r2.request": _s("All three answers travel together in one `inputResponses` object.",
+                                "inputresponses"),
+               "r2.complete": _DONE}),)),
+    Lesson("missing-capability", "A missing capability, and how a handler adapts",
+           "Servers MUST NOT ask for what the client did not declare. The engine answers -32021 naming what is "
+           "missing; a better handler reads the capabilities and adapts.",
+           (LessonRun("tools/call", "delete_file", {"path": "/tmp/report.txt"},
+                      capabilities=ALL_CAPABILITIES - {"elicitation"}, expect=-32021, steps={
+               "r1.request": _s("This client declares no `elicitation` in its `_meta` capabilities.",
+                                "server-requirements-basic-workflow"),
+               "r1.error": _s("-32021 MissingRequiredClientCapability, with `data.requiredCapabilities` = "
+                              "`{elicitation: {}}`: the server would have needed to ask, and may not.",
+                              "error-handling")}),
+            LessonRun("tools/call", "safe_delete", {"path": "/tmp/report.txt"},
+                      capabilities=ALL_CAPABILITIES - {"elicitation"}, steps={
+               "r1.request": _s("Same client, a handler that checks `request.client_capabilities` first.",
+                                "server-requirements-basic-workflow"),
+               "r1.complete": _s("It completes with `isError: true` and a clear sentence instead of an error "
+                                 "the user cannot act on.", "error-handling")}))),
+    Lesson("legacy-client", "A legacy client: -32603, then classic server requests",
+           "A 2025-11-25 client has no input_required. A modern-only handler fails with -32603; a dual-era "
+           "handler uses the classic server-initiated request inside the open call.",
+           (LessonRun("tools/call", "delete_file", {"path": "/tmp/report.txt"}, era="legacy", expect=-32603,
+                      steps={
+               "r1.request": _s("After `initialize`, the legacy client calls the tool without `_meta`.",
+                                "backward-compatibility-with-initialization-based-versions",
+                                SPEC + "basic/versioning"),
+               "r1.error": _s("-32603 `input_required needs protocol 2026-07-28`: the handler asked for input, "
+                              "but this client cannot receive an InputRequiredResult.", "supported-requests")}),
+            LessonRun("tools/call", "count_roots", era="legacy", steps={
+               "r1.request": _s("The same legacy client calls the dual-era `count_roots`.",
+                                "backward-compatibility-with-initialization-based-versions",
+                                SPEC + "basic/versioning"),
+               "r1.server_request": _s("While the call is open, the server sends a classic `roots/list` request "
+                                       "to the client (on the SSE stream over HTTP).",
+                                       "backward-compatibility-with-initialization-based-versions",
+                                       SPEC + "basic/versioning"),
+               "r1.client_response": _s("The client answers it; the handler's `await` returns the roots.",
+                                        "listing-roots", SPEC + "client/roots"),
+               "r1.complete": _s("The call completes in one round: no retry, but a server that must keep the "
+                                 "call open and remember the session.", "multi-round-trip-requests")}))),
+    Lesson("expired-state", "An expired state",
+           "The state carries an expiry. Answer too late, and the retry is rejected.",
+           (LessonRun("tools/call", "delete_file", {"path": "/tmp/report.txt"}, before_retry="expire",
+                      expect=-32602, steps={
+               "r1.request": _FIRST,
+               "r1.input_required": _s("The state's `exp` is `iat` + the TTL (600 s by default).",
+                                       "server-requirements-basic-workflow"),
+               "r2.request": _s("The studio moves the engine's clock past `exp` before this retry.",
+                                "server-requirements-basic-workflow"),
+               "r2.error": _s("-32602 Invalid requestState, reason `expired`: a short TTL bounds the replay "
+                              "window.", "security-considerations")}),)),
+    Lesson("another-user", "Another user's state",
+           "The state is bound to the principal. Alice's state presented by Bob is rejected.",
+           (LessonRun("tools/call", "delete_file", {"path": "/tmp/report.txt"}, identity="alice",
+                      before_retry="identity:bob", expect=-32602, steps={
+               "r1.request": _s("Alice calls the tool; the server binds the state to her principal.",
+                                "server-requirements-basic-workflow"),
+               "r1.input_required": _s("`p` in the state payload is `alice`.", "server-requirements-basic-workflow"),
+               "r2.request": _s("Bob retries with Alice's state and answer.", "security-considerations"),
+               "r2.error": _s("-32602 Invalid requestState, reason `principal`: state is never valid for "
+                              "another user.", "security-considerations")}),)),
+    Lesson("prompt-and-resource", "A prompt and a resource that ask",
+           "`prompts/get` and `resources/read` may answer input_required too; nothing else may.",
+           (LessonRun("prompts/get", "code_review", {"code": "def add(a, b):\n    return a + b\n"}, steps={
+               "r1.request": _s("`prompts/get` is one of the three methods allowed to answer input_required.",
+                                "supported-requests"),
+               "r1.input_required": _s("The prompt asks what the review should focus on.", "supported-requests"),
+               "r2.request": _RETRY,
+               "r2.complete": _s("A GetPromptResult with the focus woven into the message.", "supported-requests")}),
+            LessonRun("resources/read", "config://secrets", steps={
+               "r1.request": _s("`resources/read` of a sensitive resource.", "supported-requests"),
+               "r1.input_required": _s("The server asks before revealing; the state is bound to the URI.",
+                                       "supported-requests"),
+               "r2.request": _RETRY,
+               "r2.complete": _s("The contents, with `ttlMs` and `cacheScope: private` (they are per-user).",
+                                 "supported-requests")}))),
+)
+
+LESSONS_BY_ID = {lesson.id: lesson for lesson in LESSONS}
+
+
+def step_key(round_number: int, kind: str) -> str:
+    return f"r{round_number}.{kind}"
