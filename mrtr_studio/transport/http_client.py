@@ -1,0 +1,228 @@
+"""Streamable HTTP client (httpx) for both eras, recording every message through the tap.
+
+Modern (2026-07-28): every POST carries MCP-Protocol-Version, Mcp-Method and Mcp-Name mirrored
+from the body, no session. Legacy (2025-11-25 and older): the Mcp-Session-Id from `initialize` and
+the negotiated version ride along, and the server may send its own requests on a response's SSE
+stream; those are answered by POSTing the client's response while the stream keeps being read.
+A 4xx whose body is a JSON-RPC error is returned as a response (the era probe needs to read it);
+anything unusable becomes a TransportError saying what went wrong, never a hang.
+"""
+
+import asyncio
+import base64
+import contextlib
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+
+from ..protocol import jsonrpc
+from ..protocol.errors import INTERNAL_ERROR
+from ..protocol.versions import META_PROTOCOL_VERSION
+from .base import ServerRequestHandler, Tap, TransportError
+
+ACCEPT = "application/json, text/event-stream"
+_NAME_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+
+
+def header_value(value: str) -> str:
+    """The spec's Value Encoding: plain visible ASCII as-is, anything else as `=?base64?...?=`."""
+    safe = all(0x20 <= ord(c) <= 0x7E for c in value) and value == value.strip()
+    if safe and not (value.startswith("=?base64?") and value.endswith("?=")):
+        return value
+    return "=?base64?" + base64.b64encode(value.encode("utf-8")).decode("ascii") + "?="
+
+
+def modern_headers(message: dict[str, Any]) -> dict[str, str]:
+    """The request metadata headers a 2026-07-28 POST must mirror from its body."""
+    raw_params = message.get("params")
+    params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
+    raw_meta = params.get("_meta")
+    meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
+    headers = {"MCP-Protocol-Version": str(meta.get(META_PROTOCOL_VERSION, "")), "Mcp-Method": message["method"]}
+    field = _NAME_METHODS.get(message["method"])
+    if field and isinstance(params.get(field), str):
+        headers["Mcp-Name"] = header_value(params[field])
+    return headers
+
+
+def is_modern(message: dict[str, Any]) -> bool:
+    params = message.get("params")
+    return isinstance(params, dict) and isinstance(params.get("_meta"), dict) \
+        and META_PROTOCOL_VERSION in params["_meta"]
+
+
+async def sse_events(lines: AsyncIterator[str]) -> AsyncIterator[tuple[str, str]]:
+    """(event, data) per SSE event; comment lines (keep-alives) are skipped as the SSE spec says."""
+    event, data = "message", list[str]()
+    async for raw in lines:
+        line = raw.rstrip("\r")
+        if not line:
+            if data:
+                yield event, "\n".join(data)
+            event, data = "message", list[str]()
+        elif line.startswith(":"):
+            continue
+        else:
+            name, _, value = line.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            if name == "data":
+                data.append(value)
+            elif name == "event":
+                event = value
+    if data:
+        yield event, "\n".join(data)
+
+
+class HttpClientTransport:
+    def __init__(self, url: str, bearer_token: str | None = None, tap: Tap | None = None, timeout: float = 30.0,
+                 headers: dict[str, str] | None = None, client: httpx.AsyncClient | None = None) -> None:
+        self.url = url
+        self.bearer_token = bearer_token
+        self.tap = tap or Tap()
+        self.timeout = timeout
+        self.extra_headers = dict(headers or {})
+        self.session_id: str | None = None
+        self.legacy_version: str | None = None
+        # Reads are timed by an idle deadline of our own (see send): it pauses while a person answers.
+        self._client = client or httpx.AsyncClient(timeout=httpx.Timeout(timeout, read=None))
+        self._handler: ServerRequestHandler | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def on_server_request(self, handler: ServerRequestHandler) -> None:
+        self._handler = handler
+
+    def headers_for(self, message: dict[str, Any]) -> dict[str, str]:
+        headers = {"Accept": ACCEPT, "Content-Type": "application/json", **self.extra_headers}
+        if self.bearer_token:
+            headers["Authorization"] = f"Bearer {self.bearer_token}"
+        if "method" in message and is_modern(message):
+            headers.update(modern_headers(message))
+            return headers
+        if self.session_id:
+            headers["Mcp-Session-Id"] = self.session_id
+        if self.legacy_version and message.get("method") != "initialize":
+            headers["MCP-Protocol-Version"] = self.legacy_version
+        return headers
+
+    async def send(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        headers = self.headers_for(message)
+        shown = {k: ("Bearer ***" if k == "Authorization" else v) for k, v in headers.items()}
+        self.tap.emit("client->server", message, transport="http", url=self.url, request_headers=shown)
+        expects_reply = "method" in message and "id" in message
+        started = time.monotonic()
+        try:
+            async with asyncio.timeout(self.timeout) as deadline:
+                async with self._client.stream("POST", self.url, json=message, headers=headers) as response:
+                    reply = await self._read(response, message, started, expects_reply, deadline)
+        except TimeoutError as exc:
+            raise TransportError(f"no response from {self.url} within {self.timeout:g} s") from exc
+        except httpx.TimeoutException as exc:
+            raise TransportError(f"no response from {self.url} within {self.timeout:g} s ({type(exc).__name__})") \
+                from exc
+        except httpx.ConnectError as exc:
+            raise TransportError(f"cannot connect to {self.url}: {exc}") from exc
+        except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
+            raise TransportError(f"connection to {self.url} dropped before a response: {exc}") from exc
+        except httpx.HTTPError as exc:
+            raise TransportError(f"HTTP failure talking to {self.url}: {type(exc).__name__}: {exc}") from exc
+        if message.get("method") == "initialize" and isinstance(reply, dict) and isinstance(reply.get("result"), dict):
+            self.legacy_version = str(reply["result"].get("protocolVersion") or "") or None
+        return reply
+
+    async def _read(self, response: httpx.Response, message: dict[str, Any], started: float,
+                    expects_reply: bool, deadline: asyncio.Timeout) -> dict[str, Any] | None:
+        if response.headers.get("mcp-session-id"):
+            self.session_id = response.headers["mcp-session-id"]
+        content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        meta = {"transport": "http", "http_status": response.status_code, "content_type": content_type}
+        if content_type == "text/event-stream":
+            return await self._read_sse(response, message, started, meta, deadline)
+        body = (await response.aread()).decode("utf-8", errors="replace")
+        meta.update(framing="json", duration_ms=round((time.monotonic() - started) * 1000, 1))
+        if not body.strip():
+            if response.status_code < 300 and not expects_reply:
+                return None
+            self.tap.emit("server->client", body, **meta, error="empty body")
+            raise TransportError(f"HTTP {response.status_code} from {self.url} with an empty body"
+                                 + (" (expected a JSON-RPC response)" if response.status_code < 300 else ""))
+        try:
+            parsed = json.loads(body)
+        except ValueError:
+            self.tap.emit("server->client", body, **meta, error="not JSON")
+            raise TransportError(f"HTTP {response.status_code} from {self.url}: the body is not JSON: "
+                                 f"{body[:80]!r}") from None
+        self.tap.emit("server->client", parsed, **meta)
+        if not isinstance(parsed, dict) or not ("result" in parsed or "error" in parsed):
+            raise TransportError(f"HTTP {response.status_code} from {self.url}: the body is not a JSON-RPC response")
+        return parsed
+
+    async def _read_sse(self, response: httpx.Response, message: dict[str, Any], started: float,
+                        meta: dict[str, Any], deadline: asyncio.Timeout) -> dict[str, Any] | None:
+        meta["framing"] = "sse"
+        loop = asyncio.get_running_loop()
+        try:
+            async for _event, data in sse_events(response.aiter_lines()):
+                if not self._tasks:  # an idle deadline: each event buys another `timeout` seconds
+                    deadline.reschedule(loop.time() + self.timeout)
+                stamp = {**meta, "duration_ms": round((time.monotonic() - started) * 1000, 1)}
+                try:
+                    item = json.loads(data)
+                except ValueError:
+                    self.tap.emit("server->client", data, **stamp, error="SSE data is not JSON")
+                    raise TransportError(f"SSE event from {self.url} is not JSON: {data[:80]!r}") from None
+                if isinstance(item, dict) and "method" in item and "id" in item:
+                    self.tap.emit("server->client", item, **stamp, server_initiated=True)
+                    deadline.reschedule(None)  # a person may take their time; the clock restarts after
+                    self._spawn(self._answer(item, deadline))
+                    continue
+                self.tap.emit("server->client", item, **stamp)
+                if isinstance(item, dict) and ("result" in item or "error" in item) \
+                        and item.get("id") == message.get("id"):
+                    return item
+        finally:
+            for task in list(self._tasks):  # answers still in flight are moot once the request ended
+                task.cancel()
+        raise TransportError(f"the SSE stream from {self.url} ended without a response to id {message.get('id')!r}")
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _answer(self, request: dict[str, Any], deadline: asyncio.Timeout) -> None:
+        """Answer a legacy server request with the handler and POST the response back."""
+        try:
+            await self._answer_and_post(request)
+        finally:
+            if len(self._tasks) <= 1:
+                with contextlib.suppress(RuntimeError):  # the request may have ended meanwhile
+                    deadline.reschedule(asyncio.get_running_loop().time() + self.timeout)
+
+    async def _answer_and_post(self, request: dict[str, Any]) -> None:
+        if self._handler is None:
+            reply = jsonrpc.error(request["id"], INTERNAL_ERROR, "client has no handler for server requests")
+        else:
+            try:
+                reply = jsonrpc.result(request["id"], await self._handler(request))
+            except Exception as exc:
+                reply = jsonrpc.error(request["id"], INTERNAL_ERROR, f"client failed to answer: {exc}")
+        headers = self.headers_for(reply)
+        self.tap.emit("client->server", reply, transport="http", url=self.url, server_initiated=True)
+        try:
+            answered = await self._client.post(self.url, json=reply, headers=headers)
+        except httpx.HTTPError:
+            return  # the request's own stream reports the failure
+        if answered.status_code >= 300:
+            self.tap.emit("server->client", answered.text, transport="http", http_status=answered.status_code,
+                          error="the server refused the client's response")
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        if self.session_id:
+            with contextlib.suppress(httpx.HTTPError):
+                await self._client.delete(self.url, headers={"Mcp-Session-Id": self.session_id}, timeout=2.0)
+        await self._client.aclose()

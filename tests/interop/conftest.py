@@ -1,0 +1,45 @@
+"""A real official-SDK server process for the interop tests, on 127.0.0.1, stopped by the fixture
+(and by itself when the test process goes away: it exits when its stdin closes)."""
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SERVER = Path(__file__).with_name("sdk_server.py")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def sdk_url() -> Iterator[str]:
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, str(SERVER), "http", str(port)], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(300):
+            if proc.poll() is not None:
+                raise RuntimeError(f"the SDK server exited with {proc.returncode}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        else:
+            raise RuntimeError("the SDK server did not start listening")
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
