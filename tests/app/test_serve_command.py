@@ -1,0 +1,101 @@
+"""`mrtr-studio serve` as a user runs it: flags, the listening line, the secret, clean signals."""
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+import pytest
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
+MODERN = "2026-07-28"
+META = {"io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+
+
+@contextmanager
+def serve(*flags: str, env: dict[str, str] | None = None) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    command = [sys.executable, "-m", "mrtr_studio", "serve", "--port", "0", *flags]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **(env or {})})
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        found = re.fullmatch(r"listening on (http://127\.0\.0\.1:\d+/mcp)\n", line)
+        assert found, (line, proc.stderr.read() if proc.poll() is not None and proc.stderr else "")
+        yield proc, found.group(1)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(10)
+
+
+def call(url: str, params: dict[str, Any], token: str | None = None) -> httpx.Response:
+    headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": params["name"]}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {**params, "_meta": META}}
+    return httpx.post(url, json=body, headers=headers, timeout=10)
+
+
+def first_state(url: str, token: str | None = None) -> str:
+    return str(call(url, {"name": "delete_file", "arguments": {"path": "/a"}}, token).json()["result"]["requestState"])
+
+
+def second_round(url: str, state: str, token: str | None = None) -> dict[str, Any]:
+    answer = {"confirm": {"action": "accept", "content": {"confirm": True}}}
+    response = call(url, {"name": "delete_file", "arguments": {"path": "/a"}, "inputResponses": answer,
+                          "requestState": state}, token)
+    return dict(response.json())
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_serves_then_stops_cleanly_on_signal(signum: int) -> None:
+    with serve() as (proc, url):
+        assert "requestState" in call(url, {"name": "delete_file", "arguments": {"path": "/a"}}).json()["result"]
+        proc.send_signal(signum)
+        assert proc.wait(10) == 0
+
+
+def test_users_map_bearer_tokens_to_principals() -> None:
+    with serve("--user", "alice:tok-a", "--user", "bob:tok-b", "--explain-rejections") as (_, url):
+        state = first_state(url, "tok-a")
+        replayed = second_round(url, state, "tok-b")
+        assert replayed["error"]["data"]["reason"] == "principal"
+        assert second_round(url, state, "tok-a")["result"]["content"][0]["text"] == "File deleted"
+        assert call(url, {"name": "delete_file", "arguments": {}}, "wrong").status_code == 401
+
+
+def test_secret_from_environment_outlives_the_process() -> None:
+    env = {"MRTR_STUDIO_SECRET": "shared-secret"}
+    with serve(env=env) as (proc, url):
+        state = first_state(url)
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(10)
+    with serve(env=env) as (_, url):
+        assert second_round(url, state)["result"]["content"][0]["text"] == "File deleted"
+    with serve("--secret", "another") as (_, url):
+        assert second_round(url, state)["error"]["code"] == -32602
+
+
+def test_bad_user_flag_and_busy_port_fail_clearly() -> None:
+    bad = subprocess.run([sys.executable, "-m", "mrtr_studio", "serve", "--user", "nocolon"],
+                         capture_output=True, text=True, timeout=30)
+    assert bad.returncode == 2
+    assert "NAME:TOKEN" in bad.stderr
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        taken = subprocess.run([sys.executable, "-m", "mrtr_studio", "serve", "--port", str(port)],
+                               capture_output=True, text=True, timeout=30)
+    assert taken.returncode == 1
+    assert "cannot listen" in taken.stderr
+    assert json.dumps(taken.stdout) == '""'
