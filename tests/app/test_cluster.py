@@ -1,0 +1,48 @@
+"""Three real engine processes: a shared secret lets a flow hop nodes; random secrets break round two."""
+
+import pytest
+
+from mrtr_studio.app.auto_answers import auto_respond
+from mrtr_studio.app.cluster import RoundRobinTransport, start_cluster
+from mrtr_studio.client.session import ClientSession
+from mrtr_studio.client.settings import ClientSettings
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+
+async def run_delete(urls: list[str]):  # type: ignore[no-untyped-def]
+    session = ClientSession(RoundRobinTransport(urls), ClientSettings(era="modern"), auto_respond,
+                            server_label="cluster")
+    try:
+        result = await session.call_tool("delete_file", {"path": "/tmp/report.txt"})
+    finally:
+        await session.close()
+    nodes = [(m.round, m.direction, m.transport.get("node")) for m in session.store.messages_of(result.operation.id)]
+    return result, nodes
+
+
+async def test_shared_secret_flow_completes_across_nodes() -> None:
+    async with await start_cluster(3, shared_secret=True) as cluster:
+        assert len(set(cluster.urls)) == 3
+        assert all(url.startswith("http://127.0.0.1:") for url in cluster.urls)
+        result, nodes = await run_delete(cluster.urls)
+    assert result.drive.outcome == "complete"
+    assert result.drive.result["content"] == [{"type": "text", "text": "File deleted"}]
+    assert nodes == [(1, "client->server", 0), (1, "server->client", 0),
+                     (2, "client->server", 1), (2, "server->client", 1)]
+
+
+async def test_random_secrets_reject_the_second_round_on_another_node() -> None:
+    async with await start_cluster(3, shared_secret=False) as cluster:
+        result, nodes = await run_delete(cluster.urls)
+    assert result.drive.outcome == "error"
+    assert result.drive.error["code"] == -32602
+    assert result.drive.error["data"]["reason"] == "signature"
+    assert [n for _, _, n in nodes] == [0, 0, 1, 1]
+
+
+async def test_processes_stop_with_the_cluster() -> None:
+    cluster = await start_cluster(2)
+    processes = [node.process for node in cluster.nodes]
+    await cluster.stop()
+    assert all(p.returncode is not None for p in processes)
