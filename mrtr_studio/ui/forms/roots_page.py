@@ -1,0 +1,167 @@
+"""The client's roots: an editable, validated list, and the page answering one roots/list request.
+
+Each row is checked with `root_problem` as it is edited (red cell + tooltip + a message line), so
+an invalid root can never be sent. The same RootsEditor serves the settings panel and the
+per-request confirmation page.
+"""
+
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from mrtr_studio.client.forms.roots import list_roots_result, path_to_uri, root_problem
+from mrtr_studio.protocol.models import Root
+
+from .elicitation_page import action_buttons, header_label
+from .schema_form import ERROR_STYLE
+
+BAD_CELL = QColor("#ffd6d6")
+
+
+class RootsEditor(QWidget):
+    """A two-column table (URI, name) with Add / Add folder… / Remove; emits `changed`."""
+
+    changed = Signal()
+
+    def __init__(self, roots: list[Root] | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.table = QTableWidget(0, 2, self)
+        self.table.setHorizontalHeaderLabels(["URI (file://)", "Name"])
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setAccessibleName("Roots")
+        self.table.setTabKeyNavigation(False)
+        layout.addWidget(self.table)
+        buttons = QHBoxLayout()
+        self.add_button = QPushButton("Add &root", self)
+        self.folder_button = QPushButton("Add &folder…", self)
+        self.remove_button = QPushButton("Re&move", self)
+        for button in (self.add_button, self.folder_button, self.remove_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        layout.addLayout(buttons)
+        self.error = QLabel("", self)
+        self.error.setStyleSheet(ERROR_STYLE)
+        self.error.setWordWrap(True)
+        layout.addWidget(self.error)
+        self.add_button.clicked.connect(lambda: self.add_root("file:///", ""))
+        self.folder_button.clicked.connect(self._choose_folder)
+        self.remove_button.clicked.connect(self._remove_selected)
+        self.table.itemChanged.connect(self._on_item_changed)
+        self.set_roots(roots or [])
+
+    def set_roots(self, roots: list[Root] | list[dict[str, Any]]) -> None:
+        self.table.setRowCount(0)
+        for root in roots:
+            entry = root.wire() if isinstance(root, Root) else root
+            self.add_root(str(entry.get("uri", "")), str(entry.get("name") or ""))
+        self.check()
+
+    def add_root(self, uri: str, name: str = "") -> None:
+        row = self.table.rowCount()
+        self.table.blockSignals(True)
+        self.table.insertRow(row)
+        self.table.setItem(row, 0, QTableWidgetItem(uri))
+        self.table.setItem(row, 1, QTableWidgetItem(name))
+        self.table.blockSignals(False)
+        self.check()
+        self.changed.emit()
+
+    def _choose_folder(self) -> None:
+        dialog = QFileDialog(self, "Choose a root folder")
+        dialog.setFileMode(QFileDialog.FileMode.Directory)
+        dialog.fileSelected.connect(lambda path: self.add_root(path_to_uri(path), path.rstrip("/").split("/")[-1]))
+        dialog.open()  # non-blocking
+
+    def _remove_selected(self) -> None:
+        for row in sorted({i.row() for i in self.table.selectedIndexes()}, reverse=True):
+            self.table.removeRow(row)
+        self.check()
+        self.changed.emit()
+
+    def _on_item_changed(self, *_: Any) -> None:
+        self.check()
+        self.changed.emit()
+
+    def entries(self) -> list[tuple[str, str]]:
+        rows = []
+        for row in range(self.table.rowCount()):
+            uri, name = self.table.item(row, 0), self.table.item(row, 1)
+            rows.append((uri.text().strip() if uri else "", name.text().strip() if name else ""))
+        return rows
+
+    def problems(self) -> list[str]:
+        return [f"Row {i + 1}: {p}" for i, (uri, _) in enumerate(self.entries()) if (p := root_problem(uri))]
+
+    def check(self) -> list[str]:
+        """Mark invalid URI cells and show what is wrong; returns the problems."""
+        self.table.blockSignals(True)
+        for row, (uri, _) in enumerate(self.entries()):
+            item = self.table.item(row, 0)
+            if item is None:
+                continue
+            problem = root_problem(uri)
+            item.setBackground(QBrush(BAD_CELL) if problem else QBrush())
+            item.setToolTip(problem or "")
+        self.table.blockSignals(False)
+        problems = self.problems()
+        self.error.setText(" ".join(problems))
+        self.error.setVisible(bool(problems))
+        return problems
+
+    def roots(self) -> list[Root]:
+        """The configured roots; raises ValueError while any row is invalid."""
+        problems = self.check()
+        if problems:
+            raise ValueError("; ".join(problems))
+        return [Root(uri=uri, name=name or None) for uri, name in self.entries()]
+
+
+class RootsPage(QWidget):
+    """Confirm the roots sent for one roots/list request; emits `answered(ListRootsResult)` or `skipped()`."""
+
+    answered = Signal(dict)
+    skipped = Signal()
+
+    def __init__(self, roots: list[Root] | None = None, server_name: str = "",
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.result: dict[str, Any] | None = None
+        layout = QVBoxLayout(self)
+        layout.addWidget(header_label(server_name, "Which folders may the server work in? (roots/list)", self))
+        self.editor = RootsEditor(roots, self)
+        layout.addWidget(self.editor, 1)
+        row, (self.send_button, self.skip_button) = action_buttons(self, "&Send roots", "S&kip")
+        self.skip_button.setToolTip("Leave this input out of the retry")
+        layout.addLayout(row)
+        self.send_button.clicked.connect(self.send)
+        self.skip_button.clicked.connect(self.skip)
+
+    def send(self) -> dict[str, Any] | None:
+        try:
+            result = list_roots_result(self.editor.roots())
+        except ValueError:
+            self.editor.table.setFocus(Qt.FocusReason.OtherFocusReason)
+            return None
+        self.result = result
+        self.answered.emit(result)
+        return result
+
+    def skip(self) -> None:
+        self.result = None
+        self.skipped.emit()

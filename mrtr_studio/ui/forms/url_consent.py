@@ -1,0 +1,116 @@
+"""URL-mode elicitation: show the whole URL with its host emphasised, warn, and open only on consent.
+
+Per the spec the client must not pre-fetch the URL, must show it in full before consent and
+should highlight the domain and warn about suspicious URLs. Nothing is opened until the person
+presses Open; "Done" answers accept (without content: the data went out of band).
+The opener is injectable so tests (and the headless studio) never launch a browser.
+"""
+
+import html
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from mrtr_studio.client.forms.elicit import accept, cancel, decline
+from mrtr_studio.client.forms.url_safety import UrlReport, analyse_url
+
+from .elicitation_page import action_buttons, header_label
+
+HOST_STYLE = "font-weight: bold; font-size: large; background: #fff4d6; color: #000;"
+WARNING_STYLE = "color: #8a1c00; font-weight: bold;"
+
+
+def url_markup(report: UrlReport) -> str:
+    """The URL as rich text with the host emphasised; every piece escaped."""
+    if not report.host:
+        return f"<code>{html.escape(report.url)}</code>"
+    return (f"<code>{html.escape(report.before_host)}<span style='{HOST_STYLE}'>{html.escape(report.host)}"
+            f"</span>{html.escape(report.after_host)}</code>")
+
+
+class UrlConsentPage(QWidget):
+    """Emits `answered(ElicitResult dict)`; `opened` records whether the link was opened."""
+
+    answered = Signal(dict)
+
+    def __init__(self, params: dict[str, Any], server_name: str = "", parent: QWidget | None = None,
+                 opener: Callable[[QUrl], Any] | None = None) -> None:
+        super().__init__(parent)
+        self.params = params
+        self.url = str(params.get("url", ""))
+        self.report = analyse_url(self.url)
+        self.opener = opener or QDesktopServices.openUrl
+        self.opened = False
+        self.result: dict[str, Any] | None = None
+        layout = QVBoxLayout(self)
+        layout.addWidget(header_label(server_name, str(params.get("message", "")), self))
+        layout.addWidget(QLabel("The server asks you to open this link in your browser:", self))
+        self.url_label = QLabel(url_markup(self.report), self)
+        self.url_label.setTextFormat(Qt.TextFormat.RichText)
+        self.url_label.setWordWrap(True)
+        self.url_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
+                                               | Qt.TextInteractionFlag.TextSelectableByKeyboard)
+        self.url_label.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.url_label.setAccessibleName(f"Link to {self.report.host_unicode or 'an unknown host'}: {self.url}")
+        layout.addWidget(self.url_label)
+        host = self.report.host_unicode or "(none)"
+        if self.report.host and host != self.report.host:
+            host = f"{host}  ({self.report.host})"
+        self.host_label = QLabel(f"Host: <b>{html.escape(host)}</b>", self)
+        layout.addWidget(self.host_label)
+        self.warning_labels: list[QLabel] = []
+        for warning in self.report.warnings:
+            label = QLabel(f"\u26a0 {warning.message}", self)
+            label.setObjectName(f"warning:{warning.code}")
+            label.setStyleSheet(WARNING_STYLE)
+            label.setWordWrap(True)
+            label.setAccessibleName("Warning: " + warning.message)
+            layout.addWidget(label)
+            self.warning_labels.append(label)
+        layout.addStretch(1)
+        self.status = QLabel("", self)
+        layout.addWidget(self.status)
+        row, buttons = action_buttons(self, "&Open anyway" if self.report.risky else "&Open link",
+                                      "Co&py link", "Do&ne", "&Decline", "&Cancel")
+        self.open_button, self.copy_button, self.done_button, self.decline_button, self.cancel_button = buttons
+        self.open_button.setEnabled(bool(self.report.host))
+        self.done_button.setToolTip("I finished in the browser: answer accept")
+        layout.addLayout(row)
+        self.open_button.clicked.connect(self.open_url)
+        self.copy_button.clicked.connect(self.copy_url)
+        self.done_button.clicked.connect(self.done)
+        self.decline_button.clicked.connect(self.decline)
+        self.cancel_button.clicked.connect(self.cancel)
+        QShortcut(QKeySequence("Escape"), self, self.cancel, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+
+    @property
+    def warning_codes(self) -> list[str]:
+        return self.report.codes
+
+    def open_url(self) -> None:
+        self.opened = True
+        self.opener(QUrl(self.url, QUrl.ParsingMode.StrictMode))
+        self.status.setText("Opened in your browser. Press Done when you have finished there.")
+        self.done_button.setDefault(True)
+        self.done_button.setFocus()
+
+    def copy_url(self) -> None:
+        QGuiApplication.clipboard().setText(self.url)
+        self.status.setText("Link copied to the clipboard.")
+
+    def done(self) -> dict[str, Any]:
+        return self._answer(accept())
+
+    def decline(self) -> dict[str, Any]:
+        return self._answer(decline())
+
+    def cancel(self) -> dict[str, Any]:
+        return self._answer(cancel())
+
+    def _answer(self, result: dict[str, Any]) -> dict[str, Any]:
+        self.result = result
+        self.answered.emit(result)
+        return result
