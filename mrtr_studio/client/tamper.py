@@ -1,0 +1,164 @@
+"""Pure ways to break a pending retry, so the server's requestState checks can be watched failing.
+
+Every function takes the retry message (a JSON-RPC request dict), never changes it, and returns a
+`Tampered(message, description)`: the new message and one line for the log. Identity changes and
+"wait past expiry" are not message edits; the studio controller does those (transport user, engine
+clock). The token helpers are repeated from the engine's codec on purpose: the client layer only
+depends on the wire format in DESIGN.md, not on the engine that mints it.
+"""
+
+import base64
+import copy
+import hashlib
+import json
+import os
+import time
+from typing import Any, NamedTuple
+
+Message = dict[str, Any]
+
+
+class Tampered(NamedTuple):
+    message: Message
+    description: str
+
+
+def _b64(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def _canonical(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def state_of(message: Message) -> str | None:
+    params = message.get("params") if isinstance(message, dict) else None
+    token = params.get("requestState") if isinstance(params, dict) else None
+    return token if isinstance(token, str) else None
+
+
+def _with_state(message: Message, token: str | None) -> Message:
+    new = copy.deepcopy(message)
+    params = new.setdefault("params", {})
+    if token is None:
+        params.pop("requestState", None)
+    else:
+        params["requestState"] = token
+    return new
+
+
+def _parts(message: Message) -> tuple[str, str]:
+    token = state_of(message)
+    if token is None or not token.startswith("v1.") or token.count(".") != 2:
+        raise ValueError("the message carries no v1 requestState")
+    payload, signature = token[3:].split(".")
+    return payload, signature
+
+
+def _flip_b64_char(text: str, index: int) -> str:
+    """Change one base64url character so the decoded bytes differ but the text stays canonical."""
+    index %= len(text)
+    # Near the end, the last character's low bits may be padding: change its high bits instead.
+    replacement = "Q" if text[index] in "ABCDEFGHIJKLMNOP" else "A"
+    return text[:index] + replacement + text[index + 1 :]
+
+
+def flip_signature_byte(message: Message, index: int = 0) -> Tampered:
+    payload, signature = _parts(message)
+    token = f"v1.{payload}.{_flip_b64_char(signature, index)}"
+    return Tampered(_with_state(message, token), f"flipped a bit of the requestState signature (char {index})")
+
+
+def flip_payload_byte(message: Message) -> Tampered:
+    """Change one character of the payload's nonce: the JSON stays valid, only the signature breaks."""
+    payload, signature = _parts(message)
+    data = json.loads(_unb64(payload))
+    nonce = str(data.get("nonce") or "x")
+    data["nonce"] = ("B" if nonce[0] != "B" else "C") + nonce[1:]
+    token = f"v1.{_b64(_canonical(data))}.{signature}"
+    return Tampered(_with_state(message, token), "changed one byte of the requestState payload (its nonce)")
+
+
+def edit_payload(message: Message, field: str, value: Any) -> Tampered:
+    """Rewrite one payload field (say `exp` or `p`) keeping the old signature, as a forger would."""
+    payload, signature = _parts(message)
+    data = json.loads(_unb64(payload))
+    data[field] = value
+    token = f"v1.{_b64(_canonical(data))}.{signature}"
+    return Tampered(_with_state(message, token), f"set payload field {field!r} to {value!r} without re-signing")
+
+
+def truncate_state(message: Message, keep: int | None = None) -> Tampered:
+    token = state_of(message)
+    if token is None:
+        raise ValueError("the message carries no requestState")
+    keep = len(token) // 2 if keep is None else keep
+    return Tampered(_with_state(message, token[:keep]), f"truncated the requestState to {keep} characters")
+
+
+def drop_state(message: Message) -> Tampered:
+    return Tampered(_with_state(message, None), "removed the requestState from the retry")
+
+
+def invent_state(message: Message, principal: str = "", now: float | None = None, ttl: int = 600) -> Tampered:
+    """A plausible v1 state for this request, signed with a random key the server does not have."""
+    params = message.get("params") or {}
+    issued = int(time.time() if now is None else now)
+    name = params.get("uri") if message.get("method") == "resources/read" else params.get("name")
+    data = {
+        "v": 1, "kid": "00000000", "iat": issued, "exp": issued + ttl, "m": str(message.get("method")),
+        "n": str(name), "a": _b64(hashlib.sha256(_canonical(params.get("arguments") or {})).digest()),
+        "p": principal, "k": {}, "r": 1, "nonce": _b64(os.urandom(9)), "s": None,
+    }
+    token = f"v1.{_b64(_canonical(data))}.{_b64(os.urandom(32))}"
+    return Tampered(_with_state(message, token), "replaced the requestState with a fresh one signed by another key")
+
+
+def swap_state(message: Message, other_state: str, origin: str = "another operation") -> Tampered:
+    return Tampered(_with_state(message, other_state), f"swapped in the requestState from {origin}")
+
+
+def change_arguments(message: Message, arguments: dict[str, Any] | None = None) -> Tampered:
+    """New arguments (default: the old ones plus `tampered: true`); the state is bound to the old ones."""
+    new = copy.deepcopy(message)
+    params = new.setdefault("params", {})
+    old = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
+    params["arguments"] = dict(arguments) if arguments is not None else {**old, "tampered": True}
+    return Tampered(new, f"changed the arguments to {params['arguments']!r}")
+
+
+def replay(message: Message, new_id: str | int) -> Tampered:
+    """The same retry again under a new id (send it after the first one completed)."""
+    new = copy.deepcopy(message)
+    new["id"] = new_id
+    return Tampered(new, f"replayed the retry with id {new_id!r}")
+
+
+def replay_twice(message: Message, first_id: str | int, second_id: str | int) -> list[Tampered]:
+    """Two copies of one retry, to see whether the server lets a state be used more than once."""
+    return [replay(message, first_id), replay(message, second_id)]
+
+
+def reuse_on_tool(message: Message, tool: str, arguments: dict[str, Any] | None = None) -> Tampered:
+    """The retry's state and answers sent to another tool (the state is bound to the first)."""
+    new = copy.deepcopy(message)
+    params = new.setdefault("params", {})
+    params["name"] = tool
+    if arguments is not None:
+        params["arguments"] = dict(arguments)
+    return Tampered(new, f"reused the requestState on tool {tool!r}")
+
+
+#: The message-only tampers a menu can offer without asking for anything (name -> function).
+SIMPLE_TAMPERS = {
+    "Flip a signature byte": flip_signature_byte,
+    "Flip a payload byte": flip_payload_byte,
+    "Truncate the state": truncate_state,
+    "Drop the state": drop_state,
+    "Invent an unsigned state": invent_state,
+    "Change the arguments": change_arguments,
+}

@@ -1,0 +1,266 @@
+"""The sequence diagram of one operation as plain data: which arrow at which y, its label and style.
+
+Qt-free on purpose: the Qt view only paints what this computes, tests check the layout without a
+display, and an HTML export can reuse it. The layout is incremental: `add(message)` appends the
+rows one message needs and reports what changed, so a live view never rebuilds its scene.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .model import Operation, TraceMessage
+
+LANES = ("User", "Client", "Server")
+LANE_X = {"User": 90.0, "Client": 330.0, "Server": 610.0}
+TOP = 70.0  # below the lane headers
+ROW = 46.0  # vertical distance between two rows
+
+
+@dataclass(frozen=True)
+class Style:
+    """How an arrow looks; `tag` carries the meaning in text so it is never colour-only."""
+
+    colour: str
+    line: str  # "solid" | "dash" | "dot" | "dashdot"
+    width: float
+    tag: str
+
+
+STYLES: dict[str, Style] = {
+    "request": Style("#1f4e79", "solid", 1.6, "→"),
+    "input_required": Style("#b26a00", "dashdot", 2.0, "‖ input_required"),
+    "complete": Style("#1e7b34", "dash", 2.0, "✔ complete"),
+    "error": Style("#c0392b", "solid", 2.6, "✖ error"),
+    "server_request": Style("#6a3d9a", "solid", 1.6, "↳ server request"),
+    "client_response": Style("#6a3d9a", "dot", 1.6, "↲ client response"),
+    "notification": Style("#777777", "dot", 1.2, "• notification"),
+    "invalid": Style("#c0392b", "dash", 1.6, "? invalid"),
+    "interaction": Style("#2a7f8f", "dot", 1.4, "👤"),
+}
+
+
+@dataclass
+class Arrow:
+    """One horizontal arrow; `seq` is None for the person's interactions (not on the wire)."""
+
+    seq: int | None
+    src: str
+    dst: str
+    y: float
+    label: str
+    kind: str
+    round: int
+    depth: int = 0  # 1 inside an open call (legacy server-initiated request)
+    sublabel: str = ""
+
+    @property
+    def style(self) -> Style:
+        return STYLES.get(self.kind, STYLES["invalid"])
+
+
+@dataclass
+class Activation:
+    """A lane busy serving a request, from y0 to y1 (None while still open)."""
+
+    lane: str
+    y0: float
+    y1: float | None
+    depth: int
+    jsonrpc_id: Any = None
+
+
+@dataclass
+class Separator:
+    y: float
+    label: str
+
+
+@dataclass
+class Change:
+    """What one `add` produced: new items to draw and existing ones to update."""
+
+    added: list[Any] = field(default_factory=list)
+    updated: list[Any] = field(default_factory=list)
+
+
+def _params(message: Any) -> dict[str, Any]:
+    params = message.get("params") if isinstance(message, dict) else None
+    return params if isinstance(params, dict) else {}
+
+
+def _result(message: Any) -> dict[str, Any]:
+    result = message.get("result") if isinstance(message, dict) else None
+    return result if isinstance(result, dict) else {}
+
+
+def request_state_of(entry: TraceMessage) -> str | None:
+    """The requestState a message carries: minted in an input_required result, echoed in a retry."""
+    if entry.kind == "input_required":
+        token = _result(entry.message).get("requestState")
+    elif entry.kind == "request":
+        token = _params(entry.message).get("requestState")
+    else:
+        return None
+    return token if isinstance(token, str) else None
+
+
+def _asked(message: Any) -> str:
+    requests = _result(message).get("inputRequests")
+    if not isinstance(requests, dict):
+        return ""
+    parts = [f"{k} ({v.get('method', '?')})" if isinstance(v, dict) else str(k) for k, v in requests.items()]
+    return ", ".join(parts)
+
+
+def message_summary(entry: TraceMessage) -> str:
+    """One line saying what a message is about, for the log's summary column and arrow sublabels."""
+    message = entry.message
+    if entry.kind in ("request", "server_request", "notification"):
+        params = _params(message)
+        bits = [str(params.get("name") or params.get("uri") or "")]
+        if isinstance(params.get("arguments"), dict) and params["arguments"]:
+            bits.append(", ".join(f"{k}={v!r}" for k, v in list(params["arguments"].items())[:3]))
+        if isinstance(params.get("inputResponses"), dict):
+            bits.append("answers: " + ", ".join(params["inputResponses"]))
+        if "requestState" in params:
+            bits.append("+state")
+        return " · ".join(b for b in bits if b)
+    if entry.kind == "input_required":
+        asked = _asked(message)
+        return ("asks " + asked if asked else "no inputs") + (" · +state" if "requestState" in _result(message) else "")
+    if entry.kind == "error":
+        error = message.get("error") if isinstance(message, dict) else None
+        if not isinstance(error, dict):
+            return "error"
+        data = error.get("data")
+        reason = f" ({data['reason']})" if isinstance(data, dict) and "reason" in data else ""
+        return f"{error.get('code')} {error.get('message', '')}{reason}"
+    if entry.kind in ("complete", "client_response"):
+        result = _result(message)
+        for item in result.get("content") or []:
+            if isinstance(item, dict) and item.get("type") == "text":
+                return str(item.get("text", ""))[:120]
+        return ", ".join(k for k in result if k != "_meta")[:120]
+    return repr(message)[:120]
+
+
+def response_method(entry: TraceMessage, requests: dict[Any, TraceMessage]) -> str | None:
+    """Responses carry no method: take it from the request with the same id, if recorded."""
+    if entry.method:
+        return entry.method
+    asked = requests.get((entry.direction != "client->server", entry.jsonrpc_id))
+    return asked.method if asked else None
+
+
+class DiagramLayout:
+    """Rows of one operation's diagram, grown one message at a time."""
+
+    def __init__(self, operation: Operation | None = None) -> None:
+        self.operation = operation
+        self.arrows: list[Arrow] = []
+        self.activations: list[Activation] = []
+        self.separators: list[Separator] = []
+        self.interactions: dict[int, Arrow] = {}  # round -> the User->Client "answered" arrow
+        self._y = TOP
+        self._round = 0
+        self._last_asked = ""
+        # (sent by the client?, id) -> request, to name responses and close activations
+        self._requests: dict[Any, TraceMessage] = {}
+        self._open: dict[Any, Activation] = {}
+        if operation is not None:
+            self._start(operation)
+
+    @property
+    def height(self) -> float:
+        return self._y + ROW / 2
+
+    def _row(self) -> float:
+        y = self._y
+        self._y += ROW
+        return y
+
+    def _start(self, operation: Operation) -> None:
+        what = operation.target + (" " + _short(operation.arguments) if operation.arguments else "")
+        self.arrows.append(Arrow(None, "User", "Client", self._row(), f"run {operation.method} {what}",
+                                 "interaction", 0))
+
+    def answer_label(self, round_number: int) -> str:
+        seconds = self.operation.answer_seconds.get(round_number) if self.operation else None
+        return "answered" + (f" in {seconds:.1f} s" if seconds is not None else "")
+
+    def refresh_answers(self) -> list[Arrow]:
+        """After operation_updated: relabel the interaction arrows whose answer time is now known."""
+        changed = []
+        for round_number, arrow in self.interactions.items():
+            label = self.answer_label(round_number)
+            if arrow.label != label:
+                arrow.label = label
+                changed.append(arrow)
+        return changed
+
+    def add(self, entry: TraceMessage) -> Change:
+        change = Change()
+        if entry.round > self._round:
+            self._new_round(entry.round, change)
+        nested = entry.kind in ("server_request", "client_response")
+        depth = 1 if nested else 0
+        src, dst = ("Client", "Server") if entry.direction == "client->server" else ("Server", "Client")
+        y = self._row()
+        method = response_method(entry, self._requests)
+        arrow = Arrow(entry.seq, src, dst, y, self._label(entry, method), entry.kind, entry.round, depth,
+                      message_summary(entry))
+        self.arrows.append(arrow)
+        change.added.append(arrow)
+        if entry.kind in ("request", "server_request"):
+            self._requests[(entry.direction == "client->server", entry.jsonrpc_id)] = entry
+            activation = Activation(dst, y, None, depth, entry.jsonrpc_id)
+            self._open[(entry.direction == "client->server", entry.jsonrpc_id)] = activation
+            self.activations.append(activation)
+            change.added.append(activation)
+        elif entry.kind != "notification":
+            opened = self._open.pop((entry.direction != "client->server", entry.jsonrpc_id), None)
+            if opened is not None:
+                opened.y1 = y
+                change.updated.append(opened)
+        if entry.kind == "input_required":
+            self._last_asked = _asked(entry.message)
+        return change
+
+    def _new_round(self, round_number: int, change: Change) -> None:
+        self._round = round_number
+        if round_number > 1:
+            ask = Arrow(None, "Client", "User", self._row(), "ask: " + (self._last_asked or "input"),
+                        "interaction", round_number - 1)
+            answer = Arrow(None, "User", "Client", self._row(), self.answer_label(round_number),
+                           "interaction", round_number)
+            self.interactions[round_number] = answer
+            self.arrows += [ask, answer]
+            change.added += [ask, answer]
+        separator = Separator(self._y - ROW * 0.45, f"Round {round_number}")
+        self._y += ROW * 0.3
+        self.separators.append(separator)
+        change.added.append(separator)
+
+    @staticmethod
+    def _label(entry: TraceMessage, method: str | None) -> str:
+        style = STYLES.get(entry.kind, STYLES["invalid"])
+        ident = f" #{entry.jsonrpc_id}" if entry.jsonrpc_id is not None else ""
+        name = method or "?"
+        if entry.kind in ("request", "notification"):
+            return f"{name}{ident} · r{entry.round}"
+        if entry.kind == "server_request":
+            return f"↳ {name}{ident} (inside the call) · r{entry.round}"
+        return f"{style.tag} · {name}{ident} · r{entry.round}"
+
+
+def _short(arguments: dict[str, Any]) -> str:
+    text = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def layout_operation(operation: Operation | None, messages: list[TraceMessage]) -> DiagramLayout:
+    """The whole diagram at once (opening a trace, exporting)."""
+    layout = DiagramLayout(operation)
+    for entry in messages:
+        layout.add(entry)
+    return layout

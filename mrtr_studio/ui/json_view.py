@@ -1,0 +1,113 @@
+"""The selected message as JSON: a collapsible tree to find things, the raw text to copy them."""
+
+import json
+from typing import Any
+
+from PySide6.QtGui import QFontDatabase, QGuiApplication
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QTabWidget,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..trace import StoreEvent, TraceMessage, TraceStore
+from .selection import Selection
+from .store_bridge import StoreBridge, message_by_seq
+
+_AUTO_EXPAND = 200  # expand everything for small messages; big ones open one level deep
+
+
+def _scalar(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def fill_tree(parent: QTreeWidgetItem, value: Any) -> None:
+    """Children for a dict or list; scalars are shown in the value column of their key."""
+    pairs = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, child in pairs:
+        item = QTreeWidgetItem(parent, [str(key), _summary(child)])
+        if isinstance(child, dict | list):
+            fill_tree(item, child)
+
+
+def _summary(value: Any) -> str:
+    if isinstance(value, dict):
+        return f"{{{len(value)}}}"
+    if isinstance(value, list):
+        return f"[{len(value)}]"
+    return _scalar(value)
+
+
+class JsonInspector(QWidget):
+    def __init__(self, store: TraceStore, selection: Selection, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.selection = selection
+        self.entry: TraceMessage | None = None
+        self.header = QLabel("No message selected")
+        self.tree = QTreeWidget()
+        self.tree.setHeaderLabels(["key", "value"])
+        self.tree.setColumnWidth(0, 180)
+        self.raw = QPlainTextEdit()
+        self.raw.setReadOnly(True)
+        self.raw.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.copy_button = QPushButton("Copy")
+        self.copy_button.setToolTip("Copy the message's pretty-printed JSON")
+        self.copy_button.clicked.connect(self.copy)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.tree, "Tree")
+        self.tabs.addTab(self.raw, "Raw")
+        top = QHBoxLayout()
+        top.addWidget(self.header, 1)
+        top.addWidget(self.copy_button)
+        box = QVBoxLayout(self)
+        box.setContentsMargins(2, 2, 2, 2)
+        box.addLayout(top)
+        box.addWidget(self.tabs)
+        self._bridge = StoreBridge(store, self)
+        self._bridge.storeEvent.connect(self._on_event)
+        selection.messageChanged.connect(self.show_seq)
+        self.show_seq(selection.message_seq)
+
+    def _on_event(self, event: StoreEvent) -> None:
+        if event.kind == "cleared":
+            self.show_message(None)
+        elif event.kind == "message_updated" and event.message is self.entry:
+            self.show_message(self.entry)
+
+    def show_seq(self, seq: int) -> None:
+        self.show_message(message_by_seq(self.store, seq) if seq >= 0 else None)
+
+    def show_message(self, entry: TraceMessage | None) -> None:
+        self.entry = entry
+        self.tree.clear()
+        self.copy_button.setEnabled(entry is not None)
+        if entry is None:
+            self.header.setText("No message selected")
+            self.raw.setPlainText("")
+            return
+        self.header.setText(f"#{entry.seq} · {entry.direction} · {entry.kind} · round {entry.round}")
+        self.raw.setPlainText(self.pretty_text())
+        root = self.tree.invisibleRootItem()
+        if isinstance(entry.message, dict | list):
+            fill_tree(root, entry.message)
+        else:
+            QTreeWidgetItem(root, ["(value)", _scalar(entry.message)])
+        if len(self.raw.toPlainText()) < _AUTO_EXPAND * 40:
+            self.tree.expandAll()
+        else:
+            self.tree.expandToDepth(0)
+
+    def pretty_text(self) -> str:
+        if self.entry is None:
+            return ""
+        return json.dumps(self.entry.message, indent=2, ensure_ascii=False, default=str)
+
+    def copy(self) -> None:
+        QGuiApplication.clipboard().setText(self.pretty_text())

@@ -1,0 +1,150 @@
+"""The message log's Qt model: a translation of store events, nothing more.
+
+Live traffic arrives a message at a time, so each add is one beginInsertRows. Opening a file is a
+`cleared` followed by thousands of adds; answering each with an insert would make the view and the
+proxy work per row, so after `cleared` the adds are gathered and applied with a single model reset
+on the next turn of the event loop (or at once by `flush()`).
+"""
+
+import time
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtGui import QBrush, QColor
+
+from ...trace import StoreEvent, TraceMessage, TraceStore
+from ...trace.diagram_layout import STYLES, message_summary
+from ..store_bridge import StoreBridge
+
+COLUMNS = ("#", "time", "direction", "round", "method", "id", "kind", "summary", "findings")
+MessageRole = Qt.ItemDataRole.UserRole + 1
+_Index = QModelIndex | QPersistentModelIndex
+
+
+def findings_text(entry: TraceMessage) -> str:
+    return "; ".join(f"{f.severity}: {f.rule}" for f in entry.findings)
+
+
+class TraceMessageModel(QAbstractTableModel):
+    def __init__(self, store: TraceStore, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.rows: list[TraceMessage] = list(store.messages)
+        self._row_of: dict[int, int] = {m.seq: i for i, m in enumerate(self.rows)}
+        self._methods: dict[tuple[str, Any], str] = {}  # (operation, id) -> request method, to name responses
+        self._search: dict[int, str] = {}
+        self._pending: list[TraceMessage] | None = None  # gathered adds after `cleared`
+        for entry in self.rows:
+            self._note_method(entry)
+        self._bridge = StoreBridge(store, self)
+        self._bridge.storeEvent.connect(self._on_event)
+
+    # --- store events -----------------------------------------------------------------------
+
+    def _on_event(self, event: StoreEvent) -> None:
+        if event.kind == "cleared":
+            if self._pending is None:
+                QTimer.singleShot(0, self.flush)
+            self._pending = []
+        elif event.kind == "message_added" and event.message is not None:
+            if self._pending is not None:
+                self._pending.append(event.message)
+            else:
+                self._insert(event.message)
+        elif event.kind == "message_updated" and event.message is not None:
+            row = self._row_of.get(event.message.seq)
+            if row is not None and self._pending is None:
+                self._search.pop(event.message.seq, None)
+                self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+
+    def _insert(self, entry: TraceMessage) -> None:
+        row = len(self.rows)
+        self.beginInsertRows(QModelIndex(), row, row)
+        self.rows.append(entry)
+        self._row_of[entry.seq] = row
+        self._note_method(entry)
+        self.endInsertRows()
+
+    def flush(self) -> None:
+        """Apply a pending load (everything after `cleared`) with one model reset."""
+        if self._pending is None:
+            return
+        pending, self._pending = self._pending, None
+        self.beginResetModel()
+        self.rows = pending
+        self._row_of = {m.seq: i for i, m in enumerate(pending)}
+        self._methods.clear()
+        self._search.clear()
+        for entry in pending:
+            self._note_method(entry)
+        self.endResetModel()
+
+    def _note_method(self, entry: TraceMessage) -> None:
+        if entry.method and entry.kind in ("request", "server_request"):
+            self._methods[(entry.operation_id, entry.jsonrpc_id)] = entry.method
+
+    # --- reading ----------------------------------------------------------------------------
+
+    def message_at(self, row: int) -> TraceMessage:
+        return self.rows[row]
+
+    def row_of(self, seq: int) -> int | None:
+        return self._row_of.get(seq)
+
+    def method_of(self, entry: TraceMessage) -> str:
+        return entry.method or self._methods.get((entry.operation_id, entry.jsonrpc_id), "")
+
+    def search_text(self, row: int) -> str:
+        """Lower-cased text the free-text filter matches, computed once per row on demand."""
+        entry = self.rows[row]
+        text = self._search.get(entry.seq)
+        if text is None:
+            text = " ".join((str(entry.seq), self.method_of(entry), str(entry.jsonrpc_id), entry.kind,
+                             entry.operation_id, message_summary(entry), findings_text(entry))).lower()
+            self._search[entry.seq] = text
+        return text
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return COLUMNS[section]
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        entry = self.rows[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(entry, index.column())
+        if role == MessageRole:
+            return entry
+        if role == Qt.ItemDataRole.ForegroundRole and index.column() == 6:
+            return QBrush(QColor(STYLES.get(entry.kind, STYLES["invalid"]).colour))
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() == 8 and entry.findings:
+            return "\n".join(f"{f.severity} {f.rule}: {f.message}" for f in entry.findings)
+        return None
+
+    def _display(self, entry: TraceMessage, column: int) -> Any:
+        if column == 0:
+            return entry.seq
+        if column == 1:
+            millis = int(entry.timestamp % 1 * 1000)
+            return time.strftime("%H:%M:%S", time.localtime(entry.timestamp)) + f".{millis:03d}"
+        if column == 2:
+            return "→ server" if entry.direction == "client->server" else "← server"
+        if column == 3:
+            return entry.round
+        if column == 4:
+            return self.method_of(entry)
+        if column == 5:
+            return "" if entry.jsonrpc_id is None else str(entry.jsonrpc_id)
+        if column == 6:
+            return entry.kind
+        if column == 7:
+            return message_summary(entry)
+        return findings_text(entry)

@@ -1,0 +1,175 @@
+"""What the state inspector shows, computed without Qt: the token, its checks, the server's verdict, the diff.
+
+Kept apart from the widget so it can be tested on a plain trace. `studio` is duck-typed: the
+shell's controller offers `engine_secret`, `external_secrets`, `engine_now()` and `identity.user`;
+anything missing simply makes the matching check "unknown", with the reason said.
+"""
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..engine.state_inspect import Check, Inspection, inspect_token
+from ..engine.state_token import Binding, StateRejected, decode
+from ..trace import TraceMessage, TraceStore
+from ..trace.diagram_layout import request_state_of
+
+INVALID_PARAMS = -32602
+NO_SECRET = ("cannot be verified without the server's secret; method, name, arguments and principal are "
+             "compared with the request that carried it")
+
+
+@dataclass
+class StateView:
+    token: str
+    entry: TraceMessage
+    inspection: Inspection
+    embedded: bool
+    #: The check the server named in a -32602 rejection of the request carrying this state.
+    rejected: str | None = None
+    rejection_detail: str = ""
+    #: (field, before, after) for every payload field, and what the state is compared with.
+    diff: list[tuple[str, Any, Any]] = field(default_factory=list)
+    diff_against: str = ""
+
+
+def _params(entry: TraceMessage) -> dict[str, Any]:
+    params = entry.message.get("params") if isinstance(entry.message, dict) else None
+    return params if isinstance(params, dict) else {}
+
+
+def _request_for(store: TraceStore, entry: TraceMessage) -> TraceMessage | None:
+    """The client request a state is checked against: the retry carrying it, else the request it answered."""
+    messages = store.messages_of(entry.operation_id)
+    if entry.kind == "request":
+        return entry
+    token = request_state_of(entry)
+    carrying = [m for m in messages if m.kind == "request" and request_state_of(m) == token]
+    if carrying:
+        return carrying[0]
+    answered = [m for m in messages if m.kind == "request" and m.jsonrpc_id == entry.jsonrpc_id]
+    return answered[0] if answered else None
+
+
+def _response_to(store: TraceStore, request: TraceMessage) -> TraceMessage | None:
+    for m in store.messages_of(request.operation_id):
+        if m.direction == "server->client" and m.seq > request.seq and m.jsonrpc_id == request.jsonrpc_id \
+                and m.kind in ("error", "complete", "input_required"):
+            return m
+    return None
+
+
+def rejection_of(response: TraceMessage | None) -> tuple[str | None, str]:
+    """The failed check a -32602 "Invalid requestState" names in data.reason (None when accepted)."""
+    error = response.message.get("error") if response and isinstance(response.message, dict) else None
+    if not isinstance(error, dict) or error.get("code") != INVALID_PARAMS:
+        return None, ""
+    data = error.get("data")
+    if isinstance(data, dict) and isinstance(data.get("reason"), str):
+        return data["reason"], str(data.get("detail") or "")
+    return None, ""
+
+
+def _issued_states(store: TraceStore, operation_id: str) -> list[TraceMessage]:
+    return [m for m in store.messages_of(operation_id) if m.kind == "input_required" and request_state_of(m)]
+
+
+def _payload(token: str | None) -> dict[str, Any] | None:
+    try:
+        return decode(token).payload if token else None
+    except StateRejected:
+        return None
+
+
+def payload_diff(before: dict[str, Any] | None, after: dict[str, Any] | None) -> list[tuple[str, Any, Any]]:
+    keys = list((before or {}).keys()) + [k for k in (after or {}) if k not in (before or {})]
+    return [(k, (before or {}).get(k), (after or {}).get(k)) for k in keys]
+
+
+def _previous_state(store: TraceStore, entry: TraceMessage, token: str) -> tuple[str | None, str]:
+    """What to diff with: the state issued just before this one; for a retry whose state is not the
+    one the server issued (tampered), the issued one."""
+    issued = _issued_states(store, entry.operation_id)
+    tokens = [request_state_of(m) for m in issued]
+    if entry.kind == "request" and token not in tokens:
+        earlier = [t for m, t in zip(issued, tokens, strict=True) if m.seq < entry.seq]
+        return (earlier[-1], "the state the server issued (this one was changed)") if earlier else (None, "")
+    if token in tokens:
+        index = tokens.index(token)
+        if index > 0:
+            return tokens[index - 1], "the previous round's state"
+    return None, ""
+
+
+def analyse(store: TraceStore, entry: TraceMessage, studio: Any = None) -> StateView | None:
+    """Everything the inspector shows for one message, or None when it carries no requestState."""
+    token = request_state_of(entry)
+    if token is None:
+        return None
+    operation = store.operation(entry.operation_id)
+    embedded = operation.server == "embedded"
+    secrets = _secrets(studio, embedded)
+    now = studio.engine_now() if embedded and hasattr(studio, "engine_now") else time.time()
+    request = _request_for(store, entry)
+    binding = None
+    if request is not None:
+        params = _params(request)
+        name = params.get("uri") if request.method == "resources/read" else params.get("name")
+        binding = Binding(str(request.method), str(name), params.get("arguments") or {}, "")
+    inspection = inspect_token(token, secrets=secrets or None, binding=binding, now=now)
+    _explain(inspection, secrets)
+    view = StateView(token, entry, inspection, embedded)
+    if request is not None and request_state_of(request) == token:
+        response = _response_to(store, request)
+        view.rejected, view.rejection_detail = rejection_of(response)
+        _overlay_verdict(inspection, response, view.rejected, view.rejection_detail)
+    before, view.diff_against = _previous_state(store, entry, token)
+    if before is not None:
+        view.diff = payload_diff(_payload(before), inspection.payload)
+    return view
+
+
+def _secrets(studio: Any, embedded: bool) -> list[str]:
+    if studio is None:
+        return []
+    if embedded:
+        secret = getattr(studio, "engine_secret", None)
+        return [secret] if isinstance(secret, str) and secret else []
+    return [s for s in getattr(studio, "external_secrets", None) or [] if isinstance(s, str)]
+
+
+def _explain(inspection: Inspection, secrets: list[str]) -> None:
+    """Say plainly what could not be checked, and why (the trace does not record who sent a request)."""
+    for index, check in enumerate(inspection.checks):
+        if check.name == "signature" and check.status == "unknown" and not secrets:
+            check.why = "the signature " + NO_SECRET
+        if check.name == "principal" and inspection.payload is not None:
+            inspection.checks[index] = Check(
+                "principal", "unknown", f"bound to {inspection.payload['p']!r}; the trace does not say who sent it")
+
+
+_SERVER_CHECKS = ("signature", "method", "name", "arguments", "principal")
+
+
+def _overlay_verdict(inspection: Inspection, response: TraceMessage | None, rejected: str | None,
+                     detail: str) -> None:
+    """The server's answer to the request carrying the state settles what the trace alone cannot."""
+    if response is None:
+        return
+    error = response.message.get("error") if isinstance(response.message, dict) else None
+    if rejected is None and isinstance(error, dict) and error.get("code") == INVALID_PARAMS:
+        return  # rejected without saying why: nothing is settled
+    for index, check in enumerate(inspection.checks):
+        if rejected is not None and check.name == rejected:
+            inspection.checks[index] = Check(check.name, "fail", f"the server rejected it: {detail or rejected}")
+        elif rejected is None and check.name in _SERVER_CHECKS and check.status == "unknown":
+            inspection.checks[index] = Check(check.name, "pass", "the server accepted the request carrying it")
+
+
+def ttl_left(view: StateView, studio: Any = None) -> float | None:
+    """Seconds until the state expires (negative once expired), on the engine's clock when embedded."""
+    payload = view.inspection.payload
+    if not payload:
+        return None
+    now = studio.engine_now() if view.embedded and hasattr(studio, "engine_now") else time.time()
+    return float(payload["exp"]) - now
