@@ -1,0 +1,101 @@
+"""StdioClientTransport: the demo engine and the official SDK over pipes, and servers that misbehave."""
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mrtr_studio.client import responders as R
+from mrtr_studio.client.session import ClientSession
+from mrtr_studio.client.settings import ClientSettings
+from mrtr_studio.transport.base import TransportError
+from mrtr_studio.transport.stdio_client import StdioClientTransport
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+HERE = Path(__file__).parent
+FAKE = [sys.executable, str(HERE / "stdio_fake_server.py")]
+SDK = [sys.executable, str(HERE.parent / "interop" / "sdk_server.py"), "stdio"]
+CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "count_roots", "arguments": {}}}
+RESPOND = R.compose(elicitation=R.from_callback(lambda k, r, n: {"action": "accept", "content": {"confirm": True}}),
+                    roots=R.RootsList.of(["file:///p"]), sampling=R.echo)
+
+
+def kinds(session: ClientSession, op_id: str) -> list[tuple[int, str]]:
+    return [(m.round, m.kind) for m in session.store.messages_of(op_id)]
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy", "auto"])
+async def test_demo_engine_over_stdio(era: str) -> None:
+    session = ClientSession(StdioClientTransport([*FAKE, "engine"]), ClientSettings(era=era), RESPOND,
+                            server_label="stdio")
+    try:
+        run = await session.run("tools/call", "count_roots", {})
+    finally:
+        await session.close()
+    assert run.drive.outcome == "complete", run.drive.problem
+    assert run.drive.result is not None
+    assert run.drive.result["content"][0]["text"] == "1 root(s): file:///p"
+    if era == "legacy":
+        assert kinds(session, run.operation.id) == [(1, "request"), (1, "server_request"),
+                                                   (1, "client_response"), (1, "complete")]
+    else:
+        assert kinds(session, run.operation.id) == [(1, "request"), (1, "input_required"),
+                                                   (2, "request"), (2, "complete")]
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+async def test_official_sdk_server_over_stdio(era: str) -> None:
+    session = ClientSession(StdioClientTransport(SDK), ClientSettings(era=era), RESPOND)
+    try:
+        run = await session.run("tools/call", "sdk_delete", {"path": "/a"})
+    finally:
+        await session.close()
+    assert run.drive.outcome == "complete", run.drive.problem
+    assert run.drive.result is not None and run.drive.result["content"][0]["text"] == "deleted /a"
+
+
+async def send_to(mode: str, timeout: float = 30.0) -> tuple[str, StdioClientTransport]:
+    transport = StdioClientTransport([*FAKE, mode], timeout=timeout)
+    try:
+        with pytest.raises(TransportError) as caught:
+            await transport.send(CALL)
+        return str(caught.value), transport
+    finally:
+        await transport.close()
+
+
+async def test_garbage_line_fails_the_request_clearly() -> None:
+    message, _ = await send_to("garbage")
+    assert message == "stdio: the server wrote a line that is not JSON: 'this is not json'"
+
+
+async def test_server_exit_names_code_and_stderr() -> None:
+    message, transport = await send_to("exit")
+    assert message == "stdio: the server exited (code 3) before answering; stderr: fatal: cannot open database"
+    assert transport.returncode == 3
+
+
+async def test_silent_server_times_out_and_is_stopped() -> None:
+    message, transport = await send_to("silent", timeout=0.3)
+    assert message == "stdio: no response to id 1 within 0.3 s"
+    assert transport.returncode is not None
+
+
+async def test_missing_command_is_a_transport_error() -> None:
+    transport = StdioClientTransport(["/nonexistent/mcp-server"])
+    with pytest.raises(TransportError, match=r"^stdio: cannot start '/nonexistent/mcp-server': "):
+        await transport.send(CALL)
+
+
+async def test_session_records_a_dead_server_as_a_transport_error() -> None:
+    session = ClientSession(StdioClientTransport([*FAKE, "exit"]), ClientSettings(era="modern"), RESPOND)
+    try:
+        run = await session.run("tools/call", "x", {})
+    finally:
+        await session.close()
+    assert run.drive.outcome == "transport_error"
+    assert run.operation.outcome == "transport_error"
+    expected: Any = ("TransportError: stdio: the server exited (code 3) before answering; "
+                     "stderr: fatal: cannot open database")
+    assert run.operation.problem == expected
