@@ -48,11 +48,22 @@ def input_responses_of(params: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return value
 
 
-def verify_state(codec: StateCodec, call: Call, explain: bool) -> tuple[str | None, int]:
-    """The handler's previous state and the round this request is, after verifying the token."""
+@dataclass
+class Verified:
+    """What a verified requestState tells the engine (all None/empty on a first call)."""
+
+    state: str | None = None
+    round: int = 1
+    asked: dict[str, Any] | None = None
+    nonce: str | None = None
+    expires: int | None = None
+
+
+def verify_state(codec: StateCodec, call: Call, explain: bool) -> Verified:
+    """Verify the echoed requestState, if any, before any handler code runs."""
     params = call.raw.get("params") or {}
     if "requestState" not in params:
-        return None, 1
+        return Verified()
     token = params["requestState"]
     if not isinstance(token, str):
         raise McpError(INVALID_PARAMS, "Invalid params: requestState must be a string")
@@ -60,10 +71,20 @@ def verify_state(codec: StateCodec, call: Call, explain: bool) -> tuple[str | No
     try:
         payload = codec.verify(token, binding)
     except StateRejected as rejected:
-        data = {"reason": rejected.reason, "detail": rejected.detail} if explain else None
-        raise McpError(INVALID_PARAMS, "Invalid requestState", data) from rejected
-    round_number = payload.get("r")
-    return payload.get("s"), (round_number + 1 if isinstance(round_number, int) else 2)
+        raise invalid_state(rejected.reason, rejected.detail, explain) from rejected
+    previous = payload.get("r")
+    asked = payload.get("k")
+    return Verified(
+        state=payload.get("s"),
+        round=previous + 1 if isinstance(previous, int) else 2,
+        asked=asked if isinstance(asked, dict) else {},
+        nonce=str(payload.get("nonce")),
+        expires=payload["exp"],
+    )
+
+
+def invalid_state(reason: str, detail: str, explain: bool) -> McpError:
+    return McpError(INVALID_PARAMS, "Invalid requestState", {"reason": reason, "detail": detail} if explain else None)
 
 
 async def run_handler(handler: Any, session: Session, request: Request, response: Response) -> None:
@@ -107,21 +128,26 @@ def _describe(lacking: dict[str, Any]) -> list[str]:
     return words
 
 
-def make_request(call: Call, state: str | None, round_number: int) -> Request:
+def make_request(call: Call, verified: Verified, bind_inputs: bool) -> Request:
+    """The handler's view; with `bind_inputs`, only answers to questions the verified state asked count."""
     params = call.raw.get("params") or {}
+    responses = input_responses_of(params)
+    if bind_inputs:
+        asked = verified.asked or {}
+        responses = {key: value for key, value in responses.items() if key in asked}
     return Request(
         method=call.method,
         params=RequestParams(
             name=call.name,
             arguments=call.arguments,
-            request_state=state,
+            request_state=verified.state,
             uri=call.name if call.method == "resources/read" else None,
         ),
         era=call.era,
         client_capabilities=call.client_capabilities,
         principal=call.principal,
         protocol_version=call.protocol_version,
-        round=round_number,
-        input_responses=input_responses_of(params),
+        round=verified.round,
+        input_responses=responses,
         raw=call.raw,
     )

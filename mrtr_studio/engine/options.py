@@ -10,6 +10,9 @@ class MrtrOptions:
     state_ttl: int = 600
     #: Put the failed check's name in `error.data.reason` (the studio's own engine turns this on).
     explain_rejections: bool = False
+    #: Answers count only for the keys the verified requestState asked for; answers sent without a state
+    #: (or for keys never asked) are ignored, so the handler asks again. Entries may override it.
+    bind_inputs_to_state: bool = True
     #: How long a legacy server-initiated request waits for the client's answer.
     legacy_request_timeout: float = 300.0
 

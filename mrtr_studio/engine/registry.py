@@ -19,6 +19,10 @@ class ToolEntry:
     output_schema: dict[str, Any] | None = None
     #: Which eras the handler is written for; purely informative (the engine enforces the rules).
     eras: tuple[str, ...] = ("modern", "legacy")
+    #: Answers count only for keys the verified requestState asked for (None: the server's option).
+    inputs_need_state: bool | None = None
+    #: The completing state may be used once (per instance): a replayed retry is rejected.
+    single_use: bool = False
 
     def wire(self) -> dict[str, Any]:
         tool: dict[str, Any] = {"name": self.name, "inputSchema": self.input_schema}
@@ -40,6 +44,8 @@ class PromptEntry:
     description: str = ""
     arguments: list[dict[str, Any]] = field(default_factory=list)
     title: str | None = None
+    inputs_need_state: bool | None = None
+    single_use: bool = False
 
     def wire(self) -> dict[str, Any]:
         prompt: dict[str, Any] = {"name": self.name}
@@ -65,6 +71,8 @@ class ResourceEntry:
     description: str = ""
     mime_type: str | None = None
     title: str | None = None
+    inputs_need_state: bool | None = None
+    single_use: bool = False
 
     @property
     def is_template(self) -> bool:

@@ -29,13 +29,15 @@ from ..protocol.versions import (
     Era,
 )
 from .handler_api import Notify, Response
-from .mrtr import Call, input_required_result, make_request, run_handler, verify_state
+from .mrtr import Call, input_required_result, invalid_state, make_request, run_handler, verify_state
 from .options import ServerOptions
 from .registry import Handler, PromptEntry, Registry, ResourceEntry, ToolEntry
+from .replay import ReplayGuard
 from .session import Outbound, Session
 from .state_token import StateCodec
 
 log = logging.getLogger(__name__)
+Entry = ToolEntry | PromptEntry | ResourceEntry
 
 #: Methods 2026-07-28 removed; a modern request for them is an unknown method (-32601).
 REMOVED_IN_MODERN = frozenset(
@@ -56,6 +58,7 @@ class McpServer:
         self.registry = Registry()
         self.codec = StateCodec.from_secrets(self.options.mrtr.secret, ttl=self.options.mrtr.state_ttl)
         self.sessions: dict[str, Session] = {}
+        self.replay_guard = ReplayGuard(clock=lambda: self.codec.clock())
 
     # --- registration ---------------------------------------------------------------------
 
@@ -238,19 +241,30 @@ class McpServer:
 
     async def _serve_mrtr(self, method: str, params: dict[str, Any], message: dict[str, Any], session: Session,
                           era: Era, version: str, caps: dict[str, Any], notify: Notify | None) -> dict[str, Any]:
-        handler, name, arguments, variables = self._target(method, params)
+        entry, name, arguments, variables = self._target(method, params)
         call = Call(method, name, arguments, era, version, caps, self.get_request_principal(session), message)
-        state, round_number = verify_state(self.codec, call, self.options.mrtr.explain_rejections)
-        request = make_request(call, state, round_number)
+        explain = self.options.mrtr.explain_rejections
+        verified = verify_state(self.codec, call, explain)
+        bind = self.options.mrtr.bind_inputs_to_state if entry.inputs_need_state is None else entry.inputs_need_state
+        request = make_request(call, verified, bind)
         if variables:
             request.params.arguments = {**variables, **arguments}
         response = Response(notify=_scoped_notify(notify, params, era is Era.MODERN))
-        await run_handler(handler, session, request, response)
-        if not response.input_required.is_empty:
-            return input_required_result(self.codec, call, response, round_number)
-        return _complete(method, response, modern=era is Era.MODERN)
+        guarded = entry.single_use and verified.nonce is not None
+        if guarded and not self.replay_guard.claim(str(verified.nonce)):
+            raise invalid_state("replayed", "this state already completed the operation once", explain)
+        completed = False
+        try:
+            await run_handler(entry.handler, session, request, response)
+            if not response.input_required.is_empty:
+                return input_required_result(self.codec, call, response, verified.round)
+            completed = True
+            return _complete(method, response, modern=era is Era.MODERN)
+        finally:
+            if guarded:
+                self.replay_guard.settle(str(verified.nonce), float(verified.expires or 0), completed)
 
-    def _target(self, method: str, params: dict[str, Any]) -> tuple[Handler, str, dict[str, Any], dict[str, str]]:
+    def _target(self, method: str, params: dict[str, Any]) -> tuple[Entry, str, dict[str, Any], dict[str, str]]:
         arguments = params.get("arguments", {})
         if arguments is None:
             arguments = {}
@@ -263,7 +277,7 @@ class McpServer:
             found = self.registry.find_resource(uri)
             if found is None:
                 raise McpError(RESOURCE_NOT_FOUND, f"Resource not found: {uri}", {"uri": uri})
-            return found[0].handler, uri, {}, found[1]
+            return found[0], uri, {}, found[1]
         name = params.get("name")
         if not isinstance(name, str):
             raise McpError(INVALID_PARAMS, "Invalid params: name must be a string")
@@ -271,7 +285,7 @@ class McpServer:
         if name not in table:
             kind = "tool" if method == "tools/call" else "prompt"
             raise McpError(INVALID_PARAMS, f"Unknown {kind}: {name}")
-        return table[name].handler, name, arguments, {}
+        return table[name], name, arguments, {}
 
     # --- legacy server-initiated requests ----------------------------------------------------
 

@@ -196,7 +196,7 @@ def build_demo_server(options: ServerOptions | None = None, name: str = "mrtr-st
     path_schema = {"type": "object", "properties": {"path": {"type": "string", "description": "File to delete"}},
                    "required": ["path"]}
     server.tool("delete_file", "Delete a file after the user confirms (modern only).", path_schema,
-                eras=("modern",))(delete_file)
+                eras=("modern",), single_use=True)(delete_file)
     server.tool("count_roots", "Count the client's roots (dual-era).")(count_roots)
     server.tool("deploy_wizard", "A three-step deployment wizard carrying its state in requestState.",
                 eras=("modern",))(deploy_wizard)
