@@ -6,6 +6,7 @@ that completed an operation until they expire. It is per instance: a cluster nee
 """
 
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -13,7 +14,8 @@ from dataclasses import dataclass, field
 @dataclass
 class ReplayGuard:
     clock: Callable[[], float] = time.time
-    _used: dict[str, float] = field(default_factory=dict)
+    #: Nonce -> expiry, oldest first (states share one TTL, so insertion order is expiry order).
+    _used: "OrderedDict[str, float]" = field(default_factory=OrderedDict)
     _in_flight: set[str] = field(default_factory=set)
 
     def claim(self, nonce: str) -> bool:
@@ -31,6 +33,15 @@ class ReplayGuard:
             self._used[nonce] = expires
 
     def _forget_expired(self) -> None:
+        """Drop expired nonces from the oldest end: amortized O(1) per claim, not a scan of all of them.
+
+        An expired nonce that lingers behind a younger one costs only memory: its state fails the
+        expiry check before any claim.
+        """
         now = self.clock()
-        for nonce in [n for n, exp in self._used.items() if exp <= now]:
-            del self._used[nonce]
+        used = self._used
+        while used:
+            oldest = next(iter(used))
+            if used[oldest] > now:
+                return
+            used.popitem(last=False)
