@@ -59,6 +59,10 @@ class Catalog:
     problems: list[str] = field(default_factory=list)
 
 
+class AnswerCancelled(Exception):
+    """Raised by an answer strategy when the person cancels: the run ends aborted, not failed."""
+
+
 def describe_error(error: dict[str, Any] | None) -> str:
     if not error:
         return ""
@@ -117,6 +121,10 @@ class Studio:
     def _error(self, text: str) -> None:
         self.last_error = text
         self._emit(StudioEvent("error", text=text))
+
+    def report_error(self, text: str) -> None:
+        """Show a problem found outside the studio (a bad address, an unreadable file) like any other."""
+        self._error(text)
 
     def _on_store(self, event: Any) -> None:
         if event.kind == "operation_added" and self._task is not None and event.operation is not None:
@@ -243,6 +251,8 @@ class Studio:
             self._abandon("stopped while running")
             if not self._stopping:
                 raise
+        except AnswerCancelled as exc:
+            self._abandon(str(exc) or "the answer was cancelled")
         except Exception as exc:
             self._abandon(f"{type(exc).__name__}: {exc}", "transport_error")
             self._error(f"{method} {target}: {type(exc).__name__}: {exc}")
@@ -321,7 +331,7 @@ class Studio:
     # --- tampering and time ------------------------------------------------------------------
 
     def tamper(self, kind: str) -> str:
-        """Break the retry: `signature`, `malformed`, `arguments`, `expire` or `identity:NAME`.
+        """Break the retry: a TAMPERS name (`signature`, `malformed`, `arguments`, `expire`, ...) or `identity:NAME`.
 
         While a retry carrying a requestState is held, it is changed at once; otherwise the tamper is
         armed and applies to the next retry that carries one. Returns what was (or will be) done.
@@ -331,31 +341,33 @@ class Studio:
             raise ValueError(f"unknown tamper {kind!r} (known: {', '.join(TAMPERS)})")
         pending = self.gate.pending
         if pending is not None and carries_state(pending.message):
-            text = self._apply_tamper(kind, pending.message)
+            pending.message, text = self._apply_tamper(kind, pending.message)
             self._emit(StudioEvent("pending_changed", pending=pending))
         else:
             def once(message: Message, round_number: int) -> Message:
                 if not carries_state(message):
                     return message
                 self.gate.transforms.remove(once)
-                self._apply_tamper(kind, message)
+                message, done = self._apply_tamper(kind, message)
+                self._emit(StudioEvent("tampered", text=done))
                 return message
 
             self.gate.transforms.append(once)
-            text = f"armed: {TAMPERS[name]} before the next retry"
+            text = f"armed: {TAMPERS[name]}, before the next retry"
         self._emit(StudioEvent("tampered", text=text))
         return text
 
-    def _apply_tamper(self, kind: str, message: Message) -> str:
+    def _apply_tamper(self, kind: str, message: Message) -> tuple[Message, str]:
         name, _, arg = kind.partition(":")
         if name == "expire":
             self.advance_clock(self.engine.codec.ttl + 1)
-            return f"the engine's clock moved {self.engine.codec.ttl + 1} s ahead: the state has expired"
+            return message, f"the engine's clock moved {self.engine.codec.ttl + 1} s ahead: the state has expired"
         if name == "identity":
             who = IDENTITY_PRESETS.get(arg or "bob") or Identity(arg, arg, arg)
             self._switch_live_identity(who)
-            return f"the retry goes out as {who.name}"
-        return tamper_message(name, message)
+            return message, f"the retry goes out as {who.name}"
+        tampered = tamper_message(name, message)
+        return tampered.message, tampered.description
 
     def _switch_live_identity(self, identity: Identity) -> None:
         transport: Any = self._session.transport if self._session else None

@@ -1,19 +1,35 @@
-"""Ways to break a retry so the server's requestState checks can be watched failing.
+"""The tamper actions the studio offers, by short name.
 
-`expire` and `identity` act outside the message (the engine's clock, the transport's user); the
-others edit the held retry in place and say what they did.
+Message edits come from `client/tamper.py` (pure, each returns a new message and a sentence);
+`expire` and `identity` act outside the message (the engine's clock, the transport's user) and
+are done by the Studio itself.
 """
 
+from collections.abc import Callable
 from typing import Any
+
+from ..client import tamper as edits
 
 Message = dict[str, Any]
 
 TAMPERS: dict[str, str] = {
     "signature": "flip one character of the requestState signature",
-    "malformed": "replace the requestState with text that is not a token",
+    "payload": "change one byte of the requestState payload (keeping the old signature)",
+    "malformed": "truncate the requestState so it is no longer a token",
+    "drop": "remove the requestState from the retry",
+    "invent": "replace the requestState with one signed by another key",
     "arguments": "change the arguments the state was minted for",
     "expire": "move the engine's clock past the state's lifetime",
     "identity": "send the retry as someone else",
+}
+
+MESSAGE_TAMPERS: dict[str, Callable[[Message], edits.Tampered]] = {
+    "signature": edits.flip_signature_byte,
+    "payload": edits.flip_payload_byte,
+    "malformed": edits.truncate_state,
+    "drop": edits.drop_state,
+    "invent": edits.invent_state,
+    "arguments": edits.change_arguments,
 }
 
 
@@ -22,25 +38,8 @@ def carries_state(message: Any) -> bool:
     return isinstance(params, dict) and isinstance(params.get("requestState"), str)
 
 
-def _flip(char: str) -> str:
-    return "A" if char != "A" else "B"
-
-
-def tamper_message(kind: str, message: Message) -> str:
-    """Edit `message` (a retry carrying a requestState) in place; returns a sentence for the log."""
-    params = message["params"]
-    token: str = params["requestState"]
-    if kind == "signature":
-        params["requestState"] = token[:-1] + _flip(token[-1]) if token else "A"
-        return "flipped the last character of the requestState signature"
-    if kind == "malformed":
-        params["requestState"] = "not-a-request-state"
-        return "replaced the requestState with text that is not a token"
-    if kind == "arguments":
-        arguments = params.get("arguments")
-        if isinstance(arguments, dict):
-            params["arguments"] = {**arguments, "tampered": True}
-        else:
-            params["arguments"] = {"tampered": True}
-        return "added an argument the state was not minted for"
-    raise ValueError(f"{kind!r} does not edit the message")
+def tamper_message(kind: str, message: Message) -> edits.Tampered:
+    """A new message with `kind` applied (the input is not changed)."""
+    if kind not in MESSAGE_TAMPERS:
+        raise ValueError(f"{kind!r} does not edit the message")
+    return MESSAGE_TAMPERS[kind](message)

@@ -146,7 +146,8 @@ def test_stop_while_held_aborts_and_stop_while_answering_cancels() -> None:
 
 
 @pytest.mark.parametrize(("tamper", "reason"), [
-    ("signature", "signature"), ("malformed", "malformed"), ("arguments", "arguments"), ("expire", "expired")])
+    ("signature", "signature"), ("payload", "signature"), ("malformed", "malformed"), ("invent", "signature"),
+    ("arguments", "arguments"), ("expire", "expired")])
 def test_tampered_retry_is_rejected_with_the_reason(tamper: str, reason: str) -> None:
     async def body() -> None:
         studio = Studio()

@@ -1,0 +1,48 @@
+"""asyncio joined to Qt with qasync: one loop, the GUI thread, so the window never blocks on I/O.
+
+Slots never wait: they `spawn()` a coroutine and return. A failing task is reported to the
+window (status bar and problems panel) through `on_error`, not only to the console.
+"""
+
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+import qasync
+from PySide6.QtWidgets import QApplication
+
+T = TypeVar("T")
+_log = logging.getLogger(__name__)
+_running: set["asyncio.Task[Any]"] = set()
+#: Where unexpected task failures go (the main window installs its problems panel here).
+error_sink: list[Callable[[str], None]] = []
+
+
+def install_event_loop(app: QApplication) -> asyncio.AbstractEventLoop:
+    """Make a qasync loop for `app` the current asyncio loop."""
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    return loop
+
+
+def report(text: str) -> None:
+    if not error_sink:
+        _log.error("%s", text)
+    for sink in list(error_sink):
+        sink(text)
+
+
+def spawn(coro: Coroutine[Any, Any, T], what: str = "") -> "asyncio.Task[T]":
+    """Run `coro` on the loop without waiting; exceptions go to the window's problems panel."""
+    task = asyncio.ensure_future(coro)
+    _running.add(task)
+
+    def done(finished: "asyncio.Task[T]") -> None:
+        _running.discard(finished)
+        if not finished.cancelled() and finished.exception() is not None:
+            exc = finished.exception()
+            report(f"{what or 'task'} failed: {type(exc).__name__}: {exc}")
+
+    task.add_done_callback(done)
+    return task

@@ -1,0 +1,155 @@
+"""The client panel: which era the simulated client speaks, what it declares, who it is, the engine's clock."""
+
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..app.identities import IDENTITY_PRESETS, Identity, custom_identity
+from ..app.studio import Studio, StudioEvent
+from ..client.settings import CAPABILITY_FLAGS
+
+ERAS = (("modern", "Modern (2026-07-28, MRTR)"), ("legacy", "Legacy (2025-11-25)"), ("auto", "Auto (probe)"))
+CUSTOM = "custom"
+
+
+class ClientPanel(QWidget):
+    changed = Signal()
+
+    def __init__(self, studio: Studio, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.studio = studio
+        self._loading = False
+        self.era_box = QComboBox()
+        self.era_box.setAccessibleName("Era")
+        for value, text in ERAS:
+            self.era_box.addItem(text, value)
+        self.capability_boxes: dict[str, QCheckBox] = {}
+        caps = QGroupBox("Declared capabilities")
+        caps_box = QVBoxLayout(caps)
+        for flag in CAPABILITY_FLAGS:
+            check = QCheckBox(flag)
+            check.setChecked(flag in studio.capabilities)
+            check.toggled.connect(self._apply)
+            self.capability_boxes[flag] = check
+            caps_box.addWidget(check)
+        self.identity_box = QComboBox()
+        self.identity_box.setAccessibleName("Identity")
+        for name in IDENTITY_PRESETS:
+            self.identity_box.addItem(name, name)
+        self.identity_box.addItem("custom…", CUSTOM)
+        self.custom_user = QLineEdit()
+        self.custom_user.setPlaceholderText("principal name")
+        self.custom_token = QLineEdit()
+        self.custom_token.setPlaceholderText("bearer token (HTTP)")
+        self.custom_row = QWidget()
+        row = QHBoxLayout(self.custom_row)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.custom_user)
+        row.addWidget(self.custom_token)
+        self.clock_label = QLabel("engine clock: now")
+        self.clock_label.setObjectName("clockLabel")
+        ahead = QPushButton("+10 min")
+        ahead.setToolTip("Move the embedded engine's clock ahead (requestState expiry)")
+        ahead.clicked.connect(lambda: studio.advance_clock(600))
+        reset = QPushButton("Reset clock")
+        reset.clicked.connect(studio.reset_clock)
+        clock_row = QHBoxLayout()
+        for widget in (self.clock_label, ahead, reset):
+            clock_row.addWidget(widget)
+
+        form = QFormLayout()
+        form.addRow("&Era", self.era_box)
+        form.addRow("&Identity", self.identity_box)
+        form.addRow("", self.custom_row)
+        outer = QVBoxLayout(self)
+        outer.addLayout(form)
+        outer.addWidget(caps)
+        outer.addLayout(clock_row)
+        outer.addStretch(1)
+
+        self.era_box.currentIndexChanged.connect(self._apply)
+        self.identity_box.currentIndexChanged.connect(self._apply)
+        self.custom_user.editingFinished.connect(self._apply)
+        self.custom_token.editingFinished.connect(self._apply)
+        studio.subscribe(self._on_studio)
+        self.load(self.to_json())
+
+    # --- reading and writing -----------------------------------------------------------------
+
+    def era(self) -> str:
+        return str(self.era_box.currentData())
+
+    def capabilities(self) -> frozenset[str]:
+        return frozenset(flag for flag, box in self.capability_boxes.items() if box.isChecked())
+
+    def identity(self) -> Identity:
+        choice = self.identity_box.currentData()
+        if choice == CUSTOM:
+            return custom_identity(self.custom_user.text(), self.custom_token.text())
+        return IDENTITY_PRESETS[str(choice)]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"era": self.era(), "capabilities": sorted(self.capabilities()),
+                "identity": self.identity_box.currentData(), "custom_user": self.custom_user.text(),
+                "custom_token": self.custom_token.text()}
+
+    def load(self, data: dict[str, Any]) -> None:
+        """Show (and apply to the studio) saved settings; unknown values are ignored."""
+        self._loading = True
+        try:
+            index = self.era_box.findData(data.get("era"))
+            if index >= 0:
+                self.era_box.setCurrentIndex(index)
+            caps = data.get("capabilities")
+            if isinstance(caps, list | tuple | frozenset | set):
+                for flag, box in self.capability_boxes.items():
+                    box.setChecked(flag in caps)
+            self.custom_user.setText(str(data.get("custom_user") or ""))
+            self.custom_token.setText(str(data.get("custom_token") or ""))
+            index = self.identity_box.findData(data.get("identity"))
+            if index >= 0:
+                self.identity_box.setCurrentIndex(index)
+        finally:
+            self._loading = False
+        self._apply()
+
+    def set_era(self, era: str) -> None:
+        self.era_box.setCurrentIndex(max(0, self.era_box.findData(era)))
+
+    def set_capability(self, flag: str, on: bool) -> None:
+        self.capability_boxes[flag].setChecked(on)
+
+    def set_identity(self, name: str) -> None:
+        self.identity_box.setCurrentIndex(max(0, self.identity_box.findData(name)))
+
+    # --- keeping the studio in step ----------------------------------------------------------
+
+    def _apply(self, *_: Any) -> None:
+        self.custom_row.setVisible(self.identity_box.currentData() == CUSTOM)
+        if self._loading:
+            return
+        studio = self.studio
+        if studio.era != self.era():
+            studio.set_era(self.era())  # type: ignore[arg-type]
+        if studio.capabilities != self.capabilities():
+            studio.set_capabilities(self.capabilities())
+        if studio.identity != self.identity():
+            studio.set_identity(self.identity())
+        self.changed.emit()
+
+    def _on_studio(self, event: StudioEvent) -> None:
+        if event.kind == "clock":
+            offset = self.studio.clock_offset
+            self.clock_label.setText("engine clock: now" if not offset else f"engine clock: {offset / 60:+.0f} min")

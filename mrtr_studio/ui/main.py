@@ -1,0 +1,136 @@
+"""`run_gui(args)`: the studio window on a qasync loop; `--scenario NAME --auto --screenshot-dir DIR`.
+
+With `--auto` the scenario runs in the real window, every input answered with schema defaults,
+holding before each send (one screenshot per step when `--screenshot-dir` is given), then exits 0
+when the run ended the way the scenario expects.
+"""
+
+import argparse
+import asyncio
+import sys
+import tempfile
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
+
+from ..app.demo_runs import DEMO_RUNS, DemoRun
+from ..app.studio import Studio, describe_error
+from .async_bridge import install_event_loop
+from .main_window import MainWindow
+
+ORGANIZATION = "MRTR Studio"
+APPLICATION = "MRTR Studio"
+
+
+async def settle(app: QApplication, seconds: float = 0.15) -> None:
+    """Let Qt lay out and paint (views rebuild on zero-timers) before a screenshot."""
+    for _ in range(3):
+        app.processEvents()
+        await asyncio.sleep(seconds / 3)
+
+
+def prepare(window: MainWindow, demo: DemoRun) -> None:
+    """Set the client panel, pick the target and fill its arguments as the scenario says."""
+    panel = window.client_panel
+    panel.load({"era": demo.era, "capabilities": sorted(demo.capabilities), "identity": demo.identity})
+    kind = {"tools/call": "tool", "prompts/get": "prompt", "resources/read": "resource"}[demo.method]
+    if not window.explorer.select(demo.target, kind):
+        raise LookupError(f"{demo.target} is not on the connected server")
+    window.arguments.set_arguments(dict(demo.arguments))
+
+
+async def run_demo(window: MainWindow, demo: DemoRun, shots: Path | None) -> int:
+    """Run `demo` in the window, stepping through every send; 0 when it ends as expected."""
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    studio = window.studio
+    if studio.catalog is None and await studio.connect() is None:
+        return 1
+    prepare(window, demo)
+    if demo.tamper:
+        studio.tamper(demo.tamper)
+    count = 0
+
+    async def shot(name: str) -> None:
+        nonlocal count
+        if shots is None:
+            return
+        count += 1
+        await settle(app)
+        window.grab().save(str(shots / f"{count:02d}-{name}.png"))
+
+    await shot("ready")
+    if not window.launch(step=True):
+        return 1
+    task = studio._task
+    assert task is not None
+    while not task.done():
+        if studio.pending is not None:
+            await shot(f"round{studio.pending.round}-before-send")
+            window.step_clicked()
+        await asyncio.sleep(0.02)
+    result = task.result()
+    outcome = result.drive if result else None
+    await shot("result" if outcome and outcome.outcome == "complete" else "error")
+    if outcome is None:
+        return 1
+    print(f"{demo.name}: {outcome.outcome} {describe_error(outcome.error)}".rstrip())
+    if demo.expect == "complete":
+        return 0 if outcome.outcome == "complete" else 1
+    return 0 if outcome.error is not None and outcome.error.get("code") == demo.expect else 1
+
+
+def run_gui(args: argparse.Namespace) -> int:
+    scenario = getattr(args, "scenario", None)
+    auto = bool(getattr(args, "auto", False))
+    shots_dir = getattr(args, "screenshot_dir", None)
+    if scenario and scenario not in DEMO_RUNS:
+        print(f"unknown scenario {scenario!r}; known: {', '.join(sorted(DEMO_RUNS))}", file=sys.stderr)
+        return 2
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
+    app.setOrganizationName(ORGANIZATION)
+    app.setApplicationName(APPLICATION)
+    loop = install_event_loop(app)
+    if shots_dir:  # a reproducible window: never the person's saved layout, never saved back
+        scratch = tempfile.mkdtemp(prefix="mrtr-studio-")
+        settings = QSettings(str(Path(scratch) / "settings.ini"), QSettings.Format.IniFormat)
+    else:
+        settings = QSettings()
+    studio = Studio()
+    window = MainWindow(studio, settings, interactive_answers=not auto)
+    if shots_dir:
+        window.resize(1600, 1000)
+    window.show()
+    if shots_dir:
+        app.processEvents()
+        window.default_layout()
+    shots = Path(shots_dir) if shots_dir else None
+    if shots is not None:
+        shots.mkdir(parents=True, exist_ok=True)
+
+    async def main() -> int:
+        closed: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+        def on_closed() -> None:
+            if not closed.done():
+                closed.set_result(0)
+
+        app.lastWindowClosed.connect(on_closed)
+        await window.start()
+        if scenario:
+            demo = DEMO_RUNS[scenario]
+            if auto:
+                code = await run_demo(window, demo, shots)
+                if shots is not None:
+                    window.close()
+                    return code
+            else:
+                prepare(window, demo)
+        return int(await closed)
+
+    with loop:
+        code = loop.run_until_complete(main())
+        loop.run_until_complete(studio.close())
+    return code

@@ -1,0 +1,243 @@
+"""The server explorer: where to connect, and the tools, prompts, resources and templates found there."""
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..app.server_entries import EMBEDDED, ServerEntry, http_entry, load_mcp_servers, stdio_entry
+from ..app.studio import Catalog, Studio, StudioEvent
+from .async_bridge import spawn
+
+KINDS = (("embedded", "Embedded demo engine"), ("http", "Streamable HTTP URL"), ("stdio", "stdio command"))
+_VARIABLE = re.compile(r"\{[+#./;?&]?([A-Za-z0-9_]+)\*?\}")
+
+
+@dataclass
+class Target:
+    """Something to run: a tool, a prompt, a resource or a resource template."""
+
+    kind: str  # tool | prompt | resource | template
+    method: str
+    name: str  # tool/prompt name, resource uri, or uri template
+    schema: dict[str, Any] = field(default_factory=lambda: {"type": "object"})
+    description: str = ""
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    def resolve(self, arguments: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
+        """(target, arguments) for Studio.run: templates are expanded, resources take no arguments."""
+        if self.kind == "template":
+            return _VARIABLE.sub(lambda m: str(arguments.get(m.group(1), "")), self.name), None
+        if self.kind == "resource":
+            return self.name, None
+        return self.name, arguments
+
+
+def prompt_schema(arguments: list[dict[str, Any]]) -> dict[str, Any]:
+    props = {str(a.get("name")): {"type": "string", "description": str(a.get("description") or "")}
+             for a in arguments if isinstance(a, dict) and a.get("name")}
+    required = [str(a["name"]) for a in arguments if isinstance(a, dict) and a.get("required") and a.get("name")]
+    return {"type": "object", "properties": props, "required": required}
+
+
+def template_schema(template: str) -> dict[str, Any]:
+    names = _VARIABLE.findall(template)
+    return {"type": "object", "properties": {n: {"type": "string"} for n in names}, "required": names}
+
+
+def targets_of(catalog: Catalog) -> dict[str, list[Target]]:
+    return {
+        "Tools": [Target("tool", "tools/call", t["name"], t.get("inputSchema") or {"type": "object"},
+                         t.get("description", ""), t) for t in catalog.tools],
+        "Prompts": [Target("prompt", "prompts/get", p["name"], prompt_schema(p.get("arguments") or []),
+                           p.get("description", ""), p) for p in catalog.prompts],
+        "Resources": [Target("resource", "resources/read", r["uri"], {"type": "object", "properties": {}},
+                             r.get("description", ""), r) for r in catalog.resources],
+        "Resource templates": [Target("template", "resources/read", t["uriTemplate"],
+                                      template_schema(t["uriTemplate"]), t.get("description", ""), t)
+                               for t in catalog.templates],
+    }
+
+
+class ServerExplorer(QWidget):
+    targetChanged = Signal(object)  # Target | None
+    entryChanged = Signal(object)  # ServerEntry
+
+    def __init__(self, studio: Studio, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.studio = studio
+        self.imported: list[ServerEntry] = []
+        self.kind_box = QComboBox()
+        self.kind_box.setAccessibleName("Connection kind")
+        for value, text in KINDS:
+            self.kind_box.addItem(text, value)
+        self.address = QLineEdit()
+        self.address.setAccessibleName("Server address")
+        self.connect_button = QPushButton("&Connect")
+        self.imported_box = QComboBox()
+        self.imported_box.setAccessibleName("Imported servers")
+        self.imported_box.addItem("(no imported servers)", None)
+        self.import_button = QPushButton("Import mcpServers…")
+        self.status = QLabel("Not connected.")
+        self.status.setObjectName("connectionStatus")
+        self.status.setWordWrap(True)
+        self.tree = QTreeWidget()
+        self.tree.setHeaderLabels(["Name", "Description"])
+        self.tree.setAccessibleName("Server contents")
+        self.schema_view = QPlainTextEdit()
+        self.schema_view.setReadOnly(True)
+        self.schema_view.setAccessibleName("Input schema")
+
+        row1 = QHBoxLayout()
+        row1.addWidget(self.kind_box)
+        row1.addWidget(self.address, 1)
+        row1.addWidget(self.connect_button)
+        row2 = QHBoxLayout()
+        row2.addWidget(self.imported_box, 1)
+        row2.addWidget(self.import_button)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.tree)
+        split.addWidget(self.schema_view)
+        split.setSizes([300, 120])
+        box = QVBoxLayout(self)
+        box.setContentsMargins(4, 4, 4, 4)
+        box.addLayout(row1)
+        box.addLayout(row2)
+        box.addWidget(self.status)
+        box.addWidget(split, 1)
+
+        self.kind_box.currentIndexChanged.connect(self._kind_changed)
+        self.connect_button.clicked.connect(self.connect_clicked)
+        self.address.returnPressed.connect(self.connect_clicked)
+        self.import_button.clicked.connect(self._import_dialog)
+        self.imported_box.activated.connect(self._imported_picked)
+        self.tree.currentItemChanged.connect(self._current_changed)
+        studio.subscribe(self._on_studio)
+        self._kind_changed()
+
+    # --- connection ----------------------------------------------------------------------------
+
+    def _kind_changed(self, *_: Any) -> None:
+        kind = self.kind_box.currentData()
+        self.address.setEnabled(kind != "embedded")
+        self.address.setPlaceholderText({"http": "http://127.0.0.1:8765/mcp", "stdio": "python -m my_server",
+                                         "embedded": "(in this process)"}[kind])
+
+    def entry(self) -> ServerEntry:
+        """The connection described by the kind box and address (raises ValueError when unusable)."""
+        kind = self.kind_box.currentData()
+        if kind == "embedded":
+            return EMBEDDED
+        picked = self.imported_box.currentData()
+        if isinstance(picked, ServerEntry) and picked.kind == kind and \
+                self.address.text() == (picked.url if kind == "http" else picked.command_line):
+            return picked  # keeps the entry's env, headers and cwd
+        return http_entry(self.address.text()) if kind == "http" else stdio_entry(self.address.text())
+
+    def show_entry(self, entry: ServerEntry) -> None:
+        self.kind_box.setCurrentIndex(max(0, self.kind_box.findData(entry.kind)))
+        self.address.setText(entry.url if entry.kind == "http" else entry.command_line)
+
+    def connect_clicked(self) -> None:
+        try:
+            entry = self.entry()
+        except ValueError as exc:
+            self.status.setText(f"Cannot connect: {exc}")
+            self.studio.report_error(str(exc))
+            return
+        self.entryChanged.emit(entry)
+        spawn(self.studio.connect(entry), "connect")
+
+    def import_file(self, path: str) -> list[ServerEntry]:
+        try:
+            entries = load_mcp_servers(path)
+        except (OSError, ValueError) as exc:
+            self.studio.report_error(f"import {path}: {exc}")
+            return []
+        self.imported = entries
+        self.imported_box.clear()
+        for entry in entries:
+            text = entry.label + (f"  ({entry.problem})" if entry.problem else "")
+            self.imported_box.addItem(text, entry)
+        if entries:
+            self._imported_picked(0)
+        return entries
+
+    def _import_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Import mcpServers", "", "JSON files (*.json);;All files (*)")
+        if path:
+            self.import_file(path)
+
+    def _imported_picked(self, index: int) -> None:
+        entry = self.imported_box.itemData(index)
+        if isinstance(entry, ServerEntry):
+            self.show_entry(entry)
+            if entry.problem:
+                self.status.setText(f"{entry.name}: {entry.problem}")
+
+    # --- contents ------------------------------------------------------------------------------
+
+    def _on_studio(self, event: StudioEvent) -> None:
+        if event.kind == "catalog" and event.catalog is not None:
+            self.show_catalog(event.catalog)
+        elif event.kind == "state" and event.state == "connecting":
+            self.status.setText(f"Connecting to {self.studio.entry.label}…")
+        elif event.kind == "error" and self.studio.catalog is None:
+            self.status.setText(event.text)
+
+    def show_catalog(self, catalog: Catalog) -> None:
+        previous = self.current_target()
+        self.tree.clear()
+        name = catalog.server_info.get("name") or catalog.server
+        problems = f" — {len(catalog.problems)} listing(s) failed" if catalog.problems else ""
+        self.status.setText(f"Connected: {name} ({catalog.era}){problems}")
+        for group, targets in targets_of(catalog).items():
+            top = QTreeWidgetItem(self.tree, [f"{group} ({len(targets)})"])
+            for target in targets:
+                item = QTreeWidgetItem(top, [target.name, target.description])
+                item.setData(0, Qt.ItemDataRole.UserRole, target)
+            top.setExpanded(True)
+        self.tree.resizeColumnToContents(0)
+        if previous is not None:
+            self.select(previous.name, previous.kind)
+
+    def items(self) -> list[QTreeWidgetItem]:
+        found: list[QTreeWidgetItem] = []
+        for i in range(self.tree.topLevelItemCount()):
+            top = self.tree.topLevelItem(i)
+            found += [child for j in range(top.childCount()) if (child := top.child(j)) is not None]
+        return found
+
+    def select(self, name: str, kind: str | None = None) -> bool:
+        for item in self.items():
+            target = item.data(0, Qt.ItemDataRole.UserRole)
+            if target.name == name and (kind is None or target.kind == kind):
+                self.tree.setCurrentItem(item)
+                return True
+        return False
+
+    def current_target(self) -> Target | None:
+        item = self.tree.currentItem()
+        target = item.data(0, Qt.ItemDataRole.UserRole) if item is not None else None
+        return target if isinstance(target, Target) else None
+
+    def _current_changed(self, *_: Any) -> None:
+        target = self.current_target()
+        self.schema_view.setPlainText(json.dumps(target.raw, indent=2) if target else "")
+        self.targetChanged.emit(target)
