@@ -1,0 +1,187 @@
+"""Lint rules per recorded message: what a careful reviewer of an MRTR flow would flag.
+
+The rules read a message together with the earlier messages of its operation (the request a
+response answers, the input_required a retry follows) and return Findings; `attach(store)` runs
+them as messages are recorded and attaches the findings with `store.add_findings`, so every view
+shows them. Rule ids are stable strings the GUI can filter on.
+"""
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from ..protocol import capabilities
+from ..protocol.schema import message_problems
+from ..protocol.versions import LEGACY_VERSION, META_PROTOCOL_VERSION, MODERN_VERSION, MRTR_METHODS
+from .model import Finding, TraceMessage
+from .store import StoreEvent, TraceStore
+
+SCHEMA_INVALID = "schema-invalid"
+STATE_NOT_ECHOED = "state-not-echoed"
+STATE_ALTERED = "state-altered"
+STATE_INVENTED = "state-invented"
+REUSED_ID = "reused-id"
+INPUT_REQUIRED_FORBIDDEN = "input-required-forbidden"
+CAPABILITY_NOT_DECLARED = "capability-not-declared"
+INPUT_REQUIRED_EMPTY = "input-required-empty"
+UNKNOWN_RESULT_TYPE = "unknown-result-type"
+RESPONSE_KEYS = "input-responses-keys"
+MRTR_LEAK = "mrtr-data-on-first-call"
+
+
+def _params(message: Any) -> dict[str, Any]:
+    params = message.get("params") if isinstance(message, dict) else None
+    return params if isinstance(params, dict) else {}
+
+
+def _result(message: Any) -> dict[str, Any]:
+    result = message.get("result") if isinstance(message, dict) else None
+    return result if isinstance(result, dict) else {}
+
+
+def _is_modern(request: Any) -> bool:
+    meta = _params(request).get("_meta")
+    return isinstance(meta, dict) and meta.get(META_PROTOCOL_VERSION) == MODERN_VERSION
+
+
+def _request_of(entry: TraceMessage, earlier: list[TraceMessage]) -> TraceMessage | None:
+    """The request this response answers: same id, the other direction."""
+    wanted = "request" if entry.kind != "client_response" else "server_request"
+    for candidate in reversed(earlier):
+        if candidate.kind == wanted and candidate.jsonrpc_id == entry.jsonrpc_id:
+            return candidate
+    return None
+
+
+def _last_input_required(before_round: int, earlier: list[TraceMessage]) -> TraceMessage | None:
+    for candidate in reversed(earlier):
+        if candidate.kind == "input_required" and candidate.round < before_round:
+            return candidate
+    return None
+
+
+def lint_message(entry: TraceMessage, earlier: list[TraceMessage], era: str = "modern") -> list[Finding]:
+    """Findings for `entry` given the messages recorded before it in the same operation."""
+    found: list[Finding] = []
+    message = entry.message
+    request = _request_of(entry, earlier) if entry.kind not in ("request", "server_request", "notification") \
+        else None
+    found += _schema(entry, request, era)
+    if entry.kind in ("request", "server_request"):
+        found += _reused_id(entry, earlier)
+    if entry.kind == "request":
+        found += _retry_rules(entry, earlier)
+    if entry.direction == "server->client" and isinstance(message, dict) and isinstance(message.get("result"), dict):
+        result_type = message["result"].get("resultType", "complete")
+        if result_type not in ("complete", "input_required"):
+            found.append(Finding(UNKNOWN_RESULT_TYPE, "error", f"unknown resultType {result_type!r}"))
+    if entry.kind == "input_required":
+        found += _input_required_rules(entry, request)
+    return found
+
+
+def _schema(entry: TraceMessage, request: TraceMessage | None, era: str) -> list[Finding]:
+    if entry.kind == "invalid" and not isinstance(entry.message, dict):
+        return [Finding(SCHEMA_INVALID, "error", "not a JSON-RPC message: "
+                        + (entry.message[:60] if isinstance(entry.message, str) else json.dumps(entry.message)[:60]))]
+    version = MODERN_VERSION if era == "modern" else LEGACY_VERSION
+    method = request.method if request is not None else None
+    try:
+        problems = message_problems(entry.message, method=method, version=version)
+    except (KeyError, ValueError) as exc:  # a schema this build does not ship
+        return [Finding(SCHEMA_INVALID, "info", f"not checked: {exc}")]
+    if not problems:
+        return []
+    more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+    return [Finding(SCHEMA_INVALID, "error", f"invalid against the {version} schema: {problems[0]}{more}")]
+
+
+def _reused_id(entry: TraceMessage, earlier: list[TraceMessage]) -> list[Finding]:
+    for candidate in earlier:
+        if candidate.kind == entry.kind and candidate.jsonrpc_id == entry.jsonrpc_id:
+            return [Finding(REUSED_ID, "error", f"JSON-RPC id {entry.jsonrpc_id!r} was already used in round "
+                            f"{candidate.round}; every retry needs a new id")]
+    return []
+
+
+def _retry_rules(entry: TraceMessage, earlier: list[TraceMessage]) -> list[Finding]:
+    params = _params(entry.message)
+    previous = _last_input_required(entry.round, earlier)
+    if previous is None:
+        if entry.round <= 1 and ("inputResponses" in params or "requestState" in params):
+            carried = " and ".join(k for k in ("inputResponses", "requestState") if k in params)
+            return [Finding(MRTR_LEAK, "error", f"a first call carries {carried}: MRTR data belongs only to "
+                            "the retry of the request that asked for it")]
+        return []
+    asked = _result(previous.message)
+    found: list[Finding] = []
+    if "requestState" in asked:
+        if "requestState" not in params:
+            found.append(Finding(STATE_NOT_ECHOED, "error", f"the server sent a requestState in round "
+                                 f"{previous.round} and the retry does not echo it"))
+        elif params["requestState"] != asked["requestState"]:
+            found.append(Finding(STATE_ALTERED, "error", f"the retry's requestState differs from the one the "
+                                 f"server sent in round {previous.round}; it must be echoed byte for byte"))
+    elif "requestState" in params:
+        found.append(Finding(STATE_INVENTED, "error", f"the retry carries a requestState but the server sent "
+                             f"none in round {previous.round}"))
+    requests = asked.get("inputRequests")
+    responses = params.get("inputResponses")
+    if isinstance(requests, dict) and requests:
+        answered = set(responses) if isinstance(responses, dict) else set()
+        missing = [k for k in requests if k not in answered]
+        extra = sorted(answered - set(requests))
+        if missing:
+            found.append(Finding(RESPONSE_KEYS, "warning", f"inputResponses lacks {', '.join(missing)}"))
+        if extra:
+            found.append(Finding(RESPONSE_KEYS, "warning", f"inputResponses has keys nobody asked for: "
+                                 f"{', '.join(extra)}"))
+    return found
+
+
+def _input_required_rules(entry: TraceMessage, request: TraceMessage | None) -> list[Finding]:
+    result = _result(entry.message)
+    found: list[Finding] = []
+    if "inputRequests" not in result and "requestState" not in result:
+        found.append(Finding(INPUT_REQUIRED_EMPTY, "error",
+                             "input_required with neither inputRequests nor requestState"))
+    if request is None:
+        return found
+    if request.method not in MRTR_METHODS:
+        found.append(Finding(INPUT_REQUIRED_FORBIDDEN, "error", f"input_required answers {request.method}, "
+                             "which must not return it (only tools/call, prompts/get, resources/read)"))
+    elif not _is_modern(request.message):
+        found.append(Finding(INPUT_REQUIRED_FORBIDDEN, "error",
+                             "input_required answers a legacy request; it needs protocol 2026-07-28"))
+    requests = result.get("inputRequests")
+    if isinstance(requests, dict) and _is_modern(request.message):
+        declared = capabilities.from_meta(_params(request.message))
+        valid = {k: v for k, v in requests.items() if isinstance(v, dict)}
+        lacking = capabilities.missing(declared, valid)
+        if lacking:
+            found.append(Finding(CAPABILITY_NOT_DECLARED, "error", "asks for capabilities the client did not "
+                                 f"declare: {json.dumps(lacking, separators=(',', ':'))}"))
+    return found
+
+
+def attach(store: TraceStore) -> Callable[[], None]:
+    """Lint each message as it is recorded; returns the unsubscribe function."""
+
+    def on_event(event: StoreEvent) -> None:
+        if event.kind != "message_added" or event.message is None or event.message.findings:
+            return  # a message opened from a file keeps the findings it was saved with
+        entry = event.message
+        earlier = [m for m in store.messages_of(entry.operation_id) if m.seq < entry.seq]
+        era = store.operation(entry.operation_id).era
+        store.add_findings(entry, lint_message(entry, earlier, era))
+
+    return store.subscribe(on_event)
+
+
+def lint_all(store: TraceStore) -> None:
+    """Lint every message already in the store (after opening a file recorded without the linter)."""
+    for op in store.operations:
+        messages = store.messages_of(op.id)
+        for index, entry in enumerate(messages):
+            fresh = [f for f in lint_message(entry, messages[:index], op.era) if f not in entry.findings]
+            store.add_findings(entry, fresh)

@@ -1,0 +1,93 @@
+"""Export one operation's flow as a Mermaid sequence diagram (the shape the spec's own pages use).
+
+Each message becomes one arrow with what a reader needs to follow MRTR: the JSON-RPC id, the input
+keys asked and answered, and whether requestState travelled. Round boundaries are notes, so the
+diagram reads like the spec's "Basic Workflow" figure and pastes into Markdown as is.
+"""
+
+from typing import Any
+
+from .model import Operation, TraceMessage
+
+_ENTITIES = {"#": "#35;", ";": "#59;", "\n": "<br/>"}
+
+
+def escape(text: str) -> str:
+    """Mermaid message text: `#` and `;` break statements, so they become entity codes."""
+    return "".join(_ENTITIES.get(char, char) for char in text)
+
+
+def _target(operation: Operation) -> str:
+    return f"{operation.method} {operation.target}".strip()
+
+
+def _id(message: TraceMessage) -> str:
+    return f" (id: {message.jsonrpc_id})" if message.jsonrpc_id is not None else ""
+
+
+def _keys(requests: Any) -> list[str]:
+    if not isinstance(requests, dict):
+        return []
+    return [f"{key}: {value.get('method')}" if isinstance(value, dict) else str(key) for key, value in requests.items()]
+
+
+def label(operation: Operation, message: TraceMessage) -> str:
+    body = message.message if isinstance(message.message, dict) else {}
+    kind = message.kind
+    if kind == "request":
+        params = body.get("params") or {}
+        lines = [f"{body.get('method')} {operation.target}{_id(message)}".replace("  ", " ")]
+        if "inputResponses" in params:
+            lines.append("inputResponses: " + ", ".join(params["inputResponses"] or {}))
+        if "requestState" in params:
+            lines.append("requestState")
+        return "<br/>".join(escape(line) for line in lines)
+    if kind == "input_required":
+        result = body.get("result") or {}
+        lines = [f"input_required{_id(message)}", *_keys(result.get("inputRequests"))]
+        if "requestState" in result:
+            lines.append("requestState")
+        return "<br/>".join(escape(line) for line in lines)
+    if kind == "error":
+        error = body.get("error") or {}
+        return escape(f"error {error.get('code')} {error.get('message')}{_id(message)}")
+    if kind in ("notification", "server_request"):
+        return escape(f"{body.get('method')}{_id(message)}")
+    if kind == "client_response":
+        return escape(("error" if "error" in body else "result") + _id(message))
+    if kind == "invalid":
+        return escape("unreadable reply")
+    return escape(f"{kind}{_id(message)}")
+
+
+_ARROWS = {
+    "request": "C->>S", "client_response": "C-->>S", "server_request": "S->>C", "notification": "S--)C",
+}
+
+
+def to_mermaid(operation: Operation, messages: list[TraceMessage], timings: bool = False,
+               findings: bool = True) -> str:
+    """The operation as `sequenceDiagram` text; `timings` adds the person's answering time per round."""
+    lines = ["sequenceDiagram", "    participant C as Client", "    participant S as Server",
+             f"    Note over C,S: {escape(_target(operation))} ({operation.era})"]
+    current_round = 0
+    for message in sorted(messages, key=lambda m: m.seq):
+        if message.round != current_round:
+            if current_round:
+                lines.append(f"    Note over C: round {message.round}")
+                if timings and message.round in operation.answer_seconds:
+                    lines.append(f"    Note over C: answered in {operation.answer_seconds[message.round]:.1f} s")
+            current_round = message.round
+        if message.kind == "notification" and message.direction == "client->server":
+            arrow = "C--)S"
+        else:
+            arrow = _ARROWS.get(message.kind, "S-->>C")
+        lines.append(f"    {arrow}: {label(operation, message)}")
+        if findings:
+            side = "S" if arrow.startswith("C") else "C"
+            for finding in message.findings:
+                lines.append(f"    Note right of {side}: {escape(f'{finding.severity}: {finding.rule}')}")
+    if operation.outcome not in ("complete", "running"):
+        ending = operation.outcome + (f": {operation.problem}" if operation.problem else "")
+        lines.append(f"    Note over C,S: {escape(ending)}")
+    return "\n".join(lines) + "\n"

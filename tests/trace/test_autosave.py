@@ -1,0 +1,91 @@
+"""The autosave journal: replay equals the store; a process killed mid-flow keeps every completed round."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from mrtr_studio.trace import autosave, files
+
+from .flows import run, session
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_recover_equals_the_store_after_normal_runs(tmp_path: Path) -> None:
+    client = session()
+    journal = autosave.Autosave(client.store, tmp_path / "journal.jsonl")
+    await run(client, "delete_file", {"path": "/a"})
+    await run(client, "deploy_wizard")
+    journal.close()
+    operations, messages = autosave.recover(tmp_path / "journal.jsonl")
+    assert files.to_document(operations, messages) == files.to_document(client.store.operations,
+                                                                        client.store.messages)
+
+
+def test_torn_last_line_and_several_runs_in_one_journal(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    op = {"id": "a", "method": "tools/call", "target": "t", "arguments": {}, "era": "modern", "server": "s",
+          "started": 0.0}
+    msg = {"seq": 0, "operation_id": "a", "round": 1, "direction": "client->server", "kind": "request",
+           "message": {}, "timestamp": 0.0}
+    lines = [{"type": "operation", "data": op}, {"type": "message", "data": msg},
+             {"type": "operation", "data": {**op, "id": "b"}},
+             {"type": "message", "data": {**msg, "operation_id": "b"}}]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines) + '{"type": "mess')
+    operations, messages = autosave.recover(path)
+    assert [(op.id, op.outcome, op.problem) for op in operations] == [
+        ("a", "aborted", "interrupted: recovered from the autosave"),
+        ("b", "aborted", "interrupted: recovered from the autosave")]
+    assert [(m.operation_id, m.seq) for m in messages] == [("a", 0), ("b", 1)]
+
+
+CRASHING_CLIENT = """
+import asyncio, os, signal, sys
+sys.path.insert(0, {root!r})
+from mrtr_studio.client import responders as R
+from mrtr_studio.client.session import ClientSession
+from mrtr_studio.client.settings import ClientSettings
+from mrtr_studio.scenarios import build_demo_server
+from mrtr_studio.trace.autosave import Autosave
+from mrtr_studio.transport.memory import MemoryTransport
+
+async def answer(key, request, round_number):
+    if round_number == 3:  # round 3 has completed: its input_required is in
+        os.kill(os.getpid(), signal.SIGKILL)  # the person's answer never comes: the process dies mid-flow
+    return {{"action": "accept", "content": {{"environment": "production", "version": "9"}}}}
+
+async def main():
+    client = ClientSession(MemoryTransport(build_demo_server()), ClientSettings(), R.compose(elicitation=answer))
+    Autosave(client.store, sys.argv[1])
+    await client.run("tools/call", "delete_file", {{"path": "/x"}})
+    await client.run("tools/call", "deploy_wizard", {{}})
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.slow
+def test_killed_mid_flow_restores_every_completed_round(tmp_path: Path) -> None:
+    script = tmp_path / "crash.py"
+    root = str(Path(__file__).resolve().parents[2])
+    script.write_text(textwrap.dedent(CRASHING_CLIENT.format(root=root)))
+    journal = tmp_path / "journal.jsonl"
+    proc = subprocess.run([sys.executable, str(script), str(journal)], timeout=60, capture_output=True)
+    assert proc.returncode == -9, proc.stderr.decode()
+    operations, messages = autosave.recover(journal)
+    assert [(op.target, op.outcome) for op in operations] == [("delete_file", "complete"),
+                                                             ("deploy_wizard", "aborted")]
+    wizard = operations[1]
+    assert wizard.problem == "interrupted: recovered from the autosave"
+    flow = [(m.round, m.kind) for m in messages if m.operation_id == wizard.id]
+    assert flow == [(1, "request"), (1, "input_required"), (2, "request"), (2, "input_required"),
+                    (3, "request"), (3, "input_required")]
+    asked = [m.message["result"]["inputRequests"] for m in messages
+             if m.operation_id == wizard.id and m.kind == "input_required"]
+    assert [list(a) for a in asked] == [["environment"], ["version"], ["confirm"]]
+    assert os.path.getsize(journal) > 0
