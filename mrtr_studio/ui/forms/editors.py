@@ -177,7 +177,7 @@ class BoolEditor(FieldEditor):
 
     def __init__(self, spec: FieldSpec, parent: QWidget | None = None) -> None:
         super().__init__(spec, parent)
-        self.box = QCheckBox(spec.title, self)
+        self.box = QCheckBox(self)  # the row label already names it
         self.box.setTristate(not spec.required)
         if not spec.required:
             self.box.setToolTip("Partially checked: leave this field out of the answer")

@@ -106,6 +106,7 @@ class InputRoundDialog(QDialog):
         splitter.addWidget(self.keys)
         splitter.addWidget(self.stack)
         splitter.setStretchFactor(1, 1)
+        splitter.setSizes([240, 660])
         layout = QVBoxLayout(self)
         layout.addWidget(splitter, 1)
         bottom = QHBoxLayout()
