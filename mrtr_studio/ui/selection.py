@@ -8,6 +8,7 @@ which keeps views that both set and follow the selection from looping.
 from PySide6.QtCore import QObject, Signal
 
 from ..trace import TraceMessage
+from .qt_compat import emit
 
 
 class Selection(QObject):
@@ -32,19 +33,19 @@ class Selection(QObject):
         if operation_id == self._operation:
             return
         self._operation = operation_id
-        self.operationChanged.emit(operation_id)
+        emit(self.operationChanged, operation_id)
         if self._message != -1:
             self._message = -1
-            self.messageChanged.emit(-1)
+            emit(self.messageChanged, -1)
 
     def select_message(self, seq: int, operation_id: str | None = None) -> None:
         """Select one message (and its operation, when given, before the message signal fires)."""
         if operation_id is not None and operation_id != self._operation:
             self._operation = operation_id
-            self.operationChanged.emit(operation_id)
+            emit(self.operationChanged, operation_id)
         if seq != self._message:
             self._message = seq
-            self.messageChanged.emit(seq)
+            emit(self.messageChanged, seq)
 
     def select(self, entry: TraceMessage) -> None:
         self.select_message(entry.seq, entry.operation_id)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Signal
 
 from ..trace import StoreEvent, TraceMessage, TraceStore
+from .qt_compat import emit
 
 
 class StoreBridge(QObject):
@@ -19,7 +20,7 @@ class StoreBridge(QObject):
     def __init__(self, store: TraceStore, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.store = store
-        unsubscribe: Callable[[], None] = store.subscribe(self.storeEvent.emit)
+        unsubscribe: Callable[[], None] = store.subscribe(lambda event: emit(self.storeEvent, event))
         self._unsubscribe = unsubscribe
         # Not a bound method: when Qt destroys the bridge, `self` must not be touched any more.
         self.destroyed.connect(lambda *_: unsubscribe())

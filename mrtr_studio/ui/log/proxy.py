@@ -23,11 +23,18 @@ class TraceFilterProxy(QSortFilterProxyModel):
 
     def set_filter(self, **criteria: str) -> None:
         """Change one or more criteria (method, direction, operation, finding, text) and refilter once."""
+        unknown = set(criteria) - {"method", "direction", "operation", "finding", "text"}
+        if unknown:
+            raise ValueError(f"unknown filter {', '.join(sorted(unknown))}")
+        modern = hasattr(self, "beginFilterChange")  # Qt 6.10+; invalidateFilter() is deprecated there
+        if modern:
+            self.beginFilterChange()
         for name, value in criteria.items():
-            if name not in ("method", "direction", "operation", "finding", "text"):
-                raise ValueError(f"unknown filter {name!r}")
             setattr(self, name, value.lower() if name == "text" else value)
-        self.invalidateFilter()
+        if modern:
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            self.invalidateFilter()
 
     def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:
         model = self.sourceModel()
