@@ -1,12 +1,22 @@
-"""`python -m mrtr_studio` and the `mrtr-studio` console script."""
+"""`python -m mrtr_studio` and the `mrtr-studio` console script.
 
+The only place that joins the command line to the GUI, so no layer below `ui` ever imports Qt.
+"""
+
+import argparse
 import sys
 
 from .app.cli import main as _main
 
 
+def _gui(args: argparse.Namespace) -> int:
+    from .ui.main import run_gui  # Qt is loaded only when the GUI is asked for
+
+    return run_gui(args)
+
+
 def main() -> None:
-    sys.exit(_main())
+    sys.exit(_main(gui=_gui))
 
 
 if __name__ == "__main__":

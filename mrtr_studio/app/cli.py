@@ -4,7 +4,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -49,7 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, gui: Callable[[argparse.Namespace], int] | None = None) -> int:
+    """Run a command; the GUI launcher is passed in so this layer never imports Qt."""
     args = build_parser().parse_args(argv)
     if args.command == "serve":
         from .serve import run_serve
@@ -61,9 +62,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_call(args)
     if args.command == "state":
         return state_decode(args)
-    from ..ui.main import run_gui  # Qt only when the GUI is asked for
-
-    return run_gui(args)
+    if gui is None:
+        print("mrtr-studio: the GUI is not available from here; run `mrtr-studio` or `python -m mrtr_studio`",
+              file=sys.stderr)
+        return 2
+    return gui(args)
 
 
 def state_decode(args: argparse.Namespace) -> int:
