@@ -182,6 +182,7 @@ class Terminal:
     def _action(self, default: Consent) -> Consent:
         while True:
             raw = self.ask(f"  accept / decline / cancel [{default}]: ").strip().lower() or default
+            raw = {"y": "accept", "yes": "accept", "n": "decline", "no": "decline"}.get(raw, raw)
             for choice in ("accept", "decline", "cancel"):
                 if choice.startswith(raw):
                     return choice
