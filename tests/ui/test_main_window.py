@@ -1,0 +1,253 @@
+"""The real window, offscreen, on a qasync loop: runs, eras, capabilities, tampering and step mode.
+
+Each test body is a coroutine run by the qasync loop with a timeout, so slots that spawn tasks
+behave as in the application; QSettings live in a temporary ini file, never the user's config.
+"""
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import qasync
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
+
+from mrtr_studio.app.studio import Studio
+from mrtr_studio.ui.main_window import MainWindow
+
+Runner = Callable[[Awaitable[Any]], Any]
+
+
+@pytest.fixture
+def arun(qapp: QApplication) -> Iterator[Runner]:
+    loop = qasync.QEventLoop(qapp)
+    asyncio.set_event_loop(loop)
+
+    def run(coro: Awaitable[Any], timeout: float = 20.0) -> Any:
+        return loop.run_until_complete(asyncio.wait_for(coro, timeout))
+
+    yield run
+    leftovers = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in leftovers:
+        task.cancel()
+    if leftovers:
+        loop.run_until_complete(asyncio.wait(leftovers, timeout=5))
+    loop.close()
+    asyncio.set_event_loop(None)
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> QSettings:
+    return QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def window(qtbot: Any, arun: Runner, settings: QSettings) -> Iterator[MainWindow]:
+    win = MainWindow(Studio(), settings, interactive_answers=False)
+    qtbot.addWidget(win)
+    win.show()
+    arun(win.start())
+    assert win.explorer.current_target() is not None
+    yield win
+    arun(win.studio.close())
+
+
+async def until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
+    async def poll() -> None:
+        while not predicate():
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(poll(), timeout)
+
+
+async def run_tool(win: MainWindow, name: str, arguments: dict[str, Any] | None = None) -> Any:
+    assert win.explorer.select(name, "tool")
+    if arguments is not None:
+        win.arguments.set_arguments(arguments)
+    before = len(win.studio.store.operations)
+    win.controls.run.trigger()
+    await until(lambda: len(win.studio.store.operations) > before and win.studio.state == "idle")
+    await asyncio.sleep(0.05)  # views rebuild on zero-timers
+    return win.studio.last_result
+
+
+def diagram_arrows(win: MainWindow) -> dict[int, Any]:
+    arrows: dict[int, Any] = getattr(win.diagram, "arrow_items", {})
+    return arrows
+
+
+def log_rows(win: MainWindow) -> int:
+    return int(win.log.model.rowCount())
+
+
+def test_delete_file_two_rounds_in_log_and_four_arrows(window: MainWindow, arun: Runner) -> None:
+    result = arun(run_tool(window, "delete_file", {"path": "/tmp/a.txt"}))
+    assert result.drive.outcome == "complete"
+    op = result.operation
+    assert sorted(window.studio.store.rounds_of(op.id)) == [1, 2]
+    assert log_rows(window) == 4
+    assert len(diagram_arrows(window)) == 4
+    assert "complete" in window.statusBar().currentMessage()
+
+
+def test_legacy_era_draws_32603(window: MainWindow, arun: Runner) -> None:
+    window.client_panel.set_era("legacy")
+    assert window.studio.era == "legacy"
+    result = arun(run_tool(window, "delete_file", {"path": "/tmp/a.txt"}))
+    assert result.drive.error["code"] == -32603
+    error = next(m for m in window.studio.store.messages_of(result.operation.id) if m.kind == "error")
+    assert error.seq in diagram_arrows(window)
+    assert any("-32603" in text for text in window.errors.texts())
+    assert "-32603" in window.statusBar().currentMessage()
+
+
+def test_unticked_elicitation_gets_32021(window: MainWindow, arun: Runner) -> None:
+    window.client_panel.set_capability("elicitation", False)
+    result = arun(run_tool(window, "delete_file", {"path": "/tmp/a.txt"}))
+    assert result.drive.error["code"] == -32021
+    assert "-32021" in window.errors.latest.text()
+
+
+def test_tampered_state_is_rejected_and_the_failed_check_highlighted(window: MainWindow, arun: Runner) -> None:
+    async def body() -> None:
+        assert window.explorer.select("delete_file", "tool")
+        window.controls.step.trigger()
+        await until(lambda: window.studio.pending is not None and window.studio.pending.round == 1)
+        window.controls.step.trigger()
+        await until(lambda: window.studio.pending is not None and window.studio.pending.round == 2)
+        window.controls.tampers["signature"].trigger()
+        assert "signature" in window.step_editor.text() or window.studio.pending is not None
+        window.controls.continue_.trigger()
+        await until(lambda: window.studio.state == "idle")
+        await asyncio.sleep(0.05)
+
+    arun(body())
+    result = window.studio.last_result
+    assert result is not None and result.drive.error["code"] == -32602
+    assert result.drive.error["data"]["reason"] == "signature"
+    inspector = window.state_inspector
+    if hasattr(inspector, "checklist"):
+        highlighted = [name for name, _status, bold in inspector.checklist() if bold]
+        assert highlighted == ["signature"]
+
+
+def test_step_mode_edits_an_answer_before_it_is_sent(window: MainWindow, arun: Runner) -> None:
+    async def body() -> None:
+        assert window.explorer.select("delete_file", "tool")
+        window.controls.step.trigger()
+        await until(lambda: window.studio.state == "paused")
+        assert json.loads(window.step_editor.text())["params"]["name"] == "delete_file"
+        window.controls.step.trigger()
+        await until(lambda: window.studio.pending is not None and window.studio.pending.round == 2)
+        message = json.loads(window.step_editor.text())
+        assert message["params"]["inputResponses"]["confirm"]["action"] == "accept"
+        window.step_editor.set_text("{ not json")
+        assert not window.controls.continue_.isEnabled()
+        assert "Invalid JSON" in window.step_editor.error.text()
+        window.continue_clicked()  # blocked: still held
+        assert window.studio.state == "paused"
+        message["params"]["inputResponses"]["confirm"] = {"action": "decline"}
+        window.step_editor.set_text(json.dumps(message))
+        assert window.controls.continue_.isEnabled()
+        window.controls.continue_.trigger()
+        await until(lambda: window.studio.state == "idle")
+
+    arun(body())
+    result = window.studio.last_result
+    assert result is not None and result.drive.result["content"][0]["text"] == "Operation cancelled"
+    sent = [m.message for m in window.studio.store.messages_of(result.operation.id) if m.kind == "request"]
+    assert sent[1]["params"]["inputResponses"]["confirm"] == {"action": "decline"}
+
+
+def test_stop_while_held(window: MainWindow, arun: Runner) -> None:
+    async def body() -> None:
+        window.controls.step.trigger()
+        await until(lambda: window.studio.state == "paused")
+        window.controls.stop.trigger()
+        await until(lambda: window.studio.state == "idle")
+
+    arun(body())
+    assert window.studio.last_result is not None and window.studio.last_result.drive.outcome == "aborted"
+    assert window.controls.run.isEnabled() and not window.controls.stop.isEnabled()
+
+
+def test_connection_refused_shows_in_the_window(window: MainWindow, arun: Runner) -> None:
+    explorer = window.explorer
+    explorer.kind_box.setCurrentIndex(explorer.kind_box.findData("http"))
+    explorer.address.setText("http://127.0.0.1:9/mcp")
+    explorer.connect_button.click()
+    arun(until(lambda: any("cannot connect" in t for t in window.errors.texts())))
+    assert "cannot connect" in explorer.status.text()
+    assert "cannot connect" in window.statusBar().currentMessage()
+
+
+def test_bad_arguments_json_blocks_the_run(window: MainWindow, arun: Runner) -> None:
+    assert window.explorer.select("delete_file", "tool")
+    window.arguments.raw_toggle.setChecked(True)
+    window.arguments.json_edit.setPlainText("[1, 2")
+    assert window.arguments.arguments() is None
+    assert "Not JSON" in window.arguments.problem()
+    assert not window.launch(step=False)
+    assert "cannot be sent" in window.errors.latest.text()
+    window.arguments.json_edit.setPlainText('{"path": 3}')
+    assert window.arguments.arguments() == {"path": 3}
+    assert "schema" in window.arguments.problem()  # a warning, not a block
+
+
+def test_prompt_and_resource_targets(window: MainWindow, arun: Runner) -> None:
+    async def body() -> Any:
+        assert window.explorer.select("config://secrets", "resource")
+        window.controls.run.trigger()
+        await until(lambda: window.studio.state == "idle" and window.studio.last_result is not None)
+        return window.studio.last_result
+
+    result = arun(body())
+    assert result.operation.method == "resources/read" and result.drive.outcome == "complete"
+
+
+def test_mcp_servers_import(window: MainWindow, tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {
+        "local": {"url": "http://127.0.0.1:8765/mcp"}, "files": {"command": "python", "args": ["-m", "srv"]}}}))
+    entries = window.explorer.import_file(str(path))
+    assert [e.name for e in entries] == ["local", "files"]
+    assert window.explorer.kind_box.currentData() == "http"
+    assert window.explorer.address.text() == "http://127.0.0.1:8765/mcp"
+    window.explorer.imported_box.setCurrentIndex(1)
+    window.explorer._imported_picked(1)
+    assert window.explorer.entry().command_line == "python -m srv"
+
+
+def test_settings_persist_between_windows(qtbot: Any, arun: Runner, settings: QSettings) -> None:
+    first = MainWindow(Studio(), settings, interactive_answers=False)
+    qtbot.addWidget(first)
+    first.client_panel.set_era("legacy")
+    first.client_panel.set_identity("bob")
+    first.client_panel.set_capability("sampling", False)
+    first.close()
+    second = MainWindow(Studio(), settings, interactive_answers=False)
+    qtbot.addWidget(second)
+    assert second.client_panel.era() == "legacy"
+    assert second.studio.identity.name == "bob"
+    assert "sampling" not in second.studio.capabilities
+    assert json.loads(str(settings.value("connection/last")))["kind"] == "embedded"
+    second.close()
+
+
+@pytest.mark.slow
+def test_auto_scenario_saves_one_png_per_step_and_exits_0(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "shots"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run([sys.executable, "-m", "mrtr_studio", "--scenario", "missing_capability", "--auto",
+                           "--screenshot-dir", str(out)], env=env, timeout=90, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "-32021" in done.stdout
+    assert sorted(p.name for p in out.glob("*.png")) == ["01-ready.png", "02-round1-before-send.png",
+                                                          "03-error.png"]
