@@ -1,6 +1,7 @@
 """Open a client transport for a ServerEntry: in memory to the embedded engine, Streamable HTTP, or stdio."""
 
 import importlib
+import os
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -34,11 +35,10 @@ async def default_transport_factory(entry: ServerEntry, identity: Identity, stud
         transport: ClientTransport = cls(entry.url, bearer_token=identity.bearer, headers=entry.headers)
         return transport
     if entry.kind == "stdio":
-        cls = _transport_class("stdio_client", ("StdioClientTransport", "StdioTransport"))
-        opened = getattr(cls, "open", None) or getattr(cls, "start", None)
-        if opened is not None:
-            result = opened(entry.command, entry.args, env=entry.env or None, cwd=entry.cwd)
-            return await result if hasattr(result, "__await__") else result
-        stdio: ClientTransport = cls(entry.command, entry.args, env=entry.env or None, cwd=entry.cwd)
-        return stdio
+        cls = _transport_class("stdio_client", ("StdioClientTransport",))
+        stdio = cls([entry.command, *entry.args], env={**os.environ, **entry.env} if entry.env else None,
+                    cwd=entry.cwd)
+        await stdio.start()
+        started: ClientTransport = stdio
+        return started
     raise ValueError(f"unknown connection kind {entry.kind!r}")

@@ -373,8 +373,8 @@ class Studio:
         transport: Any = self._session.transport if self._session else None
         if transport is not None and hasattr(transport, "user"):
             transport.user = identity.user
-        if transport is not None and hasattr(transport, "set_bearer_token"):
-            transport.set_bearer_token(identity.bearer)
+        if transport is not None and hasattr(transport, "bearer_token"):
+            transport.bearer_token = identity.bearer  # HTTP: the next request carries the other token
         self._stale = True  # the next run goes back to the identity picked in the client panel
 
     def engine_now(self) -> float:

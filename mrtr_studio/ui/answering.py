@@ -1,11 +1,10 @@
 """The GUI's answer strategy: a window-modal dialog per round, awaited without blocking the loop.
 
-It uses the forms engineer's InputRoundDialog (every input request of the round, one
-inputResponses dict) when it is there; otherwise a JSON dialog prefilled with the automatic answers.
+It uses the forms engineer's InputRoundDialog (`ask_input_round`: every input request of the round,
+one inputResponses dict) when it is there; otherwise a JSON dialog prefilled with the automatic answers.
 """
 
 import asyncio
-import inspect
 import json
 from typing import Any
 
@@ -56,59 +55,33 @@ class JsonAnswerDialog(QDialog):
         self.accept()
 
 
-def _make_dialog(requests: dict[str, Any], round_number: int, parent: QWidget, server: str) -> Any:
-    cls = getattr(_round_dialog, "InputRoundDialog", None) if _round_dialog is not None else None
-    if cls is None:
-        return None
-    accepted = inspect.signature(cls).parameters
-    kwargs: dict[str, Any] = {}
-    for name, value in (("server_name", server), ("round_number", round_number), ("parent", parent)):
-        if name in accepted:
-            kwargs[name] = value
-    return cls(requests, **kwargs)
-
-
 class GuiAnswerer:
     """`await answerer(requests, round)` -> inputResponses; AnswerCancelled when the person cancels."""
 
     def __init__(self, parent: QWidget, server_name: str = "") -> None:
         self.parent = parent
         self.server_name = server_name
-        self.current: QDialog | None = None
 
     async def __call__(self, requests: dict[str, Any], round_number: int) -> dict[str, Any]:
-        dialog = _make_dialog(requests, round_number, self.parent, self.server_name)
-        if dialog is None:
-            dialog = JsonAnswerDialog(requests, await auto_respond(requests, round_number), round_number, self.parent)
-        future: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()
-
-        def settle(value: dict[str, Any] | None) -> None:
-            if not future.done():
-                future.set_result(value)
-
-        if hasattr(dialog, "answered"):
-            dialog.answered.connect(lambda value: settle(dict(value)))
-        dialog.finished.connect(lambda code: settle(
-            (getattr(dialog, "responses", None) or _responses_of(dialog)) if code == QDialog.DialogCode.Accepted
-            else None))
-        self.current = dialog
-        dialog.open()
-        try:
-            answers = await future
-        finally:
-            self.current = None
-            if dialog.isVisible():
-                dialog.close()
-            dialog.deleteLater()
+        if _round_dialog is not None:
+            answers = await _round_dialog.ask_input_round(requests, server_name=self.server_name, parent=self.parent)
+        else:
+            answers = await self._json_dialog(requests, round_number)
         if answers is None:
             raise AnswerCancelled(f"round {round_number}: the answer was cancelled")
         return answers
 
+    async def _json_dialog(self, requests: dict[str, Any], round_number: int) -> dict[str, Any] | None:
+        dialog = JsonAnswerDialog(requests, await auto_respond(requests, round_number), round_number, self.parent)
+        future: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()
 
-def _responses_of(dialog: Any) -> dict[str, Any]:
-    for name in ("input_responses", "responses", "result"):
-        value = getattr(dialog, name, None)
-        value = value() if callable(value) else value
-        if isinstance(value, dict):
-            return value
-    return {}
+        def settle(code: int) -> None:
+            if not future.done():
+                future.set_result(dialog.responses if code == QDialog.DialogCode.Accepted else None)
+
+        dialog.finished.connect(settle)
+        dialog.open()
+        try:
+            return await future
+        finally:
+            dialog.deleteLater()
