@@ -1,0 +1,78 @@
+"""Small pieces the teaching views share: the demo targets, their default arguments, verdict marks.
+
+Verdicts are shown as a symbol, a word and a colour together, so nobody has to tell red from green.
+"""
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QIcon
+from PySide6.QtWidgets import QApplication, QComboBox, QStyle, QWidget
+
+from ...app.lesson_runner import LessonReport
+from ...app.lessons import LESSONS
+
+#: What the pickers offer before a server has been listed (the demo server's askers).
+DEMO_TARGETS: tuple[tuple[str, str], ...] = (
+    ("tools/call", "delete_file"), ("tools/call", "deploy_wizard"), ("tools/call", "summarize"),
+    ("tools/call", "count_roots"), ("tools/call", "connect_account"), ("tools/call", "plan_trip"),
+    ("prompts/get", "code_review"), ("resources/read", "config://secrets"),
+)
+
+_MARKS: dict[str, tuple[str, str, QStyle.StandardPixmap]] = {
+    "pass": ("✔", "#1e7b34", QStyle.StandardPixmap.SP_DialogApplyButton),
+    "complete": ("✔", "#1e7b34", QStyle.StandardPixmap.SP_DialogApplyButton),
+    "warn": ("⚠", "#b26a00", QStyle.StandardPixmap.SP_MessageBoxWarning),
+    "fail": ("✖", "#c0392b", QStyle.StandardPixmap.SP_MessageBoxCritical),
+    "error": ("✖", "#c0392b", QStyle.StandardPixmap.SP_MessageBoxCritical),
+    "skipped": ("○", "#666666", QStyle.StandardPixmap.SP_MessageBoxInformation),
+}
+
+
+def default_arguments(method: str, target: str) -> dict[str, Any]:
+    """The arguments a lesson uses for this target, so every picker starts from a meaningful call."""
+    for lesson in LESSONS:
+        for run in lesson.runs:
+            if (run.method, run.target) == (method, target):
+                return dict(run.arguments)
+    return {}
+
+
+def target_text(method: str, target: str) -> str:
+    prefix = {"prompts/get": "prompt: ", "resources/read": "resource: "}.get(method, "")
+    return prefix + target
+
+
+def fill_targets(combo: QComboBox, targets: list[tuple[str, str]], keep: tuple[str, str] | None = None) -> None:
+    """Offer `targets` (method, name) in `combo`, keeping the current pick when it is still there."""
+    current = keep or combo.currentData()
+    combo.clear()
+    for method, target in targets:
+        combo.addItem(target_text(method, target), (method, target))
+    index = combo.findData(current) if current else -1
+    combo.setCurrentIndex(index if index >= 0 else 0)
+
+
+def mark(word: str) -> str:
+    """`✔ pass`, `✖ fail`: the symbol and the word, never colour alone."""
+    symbol = _MARKS.get(word, ("•", "", QStyle.StandardPixmap.SP_MessageBoxInformation))[0]
+    return f"{symbol} {word}"
+
+
+def mark_colour(word: str) -> QColor:
+    return QColor(_MARKS[word][1]) if word in _MARKS else QColor(Qt.GlobalColor.black)
+
+
+def mark_icon(word: str, widget: QWidget | None = None) -> QIcon:
+    pixmap = _MARKS.get(word, ("", "", QStyle.StandardPixmap.SP_MessageBoxInformation))[2]
+    style = widget.style() if widget is not None else QApplication.style()
+    return style.standardIcon(pixmap)
+
+
+def mermaid_for(report: LessonReport) -> dict[str, str] | None:
+    """Mermaid diagrams per operation for a Markdown export, when the trace's Mermaid export exists."""
+    try:
+        from ...trace.mermaid import to_mermaid
+    except ImportError:
+        return None
+    return {run.operation.id: to_mermaid(run.operation, run.messages) for run in report.runs}

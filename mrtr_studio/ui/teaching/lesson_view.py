@@ -1,0 +1,354 @@
+"""The scenario library: a lesson's wire beside the handler code that produced it, explained step by step.
+
+Lessons run on their own fresh engine (app.lesson_runner) and are recorded in a trace store, so the
+same diagram widget as the studio's draws them. The view keeps a cursor over the lesson's messages:
+Step moves it, a click on an arrow moves it, and each position shows the explanation with its spec
+link and the handler lines that ran in that message's round.
+"""
+
+import asyncio
+import html
+import re
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFontDatabase, QTextCursor, QTextFormat
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...app.lesson_export import lesson_html, lesson_markdown
+from ...app.lesson_runner import LessonReport, find_handler, lesson_server, run_lesson
+from ...app.lessons import LESSONS, LESSONS_BY_ID, Lesson, Step, step_key
+from ...app.line_recorder import handler_source
+from ...trace import StoreEvent, TraceMessage, TraceStore
+from ..async_bridge import spawn
+from ..diagram import SequenceDiagramView
+from ..selection import Selection
+from ..store_bridge import StoreBridge
+from .common import mermaid_for
+
+#: An operation id no store holds: the diagram then shows "No operation yet" instead of the newest one.
+NOT_RUN = "(lesson not run yet)"
+HIGHLIGHT = QColor("#fff3b0")
+
+
+def step_html(step: Step) -> str:
+    """The explanation as rich text: `code` spans become <code>, the spec section a link."""
+    text = re.sub(r"`([^`]*)`", r"<code>\1</code>", html.escape(step.text))
+    where = step.spec.split("/specification/")[-1]
+    return f'<p>{text}</p><p>Spec: <a href="{html.escape(step.spec)}">{html.escape(where)}</a></p>'
+
+
+class LessonView(QWidget):
+    def __init__(self, store: TraceStore | None = None, shared: Selection | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store = store if store is not None else TraceStore()
+        #: The window's selection, mirrored so the JSON and state inspectors show the lesson's message.
+        self.shared = shared
+        self.selection = Selection(self)
+        self.reports: dict[str, LessonReport] = {}
+        self.operations: dict[str, list[str]] = {}  # lesson id -> its operations, in run order
+        self.position = -1
+        self.task: asyncio.Task[LessonReport | None] | None = None
+        self._running: Lesson | None = None
+        self._sources: dict[tuple[str, str], tuple[list[str], int]] = {}
+        self._build()
+        self._bridge = StoreBridge(self.store, self)
+        self._bridge.storeEvent.connect(self._on_store)
+        self.selection.messageChanged.connect(self._on_message)
+        self.lessons.setCurrentRow(0)
+
+    # --- building ----------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.lessons = QListWidget()
+        self.lessons.setAccessibleName("Lessons")
+        for lesson in LESSONS:
+            item = QListWidgetItem(lesson.title)
+            item.setData(Qt.ItemDataRole.UserRole, lesson.id)
+            item.setToolTip(lesson.intro)
+            self.lessons.addItem(item)
+        self.lessons.currentRowChanged.connect(lambda _row: self._lesson_changed())
+        self.title = QLabel()
+        self.title.setObjectName("lessonTitle")
+        self.intro = QLabel()
+        self.intro.setWordWrap(True)
+        self.run_button = QPushButton("▶ Run")
+        self.back_button = QPushButton("◀ Back")
+        self.step_button = QPushButton("Step ▶")
+        self.html_button = QPushButton("Export HTML…")
+        self.markdown_button = QPushButton("Export Markdown…")
+        self.run_button.clicked.connect(lambda: self.start(step=False))
+        self.step_button.clicked.connect(self.step)
+        self.back_button.clicked.connect(self.back)
+        self.html_button.clicked.connect(lambda: self._export_dialog("HTML page (*.html)", ".html"))
+        self.markdown_button.clicked.connect(lambda: self._export_dialog("Markdown (*.md)", ".md"))
+        buttons = QHBoxLayout()
+        for button in (self.run_button, self.back_button, self.step_button, self.html_button, self.markdown_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        self.status = QLabel()
+        self.diagram = SequenceDiagramView(self.store, self.selection)
+        self.step_label = QLabel()
+        self.step_label.setObjectName("lessonStep")
+        self.explanation = QLabel()
+        self.explanation.setObjectName("lessonExplanation")
+        self.explanation.setWordWrap(True)
+        self.explanation.setTextFormat(Qt.TextFormat.RichText)
+        self.explanation.setOpenExternalLinks(True)
+        self.explanation.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+        self.source = QPlainTextEdit()
+        self.source.setReadOnly(True)
+        self.source.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.source.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.source.setAccessibleName("Handler source; ▶ marks the lines that ran in this round")
+        self.source_label = QLabel()
+        side = QWidget()
+        side_box = QVBoxLayout(side)
+        side_box.setContentsMargins(0, 0, 0, 0)
+        for widget in (self.step_label, self.explanation, self.source_label, self.source):
+            side_box.addWidget(widget)
+        side_box.setStretch(3, 1)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.diagram)
+        split.addWidget(side)
+        split.setSizes([560, 520])
+        main = QWidget()
+        main_box = QVBoxLayout(main)
+        main_box.setContentsMargins(0, 0, 0, 0)
+        for widget in (self.title, self.intro):
+            main_box.addWidget(widget)
+        main_box.addLayout(buttons)
+        main_box.addWidget(self.status)
+        main_box.addWidget(split, 1)
+        outer = QSplitter(Qt.Orientation.Horizontal)
+        outer.addWidget(self.lessons)
+        outer.addWidget(main)
+        outer.setSizes([230, 1000])
+        box = QHBoxLayout(self)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(outer)
+
+    # --- which lesson ------------------------------------------------------------------------
+
+    def lesson(self) -> Lesson:
+        item = self.lessons.currentItem()
+        return LESSONS_BY_ID[item.data(Qt.ItemDataRole.UserRole)] if item else LESSONS[0]
+
+    def select_lesson(self, lesson_id: str) -> None:
+        for row in range(self.lessons.count()):
+            if self.lessons.item(row).data(Qt.ItemDataRole.UserRole) == lesson_id:
+                self.lessons.setCurrentRow(row)
+                return
+        raise KeyError(lesson_id)
+
+    @property
+    def running(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def messages(self) -> list[TraceMessage]:
+        """The current lesson's messages across its runs, in the order they crossed the wire."""
+        return [m for op in self.operations.get(self.lesson().id, []) for m in self.store.messages_of(op)]
+
+    def _lesson_changed(self) -> None:
+        lesson = self.lesson()
+        self.title.setText(f"<b>{html.escape(lesson.title)}</b>")
+        self.intro.setText(lesson.intro)
+        self.position = -1
+        ops = self.operations.get(lesson.id)
+        if ops:
+            self.show_step(len(self.messages()) - 1)
+        else:
+            self.selection.select_operation(NOT_RUN)
+            self.step_label.setText("Press Run to play the lesson, or Step to walk it message by message.")
+            self.explanation.setText(html.escape(lesson.intro))
+            self._show_source(0, None)
+        self._update_buttons()
+
+    # --- running -----------------------------------------------------------------------------
+
+    def start(self, step: bool = False) -> "asyncio.Task[LessonReport | None] | None":
+        """Run the selected lesson on the loop; with `step`, stop the cursor on its first message."""
+        if self.running:
+            return None
+        self.task = spawn(self._run(self.lesson(), step), "lesson")
+        self._update_buttons()
+        return self.task
+
+    async def _run(self, lesson: Lesson, step: bool) -> LessonReport | None:
+        self._running = lesson
+        self.operations[lesson.id] = []
+        self.reports.pop(lesson.id, None)
+        self.status.setText(f"Running “{lesson.title}”…")
+        try:
+            report = await run_lesson(lesson, store=self.store)
+        except Exception as exc:
+            self.status.setText(f"✖ The lesson failed: {type(exc).__name__}: {exc}")
+            raise
+        finally:
+            self._running = None
+            self._update_buttons()
+        self.reports[lesson.id] = report
+        ends = ", ".join(str(r.outcome) for r in report.runs)
+        self.status.setText(f"{'✔' if report.as_expected else '✖'} Finished: {ends}"
+                            + ("" if report.as_expected else " (not what the lesson expects)"))
+        if self.lesson().id == lesson.id:
+            self.show_step(0 if step else len(self.messages()) - 1)
+        return report
+
+    def _on_store(self, event: StoreEvent) -> None:
+        lesson = self._running
+        if lesson is None:
+            return
+        if event.kind == "operation_added" and event.operation is not None:
+            self.operations[lesson.id].append(event.operation.id)
+            if self.lesson().id == lesson.id:
+                self.selection.select_operation(event.operation.id)
+        elif event.kind == "message_added" and event.message is not None and self.lesson().id == lesson.id \
+                and event.message.operation_id in self.operations[lesson.id]:
+            self.show_step(len(self.messages()) - 1)  # follow the live run
+
+    # --- stepping ----------------------------------------------------------------------------
+
+    def step(self) -> None:
+        """Next message; runs the lesson first when it has not run; from the end, back to the start."""
+        count = len(self.messages())
+        if count == 0:
+            if not self.running:
+                self.start(step=True)
+            return
+        self.show_step(self.position + 1 if self.position + 1 < count else (self.position if self.running else 0))
+
+    def back(self) -> None:
+        if self.position > 0:
+            self.show_step(self.position - 1)
+
+    def show_step(self, index: int) -> None:
+        messages = self.messages()
+        if not 0 <= index < len(messages):
+            return
+        self.position = index
+        entry = messages[index]
+        self.selection.select_message(entry.seq, entry.operation_id)
+        self._render(entry, index, len(messages))
+
+    def _on_message(self, seq: int) -> None:
+        messages = self.messages()
+        index = next((i for i, m in enumerate(messages) if m.seq == seq), None)
+        if index is not None and index != self.position:
+            self.position = index
+            self._render(messages[index], index, len(messages))
+
+    def run_index(self, entry: TraceMessage) -> int:
+        ops = self.operations.get(self.lesson().id, [])
+        return ops.index(entry.operation_id) if entry.operation_id in ops else 0
+
+    def step_of(self, entry: TraceMessage) -> Step | None:
+        run = self.lesson().runs[self.run_index(entry)]
+        return run.steps.get(step_key(entry.round, entry.kind))
+
+    def _render(self, entry: TraceMessage, index: int, count: int) -> None:
+        arrow = "client → server" if entry.direction == "client->server" else "server → client"
+        self.step_label.setText(f"<b>Step {index + 1} of {count}</b> · round {entry.round} · {arrow} · "
+                                f"{entry.kind}")
+        step = self.step_of(entry)
+        self.explanation.setText(step_html(step) if step else "<p>(no explanation for this message)</p>")
+        run = self.run_index(entry)
+        report = self.reports.get(self.lesson().id)
+        lines = report.runs[run].lines_for(entry) if report and run < len(report.runs) else None
+        self._show_source(run, lines, entry.round)
+        if self.shared is not None and self.store is not None:
+            self.shared.select_message(entry.seq, entry.operation_id)
+        self._update_buttons()
+
+    # --- the handler's code ------------------------------------------------------------------
+
+    def _source(self, run_index: int) -> tuple[list[str], int]:
+        lesson = self.lesson()
+        report = self.reports.get(lesson.id)
+        if report and run_index < len(report.runs):
+            return report.runs[run_index].source, report.runs[run_index].first_line
+        run = lesson.runs[run_index]
+        key = (run.method, run.target)
+        if key not in self._sources:
+            self._sources[key] = handler_source(find_handler(lesson_server(), *key)[0])
+        return self._sources[key]
+
+    def _show_source(self, run_index: int, lines: list[int] | None, round_number: int | None = None) -> None:
+        """The handler of run `run_index`; `lines` ran in `round_number` (None: not known until the run ends)."""
+        source, first = self._source(run_index)
+        lit = set(lines or [])
+        run = self.lesson().runs[run_index]
+        where = ""
+        if round_number is not None and lit:
+            where = f" — ▶ the lines that ran in round {round_number}"
+        elif round_number is not None and lines is not None:
+            where = f" — the handler did not run in round {round_number}: the engine answered before it"
+        self.source_label.setText(f"Handler of {run.method} {run.target}{where}")
+        width = len(str(first + len(source)))
+        self.source.setPlainText("\n".join(
+            f"{'▶' if first + i in lit else ' '} {first + i:>{width}} │ {text}" for i, text in enumerate(source)))
+        selections = []
+        for number in sorted(lit):
+            block = self.source.document().findBlockByNumber(number - first)
+            if not block.isValid():
+                continue
+            selection = QTextEdit.ExtraSelection()
+            selection.format.setBackground(HIGHLIGHT)
+            selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+            selection.cursor = QTextCursor(block)
+            selections.append(selection)
+        self.source.setExtraSelections(selections)
+        if selections:
+            self.source.setTextCursor(selections[0].cursor)
+            self.source.ensureCursorVisible()
+
+    def highlighted_code(self) -> list[str]:
+        """The code of the highlighted lines, read back from the editor's extra selections."""
+        return [s.cursor.block().text().split("│", 1)[1].strip()
+                for s in self.source.extraSelections()]
+
+    # --- export ------------------------------------------------------------------------------
+
+    def _export_dialog(self, filter_text: str, suffix: str) -> None:
+        lesson = self.lesson()
+        if lesson.id not in self.reports:
+            self.status.setText("Run the lesson before exporting it.")
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Export lesson", f"lesson-{lesson.id}{suffix}", filter_text)
+        if path:
+            self.export(path)
+
+    def export(self, path: str) -> Path:
+        """Write the current lesson's run as HTML (.html/.htm) or Markdown (anything else)."""
+        report = self.reports.get(self.lesson().id)
+        if report is None:
+            raise RuntimeError("the lesson has not run yet")
+        target = Path(path)
+        if target.suffix.lower() in (".html", ".htm"):
+            text = lesson_html(report)
+        else:
+            text = lesson_markdown(report, mermaid_for(report))
+        target.write_text(text, encoding="utf-8")
+        self.status.setText(f"Exported to {target}")
+        return target
+
+    def _update_buttons(self) -> None:
+        running = self.running
+        has_report = self.lesson().id in self.reports
+        self.run_button.setEnabled(not running)
+        self.back_button.setEnabled(self.position > 0)
+        self.html_button.setEnabled(has_report and not running)
+        self.markdown_button.setEnabled(has_report and not running)

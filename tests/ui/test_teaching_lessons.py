@@ -1,0 +1,130 @@
+"""Every lesson played through the LessonView: run, then walked with Step, reading what the widget shows."""
+
+import asyncio
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextDocument
+
+from mrtr_studio.app.lessons import LESSONS, step_key
+from mrtr_studio.ui.teaching.lesson_view import LessonView
+from tests.ui.test_teaching_loop import qt_loop, run_until
+
+
+@pytest.fixture
+def loop(qapp) -> Iterator[asyncio.AbstractEventLoop]:
+    with qt_loop(qapp) as running:
+        yield running
+
+
+@pytest.fixture
+def view(qtbot, loop) -> LessonView:
+    widget = LessonView()
+    qtbot.addWidget(widget)
+    widget.resize(1300, 800)
+    widget.show()
+    return widget
+
+
+def plain(rich: str) -> str:
+    document = QTextDocument()
+    document.setHtml(rich)
+    return " ".join(document.toPlainText().split())
+
+
+def run_to_end(qtbot, loop, view: LessonView) -> None:
+    qtbot.mouseClick(view.run_button, Qt.MouseButton.LeftButton)
+    assert view.running
+    run_until(loop, lambda: not view.running, timeout=30, what=f"lesson {view.lesson().id}")
+    assert view.task is not None and view.task.exception() is None
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=[lesson.id for lesson in LESSONS])
+def test_each_lesson_runs_and_every_step_is_explained(qtbot, loop, view, lesson) -> None:
+    view.select_lesson(lesson.id)
+    assert view.lessons.currentItem().text() == lesson.title
+    run_to_end(qtbot, loop, view)
+    assert view.status.text().startswith("✔ Finished")
+    report = view.reports[lesson.id]
+    assert [r.outcome for r in report.runs] == [run.expect for run in lesson.runs]
+    messages = view.messages()
+    assert len(messages) == sum(len(r.messages) for r in report.runs)
+    assert view.position == len(messages) - 1  # a finished run shows its last step
+    seen = []
+    for index in range(len(messages)):
+        qtbot.mouseClick(view.step_button, Qt.MouseButton.LeftButton)  # from the end, Step starts over
+        assert view.position == index
+        entry = messages[index]
+        run = lesson.runs[view.run_index(entry)]
+        step = run.steps[step_key(entry.round, entry.kind)]
+        shown = view.explanation.text()
+        assert plain(shown).startswith(" ".join(step.text.replace("`", "").split())), (entry.kind, shown)
+        assert f'href="{step.spec}"' in shown
+        assert f"Step {index + 1} of {len(messages)}" in view.step_label.text()
+        # The diagram follows: the step's arrow is the highlighted one.
+        assert view.diagram.operation_id == entry.operation_id
+        assert view.diagram.arrow_items[entry.seq].highlighted
+        ran = report.runs[view.run_index(entry)].lines[entry.round]
+        assert len(view.highlighted_code()) == len(ran), f"round {entry.round}: {view.highlighted_code()}"
+        if not ran:  # a rejected retry never reaches the handler, and the view says so
+            assert "did not run" in view.source_label.text()
+        seen.append((entry.operation_id, entry.round, entry.kind))
+    assert len(set(seen)) == len(messages)
+
+
+def test_round_one_of_delete_highlights_the_add_elicitation_line(qtbot, loop, view) -> None:
+    view.select_lesson("confirm-delete")
+    run_to_end(qtbot, loop, view)
+    messages = view.messages()
+    view.show_step(1)  # round 1: the server's input_required answer
+    assert messages[1].kind == "input_required" and messages[1].round == 1
+    round_one = view.highlighted_code()
+    assert any("add_elicitation(" in line for line in round_one)
+    assert not any("add_text" in line for line in round_one)
+    assert "ran in round 1" in view.source_label.text()
+    view.show_step(3)
+    assert any("add_text" in line for line in view.highlighted_code())
+    # Clicking an arrow moves the lesson to that message.
+    view.diagram.arrow_clicked(view.diagram.arrow_items[messages[1].seq].arrow)
+    assert view.position == 1
+    assert any("add_elicitation(" in line for line in view.highlighted_code())
+
+
+def test_step_before_running_plays_the_lesson_and_stops_on_the_first_message(
+        qtbot, loop, view) -> None:
+    view.select_lesson("wizard")
+    assert view.messages() == []
+    assert "Press Run" in view.step_label.text()
+    assert view.source.toPlainText()  # the handler is shown before anything runs
+    qtbot.mouseClick(view.step_button, Qt.MouseButton.LeftButton)
+    run_until(loop, lambda: not view.running and view.lesson().id in view.reports, timeout=30)
+    assert view.position == 0
+    qtbot.mouseClick(view.step_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(view.back_button, Qt.MouseButton.LeftButton)
+    assert view.position == 0
+
+
+def test_html_export_holds_the_svg_diagram_and_every_explanation(qtbot, loop, view, tmp_path: Path) -> None:
+    view.select_lesson("legacy-client")
+    run_to_end(qtbot, loop, view)
+    page = view.export(str(tmp_path / "lesson.html")).read_text(encoding="utf-8")
+    assert page.count("<svg") == len(view.lesson().runs)
+    assert "<script" not in page
+    import html
+    for run in view.reports["legacy-client"].runs:
+        for step in run.steps.values():
+            assert html.escape(step.text) in page
+    markdown = view.export(str(tmp_path / "lesson.md")).read_text(encoding="utf-8")
+    assert markdown.startswith("# " + view.lesson().title)
+    assert markdown.count("```mermaid") == len(view.lesson().runs)
+    assert re.search(r"\(\[spec\]\(https://modelcontextprotocol\.io/specification/2026-07-28/", markdown)
+
+
+def test_exports_wait_for_a_run(qtbot, loop, view, tmp_path: Path) -> None:
+    view.select_lesson("roots")
+    assert not view.html_button.isEnabled()
+    with pytest.raises(RuntimeError):
+        view.export(str(tmp_path / "x.html"))
