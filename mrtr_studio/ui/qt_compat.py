@@ -1,22 +1,35 @@
-"""Work-arounds for the Qt binding in use.
+"""Work-around for the Qt binding in use: PySide6 6.12.0 wheels on Python 3.11.
 
-PySide6 6.12.0 on Python 3.11 drops one reference to the bool that `SignalInstance.emit()` returns
-(measured: `sys.getrefcount(True)` falls by one per emit). `True` starts near 600 references, so a
-few hundred emits from Python abort the interpreter ("bool_dealloc: deallocating True"). From 3.12
-on, True is immortal and the bug is harmless. `emit()` gives the reference back; an extra reference
-to True or False is harmless should a fixed PySide6 not need it. Signals emitted by Qt itself (C++)
-are not affected.
+The wheels are abi3 builds whose C code returns None, True and False without a new reference, as
+Python 3.12+ allows (those objects are immortal there). On 3.11 every such return drops one real
+reference: measured, `sys.getrefcount(None)` falls by one per `item.setZValue()`, `setRect()`,
+`setPos()`..., and `sys.getrefcount(True)` by one per `signal.emit()`. None starts near 5,000 and
+True near 600, so a few seconds of painting, or a few hundred emits, abort the interpreter
+("none_dealloc: deallocating None"). `ensure()` gives these singletons a refcount no program can
+exhaust, which is what 3.12's immortality does; on 3.12+ it does nothing.
 """
 
 import ctypes
 import sys
-from typing import Any
 
-_COMPENSATE = sys.version_info < (3, 12)
+_SINGLETONS = (None, True, False, NotImplemented, Ellipsis)
+_BOOST = 1 << 40
+_done = False
 
 
-def emit(signal: Any, *args: Any) -> None:
-    """`signal.emit(*args)` without PySide6 6.12's lost reference to the returned bool."""
-    result = signal.emit(*args)
-    if _COMPENSATE and isinstance(result, bool):
-        ctypes.pythonapi.Py_IncRef(ctypes.py_object(result))
+def ensure() -> None:
+    """Make the singletons effectively immortal on Python < 3.12 (idempotent)."""
+    global _done
+    if _done or sys.version_info >= (3, 12):
+        return
+    for obj in _SINGLETONS:
+        ctypes.c_ssize_t.from_address(id(obj)).value += _BOOST  # ob_refcnt is the first field
+    _done = True
+
+
+def refcounts() -> dict[str, int]:
+    """For diagnostics: the current refcounts of the singletons."""
+    return {repr(obj): sys.getrefcount(obj) for obj in _SINGLETONS}
+
+
+ensure()

@@ -8,7 +8,7 @@ which keeps views that both set and follow the selection from looping.
 from PySide6.QtCore import QObject, Signal
 
 from ..trace import TraceMessage
-from .qt_compat import emit
+from . import qt_compat  # noqa: F401 - PySide6 6.12 on 3.11 needs it before any Qt call
 
 
 class Selection(QObject):
@@ -33,19 +33,19 @@ class Selection(QObject):
         if operation_id == self._operation:
             return
         self._operation = operation_id
-        emit(self.operationChanged, operation_id)
+        self.operationChanged.emit(operation_id)
         if self._message != -1:
             self._message = -1
-            emit(self.messageChanged, -1)
+            self.messageChanged.emit(-1)
 
     def select_message(self, seq: int, operation_id: str | None = None) -> None:
         """Select one message (and its operation, when given, before the message signal fires)."""
         if operation_id is not None and operation_id != self._operation:
             self._operation = operation_id
-            emit(self.operationChanged, operation_id)
+            self.operationChanged.emit(operation_id)
         if seq != self._message:
             self._message = seq
-            emit(self.messageChanged, seq)
+            self.messageChanged.emit(seq)
 
     def select(self, entry: TraceMessage) -> None:
         self.select_message(entry.seq, entry.operation_id)

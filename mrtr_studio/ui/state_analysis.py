@@ -162,6 +162,8 @@ def _overlay_verdict(inspection: Inspection, response: TraceMessage | None, reje
     for index, check in enumerate(inspection.checks):
         if rejected is not None and check.name == rejected:
             inspection.checks[index] = Check(check.name, "fail", f"the server rejected it: {detail or rejected}")
+        elif rejected is None and check.name == "signature" and check.status == "unknown":
+            check.why += " (the server itself accepted the request carrying it)"
         elif rejected is None and check.name in _SERVER_CHECKS and check.status == "unknown":
             inspection.checks[index] = Check(check.name, "pass", "the server accepted the request carrying it")
 

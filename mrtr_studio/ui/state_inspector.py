@@ -26,7 +26,7 @@ from ..client import tamper
 from ..engine.state_token import StateRejected, decode
 from ..trace import StoreEvent, TraceStore
 from ..trace.diagram_layout import request_state_of
-from .qt_compat import emit
+from . import qt_compat  # noqa: F401 - PySide6 6.12 on 3.11 needs it before any Qt call
 from .selection import Selection
 from .state_analysis import StateView, analyse, ttl_left
 from .store_bridge import StoreBridge, message_by_seq
@@ -100,7 +100,7 @@ class StateInspector(QWidget):
         selection.messageChanged.connect(self.show_seq)
         if studio is not None and hasattr(studio, "subscribe"):
             self.studioEvent.connect(lambda _event: self._update_tamper_enabled())
-            unsubscribe = studio.subscribe(lambda event: emit(self.studioEvent, event))
+            unsubscribe = studio.subscribe(lambda event: self.studioEvent.emit(event))
             self.destroyed.connect(lambda *_: unsubscribe())
         self.show_seq(selection.message_seq)
 

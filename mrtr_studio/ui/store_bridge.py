@@ -11,7 +11,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Signal
 
 from ..trace import StoreEvent, TraceMessage, TraceStore
-from .qt_compat import emit
+from . import qt_compat  # noqa: F401 - PySide6 6.12 on 3.11 needs it before any Qt call
 
 
 class StoreBridge(QObject):
@@ -20,7 +20,7 @@ class StoreBridge(QObject):
     def __init__(self, store: TraceStore, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.store = store
-        unsubscribe: Callable[[], None] = store.subscribe(lambda event: emit(self.storeEvent, event))
+        unsubscribe: Callable[[], None] = store.subscribe(lambda event: self.storeEvent.emit(event))
         self._unsubscribe = unsubscribe
         # Not a bound method: when Qt destroys the bridge, `self` must not be touched any more.
         self.destroyed.connect(lambda *_: unsubscribe())

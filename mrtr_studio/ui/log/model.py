@@ -14,7 +14,6 @@ from PySide6.QtGui import QBrush, QColor
 
 from ...trace import StoreEvent, TraceMessage, TraceStore
 from ...trace.diagram_layout import STYLES, message_summary
-from ..qt_compat import emit
 from ..store_bridge import StoreBridge
 
 COLUMNS = ("#", "time", "direction", "round", "method", "id", "kind", "summary", "findings")
@@ -56,7 +55,7 @@ class TraceMessageModel(QAbstractTableModel):
             row = self._row_of.get(event.message.seq)
             if row is not None and self._pending is None:
                 self._search.pop(event.message.seq, None)
-                emit(self.dataChanged, self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+                self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
 
     def _insert(self, entry: TraceMessage) -> None:
         row = len(self.rows)

@@ -1,0 +1,29 @@
+"""The JSON inspector shows the selected message as a tree and as copyable text."""
+
+import json
+
+from PySide6.QtGui import QGuiApplication
+
+from mrtr_studio.trace import TraceStore
+from mrtr_studio.ui.json_view import JsonInspector
+from mrtr_studio.ui.selection import Selection
+from tests.trace.view_flows import run_flow
+
+
+def test_tree_raw_and_copy(qtbot) -> None:  # type: ignore[no-untyped-def]
+    store = TraceStore()
+    selection = Selection()
+    widget = JsonInspector(store, selection)
+    qtbot.addWidget(widget)
+    op = run_flow(store, "delete_file")
+    entry = store.messages_of(op.id)[1]
+    selection.select(entry)
+    assert json.loads(widget.raw.toPlainText()) == entry.message
+    top = [widget.tree.topLevelItem(i).text(0) for i in range(widget.tree.topLevelItemCount())]
+    assert top == ["jsonrpc", "id", "result"]
+    result = widget.tree.topLevelItem(2)
+    assert result.isExpanded() and "resultType" in [result.child(i).text(0) for i in range(result.childCount())]
+    widget.copy()
+    assert json.loads(QGuiApplication.clipboard().text()) == entry.message
+    selection.select_message(-1)
+    assert widget.raw.toPlainText() == "" and not widget.copy_button.isEnabled()

@@ -1,0 +1,169 @@
+"""The requestState inspector on real flows: tampered, expired and other-principal retries are
+sent through the engine, and the check the server names in its -32602 is the one highlighted."""
+
+import time
+from types import SimpleNamespace
+from typing import Any
+
+from PySide6.QtCore import Qt
+
+from mrtr_studio.client import tamper
+from mrtr_studio.trace import TraceStore
+from mrtr_studio.transport.memory import MemoryTransport
+from mrtr_studio.ui.selection import Selection
+from mrtr_studio.ui.state_inspector import StateInspector, countdown_text
+from tests.trace.view_flows import SECRET, demo_server, on_round, run_flow
+
+
+class FakeStudio(SimpleNamespace):
+    """What the shell's controller offers the inspector (duck-typed there too)."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(engine_secret=SECRET, offset=0.0, pending=None, edited=[], said=[], **kw)
+
+    def engine_now(self) -> float:
+        return time.time() + self.offset
+
+    def advance_clock(self, seconds: float) -> None:
+        self.offset += seconds
+
+    def edit_pending(self, message: dict) -> None:
+        self.edited.append(message)
+        self.pending.message = message
+
+    def tamper(self, kind: str) -> str:
+        self.said.append(kind)
+        return f"done: {kind}"
+
+
+def inspector(qtbot, store: TraceStore, studio: Any = None) -> tuple[StateInspector, Selection]:  # type: ignore[no-untyped-def]
+    selection = Selection()
+    widget = StateInspector(store, selection, studio)
+    qtbot.addWidget(widget)
+    return widget, selection
+
+
+def rejection(store: TraceStore, operation_id: str) -> Any:
+    return store.messages_of(operation_id)[-1].message["error"]
+
+
+def row(widget: StateInspector, name: str) -> tuple[str, str, bool]:
+    return next(r for r in widget.checklist() if r[0] == name)
+
+
+def test_flipped_signature_is_rejected_and_highlighted(qtbot) -> None:  # type: ignore[no-untyped-def]
+    store = TraceStore()
+    op = run_flow(store, "delete_file", step=on_round(2, lambda m: tamper.flip_signature_byte(m).message))
+    error = rejection(store, op.id)
+    assert (error["code"], error["message"], error["data"]["reason"]) == (-32602, "Invalid requestState", "signature")
+    widget, selection = inspector(qtbot, store, FakeStudio())
+    retry = store.messages_of(op.id)[2]
+    selection.select(retry)
+    assert row(widget, "signature") == ("signature", "✖ fail", True)
+    assert [r for r in widget.checklist() if r[2]] == [row(widget, "signature")]  # only that one is highlighted
+    assert row(widget, "malformed")[1] == "✔ pass"
+    assert "signature" in widget.rejection_label.text()
+    # The diff is against the state the server issued: only the signature differs, so the payload is equal.
+    assert "issued" in widget.diff_label.text()
+    # The state the server minted is still fine on its own.
+    selection.select(store.messages_of(op.id)[1])
+    assert row(widget, "signature") == ("signature", "✔ pass", False)
+    assert widget.rejection_label.text() == ""
+
+
+def test_payload_edit_shows_in_the_diff(qtbot) -> None:  # type: ignore[no-untyped-def]
+    store = TraceStore()
+    op = run_flow(store, "delete_file", step=on_round(2, lambda m: tamper.flip_payload_byte(m).message))
+    assert rejection(store, op.id)["data"]["reason"] == "signature"
+    widget, selection = inspector(qtbot, store, FakeStudio())
+    selection.select(store.messages_of(op.id)[2])
+    changed = [widget.diff_table.item(r, 0).text() for r in range(widget.diff_table.rowCount())
+               if widget.diff_table.item(r, 0).text().startswith("≠")]
+    assert changed == ["≠ nonce"]
+
+
+def test_expired_state_via_the_codec_clock(qtbot) -> None:  # type: ignore[no-untyped-def]
+    server = demo_server()
+    studio = FakeStudio()
+    server.codec.clock = studio.engine_now
+
+    def expire(message: dict) -> dict:
+        studio.advance_clock(server.codec.ttl + 5)
+        return message
+
+    store = TraceStore()
+    op = run_flow(store, "delete_file", server=server, step=on_round(2, expire))
+    assert rejection(store, op.id)["data"]["reason"] == "expired"
+    widget, selection = inspector(qtbot, store, studio)
+    selection.select(store.messages_of(op.id)[1])
+    assert row(widget, "expired")[:2] == ("expired", "✖ fail")
+    assert widget.ttl_label.text().startswith("EXPIRED")
+    selection.select(store.messages_of(op.id)[2])
+    assert row(widget, "expired") == ("expired", "✖ fail", True)
+
+
+def test_other_principal(qtbot) -> None:  # type: ignore[no-untyped-def]
+    transports: list[MemoryTransport] = []
+
+    def as_bob(message: dict) -> dict:
+        transports[0].user = "bob"
+        return message
+
+    store = TraceStore()
+    op = run_flow(store, "delete_file", user="alice", setup=transports.append, step=on_round(2, as_bob))
+    assert rejection(store, op.id)["data"]["reason"] == "principal"
+    widget, selection = inspector(qtbot, store, FakeStudio())
+    selection.select(store.messages_of(op.id)[2])
+    assert row(widget, "principal") == ("principal", "✖ fail", True)
+    assert widget.payload_table.findItems("alice", Qt.MatchFlag.MatchExactly)
+
+
+def test_external_server_cannot_check_the_signature(qtbot) -> None:  # type: ignore[no-untyped-def]
+    store = TraceStore()
+    op = run_flow(store, "delete_file", server_label="http://127.0.0.1:8765/mcp")
+    widget, selection = inspector(qtbot, store, FakeStudio())
+    selection.select(store.messages_of(op.id)[1])
+    status, why = row(widget, "signature")[1], widget.checks_table.item(1, 2).text()
+    assert status == "? unknown"
+    assert "cannot be verified without the server's secret" in why
+    assert "compared with the request that carried it" in why
+    assert row(widget, "arguments")[1] == "✔ pass"
+
+
+def test_countdown_ticks_on_the_engine_clock(qtbot) -> None:  # type: ignore[no-untyped-def]
+    store = TraceStore()
+    op = run_flow(store, "delete_file")
+    studio = FakeStudio()
+    widget, selection = inspector(qtbot, store, studio)
+    selection.select(store.messages_of(op.id)[1])
+    assert widget.ttl_label.text().startswith("expires in 9:") or widget.ttl_label.text() == "expires in 10:00"
+    assert widget.timer.isActive() and widget.timer.interval() == 1000
+    studio.advance_clock(3600)
+    widget.tick()
+    assert widget.ttl_label.text().startswith("EXPIRED")
+    assert countdown_text(61) == "expires in 1:01"
+
+
+def test_tamper_actions_edit_the_held_retry(qtbot) -> None:  # type: ignore[no-untyped-def]
+    store = TraceStore()
+    op = run_flow(store, "delete_file")
+    held = store.messages_of(op.id)[2].message
+    studio = FakeStudio()
+    studio.pending = SimpleNamespace(message=held, operation_id="other")
+    widget, _selection = inspector(qtbot, store, studio)
+    widget._update_tamper_enabled()
+    assert widget.tamper_button.isEnabled()
+    text = widget.apply_tamper(tamper.flip_signature_byte)
+    assert "signature" in text and studio.edited[-1]["params"]["requestState"] != held["params"]["requestState"]
+    widget.swap_from_other()
+    assert studio.edited[-1]["params"]["requestState"] == store.messages_of(op.id)[1].message["result"]["requestState"]
+    assert widget.as_other_identity() == "done: identity:bob"
+    widget.wait_past_expiry()
+    assert studio.offset > 0
+    assert len(widget.tamper_button.menu().actions()) >= 9
+
+
+def test_nothing_held_disables_tampering(qtbot) -> None:  # type: ignore[no-untyped-def]
+    widget, _ = inspector(qtbot, TraceStore(), FakeStudio())
+    assert not widget.tamper_button.isEnabled()
+    assert "nothing to tamper" in widget.apply_tamper(tamper.drop_state)

@@ -1,0 +1,132 @@
+"""How fast the trace views open and scroll a big trace (offscreen); prints numbers, asserts nothing.
+
+    QT_QPA_PLATFORM=offscreen .venv/bin/python tools/bench_trace_view.py [--operations 2500]
+
+A two-round operation is four messages (request, input_required, retry, complete), so the default
+2,500 operations make 10,000 messages; --operations 5000 gives 20,000.
+"""
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtWidgets import QApplication
+
+from mrtr_studio.trace import Operation, TraceMessage, TraceStore
+from mrtr_studio.ui.diagram import SequenceDiagramView
+from mrtr_studio.ui.log import MessageLogView
+from mrtr_studio.ui.selection import Selection
+
+
+def build_trace(operations: int) -> tuple[list[Operation], list[TraceMessage]]:
+    ops: list[Operation] = []
+    messages: list[TraceMessage] = []
+    now = time.time()
+    for i in range(operations):
+        ops.append(Operation(id=f"op{i:05d}", method="tools/call", target="delete_file",
+                             arguments={"path": f"/f{i}"}, era="2026-07-28", server="embedded", started=now,
+                             outcome="complete", rounds=2, answer_seconds={2: 1.5}))
+        params = {"name": "delete_file", "arguments": {"path": f"/f{i}"}}
+        state = f"v1.payload{i}.signature{i}"
+        asked = {"confirm": {"method": "elicitation/create", "params": {"message": "Delete the file?"}}}
+        wire: list[tuple[int, Any, Any, dict[str, Any]]] = [
+            (1, "client->server", "request", {"jsonrpc": "2.0", "id": 2 * i, "method": "tools/call", "params": params}),
+            (1, "server->client", "input_required", {"jsonrpc": "2.0", "id": 2 * i, "result": {
+                "resultType": "input_required", "inputRequests": asked, "requestState": state}}),
+            (2, "client->server", "request", {"jsonrpc": "2.0", "id": 2 * i + 1, "method": "tools/call", "params": {
+                **params, "inputResponses": {"confirm": {"action": "accept"}}, "requestState": state}}),
+            (2, "server->client", "complete", {"jsonrpc": "2.0", "id": 2 * i + 1, "result": {
+                "resultType": "complete", "content": [{"type": "text", "text": "File deleted"}]}}),
+        ]
+        for rnd, direction, kind, message in wire:
+            messages.append(TraceMessage(len(messages), ops[-1].id, rnd, direction, kind, message,
+                                         now + len(messages) / 1000, method=message.get("method"),
+                                         jsonrpc_id=message["id"]))
+    return ops, messages
+
+
+def timed(label: str, action: Callable[[], Any], results: list[tuple[str, float]]) -> Any:
+    start = time.perf_counter()
+    value = action()
+    results.append((label, time.perf_counter() - start))
+    return value
+
+
+def bench(operations: int) -> list[tuple[str, float]]:
+    app = QApplication.instance() or QApplication(sys.argv)
+    results: list[tuple[str, float]] = []
+    ops, messages = build_trace(operations)
+    store, selection = TraceStore(), Selection()
+    log = MessageLogView(store, selection)
+    diagram = SequenceDiagramView(store, selection)
+    for widget in (log, diagram):
+        widget.resize(1200, 800)
+        widget.show()
+    app.processEvents()
+
+    def open_trace() -> None:
+        store.load(ops, messages)
+        app.processEvents()  # the log's single reset and the diagram's single rebuild happen here
+        log.table.viewport().repaint()
+        diagram.canvas.viewport().repaint()
+
+    timed(f"open {len(messages)} messages (store.load + log reset + diagram + first paint)", open_trace, results)
+    assert log.model.rowCount() == len(messages), log.model.rowCount()
+
+    bar = log.table.verticalScrollBar()
+
+    def scroll() -> int:
+        steps = 0
+        for value in range(0, bar.maximum() + 1, max(bar.pageStep(), 1)):
+            bar.setValue(value)
+            log.table.viewport().repaint()
+            steps += 1
+        return steps
+
+    steps = timed("scroll the log top to bottom, page by page, repainting each page", scroll, results)
+    results.append((f"  per page ({steps} pages)", results[-1][1] / max(steps, 1)))
+    timed("filter the log by free text 'f1234' (10k rows)", lambda: log.text_edit.setText("f1234"), results)
+    timed("clear the filter", lambda: log.text_edit.setText(""), results)
+
+    def switch_operations() -> None:
+        for op in ops[:: max(len(ops) // 100, 1)][:100]:
+            selection.select_operation(op.id)
+            diagram.canvas.viewport().repaint()
+
+    timed("diagram: show 100 different operations (rebuild each)", switch_operations, results)
+    results.append(("  per operation", results[-1][1] / 100))
+
+    live = store.begin_operation("tools/call", "delete_file", {"path": "/live"}, "2026-07-28", "embedded")
+    selection.select_operation(live.id)
+
+    def live_adds() -> None:
+        for i in range(200):
+            store.record(live.id, 1 + i // 2, "client->server" if i % 2 == 0 else "server->client",
+                         {"jsonrpc": "2.0", "id": i // 2, "method": "tools/call", "params": {"name": "x"}}
+                         if i % 2 == 0 else {"jsonrpc": "2.0", "id": i // 2, "result": {"content": []}})
+        app.processEvents()
+
+    timed("live: 200 messages added one by one (log insert + diagram arrow each)", live_adds, results)
+    results.append(("  per message", results[-1][1] / 200))
+    for widget in (log, diagram):
+        widget.close()
+        widget.deleteLater()
+    app.processEvents()
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--operations", type=int, default=2500, help="two-round operations (4 messages each)")
+    args = parser.parse_args()
+    for label, seconds in bench(args.operations):
+        print(f"{seconds * 1000:10.1f} ms  {label}")
+
+
+if __name__ == "__main__":
+    main()
