@@ -251,3 +251,34 @@ def test_auto_scenario_saves_one_png_per_step_and_exits_0(tmp_path: Path) -> Non
     assert "-32021" in done.stdout
     assert sorted(p.name for p in out.glob("*.png")) == ["01-ready.png", "02-round1-before-send.png",
                                                           "03-error.png"]
+
+
+def test_interactive_answers_use_the_round_dialog(qtbot: Any, arun: Runner, settings: QSettings) -> None:
+    from mrtr_studio.ui.forms.input_round_dialog import InputRoundDialog
+
+    win = MainWindow(Studio(), settings, interactive_answers=True)
+    qtbot.addWidget(win)
+    win.show()
+
+    def dialogs() -> list[Any]:
+        return [w for w in QApplication.topLevelWidgets() if isinstance(w, InputRoundDialog) and w.isVisible()]
+
+    async def body() -> None:
+        await win.start()
+        assert win.explorer.select("delete_file", "tool")
+        win.controls.run.trigger()
+        await until(lambda: bool(dialogs()))
+        dialogs()[0].cancel()  # cancelling ends the run aborted, with the reason shown
+        await until(lambda: win.studio.state == "idle")
+        op = win.studio.store.operations[-1]
+        assert op.outcome == "aborted" and "cancelled" in (op.problem or "")
+        assert any("cancelled" in text for text in win.errors.texts())
+        win.controls.run.trigger()
+        await until(lambda: bool(dialogs()))
+        dialogs()[0].answer_rest_automatically()
+        await until(lambda: win.studio.state == "idle")
+
+    arun(body())
+    result = win.studio.last_result
+    assert result is not None and result.drive.outcome == "complete"
+    arun(win.studio.close())
