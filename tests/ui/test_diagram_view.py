@@ -90,13 +90,15 @@ def test_clicking_an_arrow_selects_the_message(qtbot) -> None:  # type: ignore[n
     assert view.arrow_items[target.seq].highlighted
 
 
-def test_export_png_and_svg(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_export_png_svg_and_mermaid(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     store = TraceStore()
     view, selection = make_view(qtbot, store)
     op = run_flow(store, "delete_file")
     selection.select_operation(op.id)
     view.export_to(str(tmp_path / "d.png"))
     view.export_to(str(tmp_path / "d.svg"))
+    view.export_to(str(tmp_path / "d.mmd"))
+    assert (tmp_path / "d.mmd").read_text().startswith("sequenceDiagram")
     assert (tmp_path / "d.png").read_bytes().startswith(b"\x89PNG")
     svg = (tmp_path / "d.svg").read_text()
     assert "<svg" in svg and "delete_file" in svg

@@ -1,14 +1,9 @@
 """Diagram export: PNG and SVG render the scene as drawn; Mermaid is the trace package's export.
 
 QSvgGenerator ships in PySide6-Essentials (QtSvg), so SVG is the scene painted through Qt's SVG
-paint device rather than a second hand-written renderer. Mermaid text is not duplicated here: the
-action stays disabled until mrtr_studio.trace.mermaid exists.
+paint device rather than a second hand-written renderer. Mermaid text is not duplicated here: it is
+mrtr_studio.trace.mermaid's.
 """
-
-import importlib
-import inspect
-from collections.abc import Callable
-from typing import Any
 
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QImage, QPainter
@@ -16,8 +11,7 @@ from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QGraphicsScene
 
 from ...trace import TraceStore
-
-_MERMAID_NAMES = ("operation_to_mermaid", "to_mermaid", "export_operation", "render_operation", "mermaid")
+from ...trace.mermaid import to_mermaid as to_mermaid_text
 
 
 def to_png(scene: QGraphicsScene, path: str, scale: float = 2.0) -> None:
@@ -46,35 +40,9 @@ def to_svg(scene: QGraphicsScene, path: str, title: str = "") -> None:
     painter.end()
 
 
-def _mermaid_function() -> Callable[..., Any] | None:
-    try:
-        module = importlib.import_module("mrtr_studio.trace.mermaid")
-    except ImportError:
-        return None
-    for name in _MERMAID_NAMES:
-        function = getattr(module, name, None)
-        if callable(function):
-            return function
-    return None
-
-
-def mermaid_available() -> bool:
-    return _mermaid_function() is not None
-
-
 def mermaid_text(store: TraceStore, operation_id: str) -> str:
-    """Call the trace package's Mermaid export with whatever shape it takes (store+id or operation+messages)."""
-    function = _mermaid_function()
-    if function is None:
-        raise RuntimeError("Mermaid export is not available (mrtr_studio.trace.mermaid is missing)")
-    names = list(inspect.signature(function).parameters)
-    operation = store.operation(operation_id)
-    messages = store.messages_of(operation_id)
-    if names and names[0] == "store":
-        return str(function(store, operation_id))
-    if len(names) >= 2 and names[1] in ("messages", "entries"):
-        return str(function(operation, messages))
-    return str(function(store, operation_id))
+    """The trace package's Mermaid export of one operation, with the person's answering times."""
+    return to_mermaid_text(store.operation(operation_id), store.messages_of(operation_id), timings=True)
 
 
 def to_mermaid(store: TraceStore, operation_id: str, path: str) -> None:

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QGraphicsScene,
     QGraphicsSimpleTextItem,
     QGraphicsView,
+    QMessageBox,
     QToolBar,
     QVBoxLayout,
     QWidget,
@@ -83,9 +84,6 @@ class SequenceDiagramView(QWidget):
         self.svg_action.triggered.connect(lambda: self._export("SVG image (*.svg)", "svg"))
         self.mermaid_action = QAction("Export as Mermaid…", self)
         self.mermaid_action.triggered.connect(lambda: self._export("Mermaid (*.mmd *.md)", "mmd"))
-        if not export.mermaid_available():
-            self.mermaid_action.setEnabled(False)
-            self.mermaid_action.setToolTip("needs the trace's Mermaid export (mrtr_studio.trace.mermaid)")
         for action in (self.png_action, self.svg_action, self.mermaid_action):
             self.toolbar.addAction(action)
 
@@ -232,11 +230,17 @@ class SequenceDiagramView(QWidget):
     def _export(self, filter_text: str, suffix: str) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export diagram", f"operation-{self.operation_id}.{suffix}",
                                               filter_text)
-        if path:
+        if not path:
+            return
+        try:
             self.export_to(path)
+        except (OSError, ValueError) as exc:
+            QMessageBox.warning(self, "Export diagram", f"Could not export: {exc}")
 
     def export_to(self, path: str) -> None:
         """Write the diagram as .png, .svg or Mermaid (.mmd/.md), chosen by the file's suffix."""
+        if not self.operation_id:
+            raise ValueError("no operation is shown")
         if path.endswith(".png"):
             export.to_png(self.scene, path)
         elif path.endswith(".svg"):
