@@ -1,0 +1,193 @@
+"""`make bench`: two-round `delete_file` flows against `mrtr-studio serve` and the official SDK's server.
+
+A lean client (httpx's own connection pool, httpcore, without the httpx.Client layer on top, which
+costs more CPU per request than the servers being measured; keep-alive, N concurrent workers)
+drives each server with raw JSON-RPC, the servers alternating in the same run so both see the
+same machine state. Each server's CPU time per flow is reported too: unlike flows/s, it does not
+depend on what else the (shared, two-core) machine is doing. The SDK's own client is
+far too slow to measure a server with, so it is not used. Also measured: our server with
+TCP_NODELAY off (what Nagle costs on loopback) and the requestState sign/verify cost.
+Numbers are printed, never asserted.
+"""
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import timeit
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpcore
+
+ROOT = Path(__file__).resolve().parents[1]
+PYTHON = str(ROOT / ".venv" / "bin" / "python")
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+HEADERS = [(b"Content-Type", b"application/json"), (b"Accept", b"application/json, text/event-stream"),
+           (b"MCP-Protocol-Version", b"2026-07-28"), (b"Mcp-Method", b"tools/call"),
+           (b"Mcp-Name", b"delete_file")]
+ANSWER = {"confirm": {"action": "accept", "content": {"confirm": True}}}
+
+
+@dataclass
+class Target:
+    label: str
+    command: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    url: str = ""
+    proc: "subprocess.Popen[str] | None" = None
+    latencies: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    flows: int = 0
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start(target: Target) -> None:
+    target.proc = subprocess.Popen(target.command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                   env={**os.environ, **target.env})
+    assert target.proc.stdout is not None
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        found = re.search(r"listening on (\S+)", target.proc.stdout.readline())
+        if found:
+            target.url = found.group(1)
+            return
+    raise SystemExit(f"{target.label} did not start")
+
+
+def stop(target: Target) -> None:
+    if target.proc is not None and target.proc.poll() is None:
+        target.proc.terminate()
+        try:
+            target.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            target.proc.kill()
+
+
+async def post(pool: httpcore.AsyncConnectionPool, url: str, body: dict[str, object]) -> dict[str, Any]:
+    response = await pool.request("POST", url, headers=HEADERS, content=json.dumps(body).encode())
+    return dict(json.loads(response.content))
+
+
+async def flow(client: httpcore.AsyncConnectionPool, url: str, number: int) -> None:
+    arguments = {"path": f"/tmp/file-{number}"}
+    first = {"jsonrpc": "2.0", "id": 2 * number, "method": "tools/call",
+             "params": {"name": "delete_file", "arguments": arguments, "_meta": META}}
+    reply = await post(client, url, first)
+    state = reply["result"]["requestState"]
+    second = {"jsonrpc": "2.0", "id": 2 * number + 1, "method": "tools/call",
+              "params": {"name": "delete_file", "arguments": arguments, "inputResponses": ANSWER,
+                         "requestState": state, "_meta": META}}
+    done = await post(client, url, second)
+    if done["result"]["content"][0]["text"] != "File deleted":
+        raise RuntimeError(f"unexpected answer: {done}")
+
+
+async def drive(target: Target, flows: int, workers: int, record: bool = True) -> None:
+    numbers = iter(range(flows))
+    async with httpcore.AsyncConnectionPool(max_connections=workers, max_keepalive_connections=workers) as client:
+
+        async def worker() -> None:
+            for number in numbers:
+                began = time.perf_counter()
+                await flow(client, target.url, number)
+                if record:
+                    target.latencies.append(time.perf_counter() - began)
+
+        assert target.proc is not None
+        cpu = cpu_time(target.proc.pid)
+        began = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(workers)))
+        if record:
+            target.seconds += time.perf_counter() - began
+            target.cpu_seconds += cpu_time(target.proc.pid) - cpu
+            target.flows += flows
+
+
+def cpu_time(pid: int) -> float:
+    """User + system CPU seconds of a process: a cost per flow that other load on the machine cannot skew."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def state_costs(repeat: int = 20000) -> tuple[float, float]:
+    sys.path.insert(0, str(ROOT))
+    from mrtr_studio.engine import Binding, StateCodec
+
+    codec = StateCodec.from_secrets("bench-secret")
+    binding = Binding("tools/call", "delete_file", {"path": "/tmp/file"}, "alice")
+    token = codec.mint(binding, "step=1", {"confirm": "elicitation/create"}, 1)
+    sign = min(timeit.repeat(lambda: codec.mint(binding, "step=1", {"confirm": "elicitation/create"}, 1),
+                             number=repeat, repeat=3)) / repeat
+    verify = min(timeit.repeat(lambda: codec.verify(token, binding), number=repeat, repeat=3)) / repeat
+    return sign * 1e6, verify * 1e6
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--flows", type=int, default=1500, help="flows per server (split over the passes)")
+    parser.add_argument("--workers", type=int, default=8)
+    parser.add_argument("--passes", type=int, default=3, help="alternations between the servers")
+    parser.add_argument("--no-nagle-check", action="store_true", help="skip the TCP_NODELAY=off run")
+    args = parser.parse_args()
+    serve = [str(ROOT / ".venv" / "bin" / "mrtr-studio"), "serve", "--port"]
+    targets = [Target("mrtr-studio", [*serve, str(free_port())]),
+               Target("sdk (mcp 2.3.0)", [PYTHON, str(ROOT / "tools" / "sdk_delete_server.py"), str(free_port())])]
+    if not args.no_nagle_check:
+        targets.append(Target("mrtr-studio, TCP_NODELAY off", [*serve, str(free_port())],
+                              env={"MRTR_STUDIO_TCP_NODELAY": "0"}))
+    try:
+        for target in targets:
+            start(target)
+            asyncio.run(drive(target, 50, args.workers, record=False))  # warm-up
+        per_pass = max(1, args.flows // args.passes)
+        for _ in range(args.passes):
+            for target in targets:
+                asyncio.run(drive(target, per_pass, args.workers))
+    finally:
+        for target in targets:
+            stop(target)
+    print(f"{args.passes} alternating passes, {per_pass} two-round delete_file flows per server per pass, "
+          f"{args.workers} workers")
+    print(f"{'server':32} {'flows/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'server CPU/flow':>16}")
+    rates, costs = {}, {}
+    for target in targets:
+        rates[target.label] = target.flows / target.seconds
+        costs[target.label] = target.cpu_seconds / target.flows
+        print(f"{target.label:32} {rates[target.label]:9.0f} {percentile(target.latencies, 0.5) * 1e3:8.2f} "
+              f"{percentile(target.latencies, 0.99) * 1e3:8.2f} {costs[target.label] * 1e6:13.0f} us")
+    ours, sdk = rates[targets[0].label], rates[targets[1].label]
+    print(f"throughput ratio mrtr-studio / sdk: {ours / sdk:.2f}x (target >= 3x); server CPU per flow: "
+          f"{costs[targets[1].label] / costs[targets[0].label]:.2f}x less")
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} (client and servers share them)")
+    if len(targets) > 2:
+        print(f"TCP_NODELAY on vs off: {ours / rates[targets[2].label]:.2f}x "
+              f"(p50 {statistics.median(targets[0].latencies) * 1e3:.2f} ms vs "
+              f"{statistics.median(targets[2].latencies) * 1e3:.2f} ms)")
+    sign, verify = state_costs()
+    print(f"requestState: sign {sign:.1f} us, verify {verify:.1f} us (target < 15 us each)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
