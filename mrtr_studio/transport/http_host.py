@@ -72,7 +72,8 @@ def url_of(sock: socket.socket, path: str = "/mcp") -> str:
 
 def make_server(app: Any, nodelay: bool = True) -> uvicorn.Server:
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", ws="none",
-                            http=_protocol_class(nodelay), timeout_graceful_shutdown=2, timeout_keep_alive=30)
+                            server_header=False, http=_protocol_class(nodelay), timeout_graceful_shutdown=2,
+                            timeout_keep_alive=30)
     return _Server(config)
 
 

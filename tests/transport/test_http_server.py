@@ -240,3 +240,21 @@ def test_server_keeps_answering_after_bad_inputs(url: str, http: httpx.Client) -
         assert http.post(url, content=content, headers={"Content-Type": "application/json"}).status_code == 400
     body, headers = modern("tools/list")
     assert check(post(http, url, body, headers), 200, method="tools/list")["result"]["tools"]
+
+
+def test_serve_in_background_on_the_running_loop() -> None:
+    import asyncio
+
+    from mrtr_studio.transport.http_host import serve_in_background
+
+    async def go() -> str:
+        async with serve_in_background(build_demo_server()) as url, httpx.AsyncClient(timeout=10) as client:
+            body, headers = modern("tools/list")
+            response = await client.post(url, content=json.dumps(body),
+                                         headers={"Content-Type": "application/json", **headers})
+            assert response.status_code == 200
+            return url
+
+    url = asyncio.run(asyncio.wait_for(go(), 30))
+    with pytest.raises(httpx.ConnectError):
+        httpx.post(url, content=b"{}", timeout=5)
