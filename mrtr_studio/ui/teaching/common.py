@@ -43,14 +43,20 @@ def target_text(method: str, target: str) -> str:
     return prefix + target
 
 
-def fill_targets(combo: QComboBox, targets: list[tuple[str, str]], keep: tuple[str, str] | None = None) -> None:
-    """Offer `targets` (method, name) in `combo`, keeping the current pick when it is still there."""
-    current = keep or combo.currentData()
+def fill_targets(combo: QComboBox, targets: list[tuple[str, str]],
+                 default: tuple[str, str] = ("tools/call", "delete_file")) -> None:
+    """Offer `targets` (method, name) in `combo`, keeping the current pick (else `default`) when offered."""
+    current = combo.currentData() or default
+    combo.blockSignals(True)
     combo.clear()
-    for method, target in targets:
+    for method, target in dict.fromkeys(targets):
         combo.addItem(target_text(method, target), (method, target))
-    index = combo.findData(current) if current else -1
-    combo.setCurrentIndex(index if index >= 0 else 0)
+    index = combo.findData(current)
+    if index < 0:
+        index = max(combo.findData(default), 0)
+    combo.blockSignals(False)
+    combo.setCurrentIndex(-1)
+    combo.setCurrentIndex(index)
 
 
 def mark(word: str) -> str:

@@ -1,0 +1,78 @@
+"""Where the lab and the eras view send: the embedded engine, or the studio's current connection.
+
+Transports are opened through the studio's own transport factory (so HTTP, stdio and whatever the
+studio was given all work), before a run starts, because the teaching code asks for them
+synchronously. Only the embedded engine lends the lab its clock.
+"""
+
+import contextlib
+from typing import Any
+
+from PySide6.QtWidgets import QComboBox, QWidget
+
+from ...app.identities import Identity
+from ...app.server_entries import EMBEDDED, ServerEntry
+from ...app.studio import Studio
+from ...transport.base import ClientTransport
+from .common import DEMO_TARGETS
+
+EMBEDDED_CHOICE = "embedded"
+CURRENT_CHOICE = "current"
+
+
+class TargetPicker(QComboBox):
+    """Embedded engine or the studio's connection (offered only when that is something else)."""
+
+    def __init__(self, studio: Studio, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.studio = studio
+        self.setAccessibleName("Server under test")
+        self.refresh()
+
+    def refresh(self) -> None:
+        keep = self.currentData()
+        self.clear()
+        self.addItem("Embedded demo engine", EMBEDDED_CHOICE)
+        if self.studio.entry.kind != "embedded":
+            self.addItem(f"Studio's connection: {self.studio.entry.label}", CURRENT_CHOICE)
+        index = self.findData(keep)
+        self.setCurrentIndex(index if index >= 0 else 0)
+
+    @property
+    def embedded(self) -> bool:
+        return self.currentData() != CURRENT_CHOICE
+
+    def entry(self) -> ServerEntry:
+        return EMBEDDED if self.embedded else self.studio.entry
+
+    def label(self) -> str:
+        return "embedded" if self.embedded else self.studio.entry.label
+
+    def targets(self) -> list[tuple[str, str]]:
+        """What the picked server offers: the studio's listing of it when it has one, else the demo's."""
+        catalog = self.studio.catalog
+        if self.embedded or catalog is None:
+            return list(DEMO_TARGETS)
+        found = [("tools/call", str(t.get("name"))) for t in catalog.tools]
+        found += [("prompts/get", str(p.get("name"))) for p in catalog.prompts]
+        found += [("resources/read", str(r.get("uri"))) for r in catalog.resources]
+        return found or list(DEMO_TARGETS)
+
+
+async def open_transports(studio: Studio, entry: ServerEntry, identities: list[Identity]) -> dict[str, ClientTransport]:
+    """One transport per identity name; on a failure the ones already open are closed again."""
+    opened: dict[str, ClientTransport] = {}
+    try:
+        for identity in identities:
+            if identity.name not in opened:
+                opened[identity.name] = await studio.transport_factory(entry, identity, studio)
+    except BaseException:
+        await close_all(opened.values())
+        raise
+    return opened
+
+
+async def close_all(transports: Any) -> None:
+    for transport in list(transports):
+        with contextlib.suppress(Exception):
+            await transport.close()

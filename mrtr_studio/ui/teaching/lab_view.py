@@ -1,0 +1,265 @@
+"""The tamper-and-replay lab: every attack on a captured round, what the server said, and the spec's verdict.
+
+Each attack is its own operation in the shared trace (app.lab does that), so a click on a row
+selects that operation's attacked retry in the window's Selection: the diagram beside the grid,
+the JSON view and the requestState inspector then all show that attack's flow and failed check.
+"""
+
+import asyncio
+import json
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...app.identities import IDENTITY_PRESETS, Identity
+from ...app.lab import ATTACKS, Lab, LabRun, LabTarget
+from ...app.studio import Studio, StudioEvent
+from ...client.settings import ClientSettings
+from ...trace import StoreEvent, TraceStore
+from ..async_bridge import spawn
+from ..diagram import SequenceDiagramView
+from ..selection import Selection
+from ..store_bridge import StoreBridge
+from .common import default_arguments, fill_targets, mark, mark_colour, mark_icon
+from .connections import TargetPicker, close_all, open_transports
+
+COLUMNS = ("Attack", "Requirement", "Level", "Server's answer", "Status", "Verdict", "Detail")
+ATTACK, REQUIREMENT, LEVEL, ANSWER, STATUS, VERDICT, DETAIL = range(len(COLUMNS))
+
+
+class LabView(QWidget):
+    def __init__(self, studio: Studio, store: TraceStore, selection: Selection,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.studio = studio
+        self.store = store
+        self.selection = selection
+        self.last: LabRun | None = None
+        self.task: asyncio.Task[LabRun | None] | None = None
+        self._operations: dict[str, int] = {}  # operation id -> row
+        self._running = False
+        self._build()
+        self._bridge = StoreBridge(store, self)
+        self._bridge.storeEvent.connect(self._on_store)
+        unsubscribe = studio.subscribe(self._on_studio)
+        self.destroyed.connect(lambda *_: unsubscribe())
+
+    def _build(self) -> None:
+        self.target = TargetPicker(self.studio)
+        self.target.currentIndexChanged.connect(lambda _i: self._target_changed())
+        self.operation = QComboBox()
+        self.operation.setAccessibleName("Operation to attack")
+        self.operation.currentIndexChanged.connect(lambda _i: self._operation_changed())
+        self.arguments = QLineEdit()
+        self.arguments.setAccessibleName("Arguments (JSON)")
+        self.second = QComboBox()
+        self.second.setAccessibleName("Second identity")
+        self.second.addItem("none (skip that attack)", None)
+        for name in ("alice", "bob"):
+            self.second.addItem(f"{name} (bearer {IDENTITY_PRESETS[name].bearer})", name)
+        self.run_button = QPushButton("▶ Run the attacks")
+        self.run_button.clicked.connect(self.start)
+        form = QFormLayout()
+        form.addRow("Server", self.target)
+        form.addRow("Operation", self.operation)
+        form.addRow("Arguments", self.arguments)
+        form.addRow("Second identity", self.second)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.run_button)
+        self.summary = QLabel("Pick a server and an operation that asks for input, then run.")
+        self.summary.setObjectName("labSummary")
+        buttons.addWidget(self.summary, 1)
+        self.grid = QTableWidget(0, len(COLUMNS))
+        self.grid.setHorizontalHeaderLabels(list(COLUMNS))
+        self.grid.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.grid.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.grid.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.grid.setWordWrap(True)
+        header = self.grid.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        self.grid.currentCellChanged.connect(lambda row, *_: self.show_row(row))
+        self.grid.cellClicked.connect(lambda row, _col: self.show_row(row))
+        self.diagram = SequenceDiagramView(self.store, self.selection)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.grid)
+        split.addWidget(self.diagram)
+        split.setSizes([380, 420])
+        box = QVBoxLayout(self)
+        box.addLayout(form)
+        box.addLayout(buttons)
+        box.addWidget(split, 1)
+        self._target_changed()
+        self._fill_rows()
+
+    # --- the form ----------------------------------------------------------------------------
+
+    def _on_studio(self, event: StudioEvent) -> None:
+        if event.kind == "catalog":
+            self.target.refresh()
+            self._target_changed()
+
+    def _target_changed(self) -> None:
+        self.second.setEnabled(not self.target.embedded)
+        fill_targets(self.operation, self.target.targets())
+
+    def _operation_changed(self) -> None:
+        picked = self.operation.currentData()
+        if picked:
+            self.arguments.setText(json.dumps(default_arguments(*picked)))
+
+    def pick(self, method: str, target: str, arguments: dict[str, Any] | None = None) -> None:
+        fill_targets(self.operation, [*self.target.targets(), (method, target)])
+        self.operation.setCurrentIndex(self.operation.findData((method, target)))
+        if arguments is not None:
+            self.arguments.setText(json.dumps(arguments))
+
+    def identities(self) -> tuple[Identity, Identity | None]:
+        """Embedded: alice then bob (the engine takes the user as it is); remote: the studio's and the pick."""
+        if self.target.embedded:
+            return IDENTITY_PRESETS["alice"], IDENTITY_PRESETS["bob"]
+        second = self.second.currentData()
+        return self.studio.identity, IDENTITY_PRESETS[second] if second else None
+
+    # --- running -----------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def start(self) -> "asyncio.Task[LabRun | None] | None":
+        if self.running:
+            return None
+        try:
+            arguments = json.loads(self.arguments.text() or "{}")
+            if not isinstance(arguments, dict):
+                raise ValueError("the arguments must be a JSON object")
+        except ValueError as exc:
+            self.summary.setText(f"✖ Arguments: {exc}")
+            return None
+        method, target = self.operation.currentData() or ("tools/call", self.operation.currentText())
+        self.task = spawn(self._run(method, target, arguments), "lab")
+        return self.task
+
+    async def _run(self, method: str, target: str, arguments: dict[str, Any]) -> LabRun | None:
+        self.run_button.setEnabled(False)
+        self._fill_rows()
+        self.summary.setText(f"Attacking {target} on {self.target.label()}…")
+        first, second = self.identities()
+        transports: dict[str, Any] = {}
+        try:
+            transports = await open_transports(self.studio, self.target.entry(),
+                                               [first] + ([second] if second else []))
+            self._running = True
+            run = await Lab(self._lab_target(transports, first, second), self.store,
+                            ClientSettings(era="modern")).run(method, target, arguments)
+        except Exception as exc:
+            self.summary.setText(f"✖ The lab could not run: {type(exc).__name__}: {exc}")
+            return None
+        finally:
+            self._running = False
+            await close_all(transports.values())
+            self.run_button.setEnabled(True)
+        self.last = run
+        self._show(run)
+        return run
+
+    def _lab_target(self, transports: dict[str, Any], first: Identity, second: Identity | None) -> LabTarget:
+        names = (first.name, second.name if second else None)
+        if not self.target.embedded:
+            return LabTarget(transports.__getitem__, names, label=self.target.label())
+        moved = [0.0]
+
+        def advance(seconds: float) -> None:
+            moved[0] += seconds
+            self.studio.advance_clock(seconds)
+
+        def reset() -> None:  # back to where the person had the clock, not to zero
+            self.studio.advance_clock(-moved[0])
+            moved[0] = 0.0
+
+        return LabTarget(transports.__getitem__, names, advance, reset, label="embedded")
+
+    # --- the grid ----------------------------------------------------------------------------
+
+    def _fill_rows(self) -> None:
+        self._operations.clear()
+        self.grid.setRowCount(len(ATTACKS))
+        for row, attack in enumerate(ATTACKS):
+            cells = (attack.title, attack.requirement, attack.level, "", "… waiting", "", "")
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if column == REQUIREMENT:
+                    item.setToolTip(f"{attack.requirement}\n{attack.spec}")
+                self.grid.setItem(row, column, item)
+
+    def _on_store(self, event: StoreEvent) -> None:
+        """Live progress: the row of the attack being run says so."""
+        op = event.operation
+        if not self._running or event.kind != "operation_added" or op is None or not op.label.startswith("lab: "):
+            return
+        title = op.label.removeprefix("lab: ")
+        row = next((i for i, a in enumerate(ATTACKS) if a.title == title), None)
+        if row is not None:
+            self._operations[op.id] = row
+            self.grid.item(row, STATUS).setText("▶ running")
+
+    def _show(self, run: LabRun) -> None:
+        self._operations.clear()
+        self.grid.setRowCount(len(run.results))
+        counts: dict[str, int] = {}
+        for row, result in enumerate(run.results):
+            attack = result.attack
+            cells = (attack.title, attack.requirement, attack.level, result.answer, result.status,
+                     mark(result.verdict), result.detail)
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(text if column != REQUIREMENT else f"{text}\n{attack.spec}")
+                if column == VERDICT:
+                    item.setIcon(mark_icon(result.verdict, self))
+                    item.setForeground(mark_colour(result.verdict))
+                elif column == STATUS and result.status in ("accepted", "broken"):
+                    item.setForeground(QColor("#c0392b"))
+                item.setData(Qt.ItemDataRole.UserRole, result.operation_id)
+                self.grid.setItem(row, column, item)
+            if result.operation_id:
+                self._operations[result.operation_id] = row
+            counts[result.verdict] = counts.get(result.verdict, 0) + 1
+        self.grid.resizeColumnsToContents()
+        self.grid.setColumnWidth(REQUIREMENT, min(self.grid.columnWidth(REQUIREMENT), 320))
+        self.grid.setColumnWidth(DETAIL, min(self.grid.columnWidth(DETAIL), 360))
+        words = ", ".join(f"{mark(v)} {counts[v]}" for v in ("pass", "warn", "fail", "skipped") if v in counts)
+        self.summary.setText(f"{len(run.results)} attacks on {run.target} ({self.target.label()}): {words}")
+
+    def show_row(self, row: int) -> None:
+        """Select the attack's operation (its attacked retry) in the shared Selection."""
+        item = self.grid.item(row, ATTACK) if row >= 0 else None
+        op_id = item.data(Qt.ItemDataRole.UserRole) if item else None
+        if not op_id:
+            return
+        messages = self.store.messages_of(op_id)
+        retries = [m for m in messages if m.kind == "request" and m.round >= 2]
+        focus = retries[-1] if retries else (messages[-1] if messages else None)
+        if focus is None:
+            self.selection.select_operation(op_id)
+        else:
+            self.selection.select(focus)
+
+    def row_texts(self, row: int) -> dict[str, str]:
+        return {name: self.grid.item(row, column).text() for column, name in enumerate(COLUMNS)}
