@@ -39,14 +39,15 @@ def test_every_attack_on_delete_file_is_rejected_on_the_embedded_engine(qtbot, l
     assert view.task is not None and view.task.result() is not None, view.summary.text()
     rows = [view.row_texts(row) for row in range(view.grid.rowCount())]
     assert [r["Attack"] for r in rows] == [a.title for a in ATTACKS]
-    for row in rows:
-        assert row["Status"] in ("rejected", "re-asked"), row
-        assert row["Verdict"] == "✔ pass", row
-        assert row["Level"] in ("MUST", "SHOULD") and row["Requirement"]
-        assert row["Server's answer"]
+    for texts in rows:
+        assert texts["Status"] in ("rejected", "re-asked"), texts
+        assert texts["Verdict"] == "✔ pass", texts
+        assert texts["Level"] in ("MUST", "SHOULD") and texts["Requirement"]
+        assert texts["Server's answer"]
     # The verdict is an icon and a word, not a colour alone.
-    for row in range(view.grid.rowCount()):
-        assert not view.grid.item(row, VERDICT).icon().isNull()
+    for index in range(view.grid.rowCount()):
+        verdict = view.grid.item(index, VERDICT)
+        assert verdict is not None and not verdict.icon().isNull()
     assert "✔ pass 11" in view.summary.text()
     by_title = {r["Attack"]: r for r in rows}
     assert by_title["Flip a byte of the signature"]["Server's answer"] == "-32602 Invalid requestState (signature)"
