@@ -43,6 +43,11 @@ def target_text(method: str, target: str) -> str:
     return prefix + target
 
 
+def find_target(combo: QComboBox, key: tuple[str, str]) -> int:
+    """The row holding (method, name); compared in Python, as Qt cannot compare Python tuples."""
+    return next((i for i in range(combo.count()) if tuple(combo.itemData(i) or ()) == tuple(key)), -1)
+
+
 def fill_targets(combo: QComboBox, targets: list[tuple[str, str]],
                  default: tuple[str, str] = ("tools/call", "delete_file")) -> None:
     """Offer `targets` (method, name) in `combo`, keeping the current pick (else `default`) when offered."""
@@ -51,18 +56,21 @@ def fill_targets(combo: QComboBox, targets: list[tuple[str, str]],
     combo.clear()
     for method, target in dict.fromkeys(targets):
         combo.addItem(target_text(method, target), (method, target))
-    index = combo.findData(current)
+    index = find_target(combo, current)
     if index < 0:
-        index = max(combo.findData(default), 0)
+        index = max(find_target(combo, default), 0)
     combo.blockSignals(False)
     combo.setCurrentIndex(-1)
     combo.setCurrentIndex(index)
 
 
+def symbol(word: str) -> str:
+    return _MARKS[word][0] if word in _MARKS else "•"
+
+
 def mark(word: str) -> str:
     """`✔ pass`, `✖ fail`: the symbol and the word, never colour alone."""
-    symbol = _MARKS.get(word, ("•", "", QStyle.StandardPixmap.SP_MessageBoxInformation))[0]
-    return f"{symbol} {word}"
+    return f"{symbol(word)} {word}"
 
 
 def mark_colour(word: str) -> QColor:

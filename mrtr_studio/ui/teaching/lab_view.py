@@ -36,7 +36,7 @@ from ..async_bridge import spawn
 from ..diagram import SequenceDiagramView
 from ..selection import Selection
 from ..store_bridge import StoreBridge
-from .common import default_arguments, fill_targets, mark, mark_colour, mark_icon
+from .common import default_arguments, fill_targets, find_target, mark, mark_colour, mark_icon
 from .connections import TargetPicker, close_all, open_transports
 
 COLUMNS = ("Attack", "Requirement", "Level", "Server's answer", "Status", "Verdict", "Detail")
@@ -126,7 +126,7 @@ class LabView(QWidget):
 
     def pick(self, method: str, target: str, arguments: dict[str, Any] | None = None) -> None:
         fill_targets(self.operation, [*self.target.targets(), (method, target)])
-        self.operation.setCurrentIndex(self.operation.findData((method, target)))
+        self.operation.setCurrentIndex(find_target(self.operation, (method, target)))
         if arguments is not None:
             self.arguments.setText(json.dumps(arguments))
 

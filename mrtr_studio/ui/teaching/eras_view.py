@@ -1,0 +1,160 @@
+"""Eras side by side: the same call as a modern client (left) and a legacy client (right).
+
+Each diagram has its own Selection pinned to its era's operation, so both stay put whatever the
+rest of the window selects; the line under each says how that era ended (the modern-only
+`delete_file` completes for one and is -32603 for the other; a dual-era tool completes for both,
+in different shapes).
+"""
+
+import asyncio
+import json
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+
+from ...app.auto_answers import auto_respond
+from ...app.eras import SideBySide, run_side_by_side
+from ...app.studio import Studio, StudioEvent, describe_error
+from ...client.session import RunResult
+from ...trace import StoreEvent, TraceStore
+from ..async_bridge import spawn
+from ..diagram import SequenceDiagramView
+from ..selection import Selection
+from ..store_bridge import StoreBridge
+from .common import default_arguments, fill_targets, find_target, symbol
+from .connections import TargetPicker, close_all
+
+ERAS = ("modern", "legacy")
+#: Pins a diagram to nothing before the first run (an id no store holds).
+NOTHING = "(not run yet)"
+
+
+def verdict_line(era: str, result: RunResult) -> str:
+    """One line: how this era's run ended, with the symbol and the word."""
+    drive = result.drive
+    rounds = f"{len(drive.rounds)} round{'s' if len(drive.rounds) != 1 else ''}"
+    if drive.outcome == "complete":
+        texts = [c.get("text", "") for c in (drive.result or {}).get("content") or [] if isinstance(c, dict)]
+        said = f" — {texts[0]}" if texts and texts[0] else ""
+        return f"{symbol('complete')} {era}: complete in {rounds}{said}"
+    return f"{symbol('error')} {era}: {drive.outcome} {describe_error(drive.error)}".rstrip()
+
+
+class ErasView(QWidget):
+    def __init__(self, studio: Studio, store: TraceStore | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.studio = studio
+        self.store = store if store is not None else studio.store
+        self.selections = {era: Selection(self) for era in ERAS}
+        self.diagrams = {era: SequenceDiagramView(self.store, self.selections[era]) for era in ERAS}
+        self.verdicts = {era: QLabel("") for era in ERAS}
+        self.last: SideBySide | None = None
+        self.task: asyncio.Task[SideBySide | None] | None = None
+        self._pinning = False
+        self._build()
+        self._bridge = StoreBridge(self.store, self)
+        self._bridge.storeEvent.connect(self._on_store)
+        unsubscribe = studio.subscribe(self._on_studio)
+        self.destroyed.connect(lambda *_: unsubscribe())
+
+    def _build(self) -> None:
+        self.tool = QComboBox()
+        self.tool.setAccessibleName("Tool, prompt or resource")
+        self.tool.currentIndexChanged.connect(lambda _i: self._tool_changed())
+        self.target = TargetPicker(self.studio)
+        self.target.currentIndexChanged.connect(lambda _i: fill_targets(self.tool, self.target.targets()))
+        self.arguments = QLineEdit()
+        self.arguments.setAccessibleName("Arguments (JSON)")
+        self.run_button = QPushButton("▶ Run in both eras")
+        self.run_button.clicked.connect(self.start)
+        self.status = QLabel("The same call, as a 2026-07-28 client and as a 2025-11-25 client.")
+        top = QHBoxLayout()
+        for widget in (QLabel("Server"), self.target, QLabel("Call"), self.tool, QLabel("Arguments"),
+                       self.arguments, self.run_button):
+            top.addWidget(widget)
+        top.setStretch(5, 1)
+        grid = QGridLayout()
+        for column, era in enumerate(ERAS):
+            title = QLabel(f"<b>{era.capitalize()} client</b> ({'2026-07-28' if era == 'modern' else '2025-11-25'})")
+            self.verdicts[era].setObjectName(f"verdict:{era}")
+            self.verdicts[era].setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            self.selections[era].select_operation(NOTHING)
+            grid.addWidget(title, 0, column)
+            grid.addWidget(self.diagrams[era], 1, column)
+            grid.addWidget(self.verdicts[era], 2, column)
+        grid.setRowStretch(1, 1)
+        box = QVBoxLayout(self)
+        box.addLayout(top)
+        box.addWidget(self.status)
+        box.addLayout(grid, 1)
+        fill_targets(self.tool, self.target.targets())
+
+    def _on_studio(self, event: StudioEvent) -> None:
+        if event.kind == "catalog":
+            self.target.refresh()
+            fill_targets(self.tool, self.target.targets())
+
+    def _tool_changed(self) -> None:
+        picked = self.tool.currentData()
+        if picked:
+            self.arguments.setText(json.dumps(default_arguments(*picked)))
+
+    def pick(self, method: str, target: str, arguments: dict[str, Any] | None = None) -> None:
+        fill_targets(self.tool, [*self.target.targets(), (method, target)])
+        self.tool.setCurrentIndex(find_target(self.tool, (method, target)))
+        if arguments is not None:
+            self.arguments.setText(json.dumps(arguments))
+
+    # --- running -----------------------------------------------------------------------------
+
+    def start(self) -> "asyncio.Task[SideBySide | None] | None":
+        if self.task is not None and not self.task.done():
+            return None
+        try:
+            arguments = json.loads(self.arguments.text() or "{}")
+            if not isinstance(arguments, dict):
+                raise ValueError("the arguments must be a JSON object")
+        except ValueError as exc:
+            self.status.setText(f"✖ Arguments: {exc}")
+            return None
+        method, target = self.tool.currentData() or ("tools/call", self.tool.currentText())
+        self.task = spawn(self._run(method, target, arguments), "eras side by side")
+        return self.task
+
+    async def _run(self, method: str, target: str, arguments: dict[str, Any]) -> SideBySide | None:
+        self.run_button.setEnabled(False)
+        for label in self.verdicts.values():
+            label.setText("… running")
+        entry = self.target.entry()
+        opened: list[Any] = []
+        self._pinning = True
+        try:
+            for _era in ERAS:  # one fresh connection per era: a legacy handshake must not colour the modern run
+                opened.append(await self.studio.transport_factory(entry, self.studio.identity, self.studio))
+            pool = list(opened)
+            both = await run_side_by_side(method, target, arguments, lambda: pool.pop(0), auto_respond,
+                                          self.store, self.studio.client_settings(), self.target.label())
+        except Exception as exc:
+            self.status.setText(f"✖ Could not run: {type(exc).__name__}: {exc}")
+            for label in self.verdicts.values():
+                label.setText("")
+            return None
+        finally:
+            self._pinning = False
+            await close_all(opened)
+            self.run_button.setEnabled(True)
+        self.last = both
+        for era, result in (("modern", both.modern), ("legacy", both.legacy)):
+            self.selections[era].select_operation(result.operation.id)
+            self.verdicts[era].setText(verdict_line(era, result))
+        self.status.setText(f"{method} {target} on {self.target.label()}, modern left, legacy right.")
+        return both
+
+    def _on_store(self, event: StoreEvent) -> None:
+        """Pin each diagram to its era's operation as soon as it exists, so the run is drawn live."""
+        op = event.operation
+        if self._pinning and event.kind == "operation_added" and op is not None:
+            era = op.label.removesuffix(" client")
+            if era in self.selections:
+                self.selections[era].select_operation(op.id)
