@@ -8,7 +8,6 @@ which keeps views that both set and follow the selection from looping.
 from PySide6.QtCore import QObject, Signal
 
 from ..trace import TraceMessage
-from . import qt_compat  # noqa: F401 - PySide6 6.12 on 3.11 needs it before any Qt call
 
 
 class Selection(QObject):

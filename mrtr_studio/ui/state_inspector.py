@@ -26,7 +26,6 @@ from ..client import tamper
 from ..engine.state_token import StateRejected, decode
 from ..trace import StoreEvent, TraceStore
 from ..trace.diagram_layout import request_state_of
-from . import qt_compat  # noqa: F401 - PySide6 6.12 on 3.11 needs it before any Qt call
 from .selection import Selection
 from .state_analysis import StateView, analyse, ttl_left
 from .store_bridge import StoreBridge, message_by_seq

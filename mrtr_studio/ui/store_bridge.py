@@ -11,7 +11,6 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Signal
 
 from ..trace import StoreEvent, TraceMessage, TraceStore
-from . import qt_compat  # noqa: F401 - PySide6 6.12 on 3.11 needs it before any Qt call
 
 
 class StoreBridge(QObject):
