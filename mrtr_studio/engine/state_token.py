@@ -35,25 +35,34 @@ class StateRejected(Exception):
         self.detail = detail
 
 
+_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+#: Last characters allowed when 2 or 3 characters end the text: the bits past the data must be zero.
+_CANONICAL_TAIL = {2: frozenset(_ALPHABET[::16]), 3: frozenset(_ALPHABET[::4])}
+_TO_STANDARD = bytes.maketrans(b"-_", b"+/")
+_PADDING = {0: b"", 2: b"==", 3: b"="}
+#: One preconfigured encoder: json.dumps with options builds a new encoder on every call.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def b64url_encode(raw: bytes) -> str:
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
 
 
 def b64url_decode(text: str) -> bytes:
     """Strict unpadded base64url: only the alphabet, a valid length, canonical trailing bits."""
-    if not _B64URL.match(text) or len(text) % 4 == 1:
+    remainder = len(text) % 4
+    if remainder == 1 or not _B64URL.match(text):
         raise ValueError("not unpadded base64url")
+    if remainder and text[-1] not in _CANONICAL_TAIL[remainder]:
+        raise ValueError("non-canonical base64url")
     try:
-        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        return binascii.a2b_base64(text.encode("ascii").translate(_TO_STANDARD) + _PADDING[remainder])
     except (binascii.Error, ValueError) as exc:
         raise ValueError("not base64url") from exc
-    if b64url_encode(raw) != text:
-        raise ValueError("non-canonical base64url")
-    return raw
 
 
 def canonical_json(value: Any) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return _CANONICAL.encode(value).encode("utf-8")
 
 
 def arguments_digest(arguments: Any) -> str:
@@ -65,14 +74,19 @@ def key_id(key: bytes) -> str:
     return hashlib.sha256(b"mrtr-kid:" + key).hexdigest()[:8]
 
 
-def _mac(key: bytes, signed: bytes) -> bytes:
-    h = hmac.HMAC(key, hashes.SHA256())
+def _keyed(key: bytes) -> hmac.HMAC:
+    """A keyed HMAC context; copies of it skip the key schedule on every token."""
+    return hmac.HMAC(key, hashes.SHA256())
+
+
+def _mac(keyed: hmac.HMAC, signed: bytes) -> bytes:
+    h = keyed.copy()
     h.update(signed)
     return h.finalize()
 
 
-def _mac_matches(key: bytes, signed: bytes, tag: bytes) -> bool:
-    h = hmac.HMAC(key, hashes.SHA256())
+def _mac_matches(keyed: hmac.HMAC, signed: bytes, tag: bytes) -> bool:
+    h = keyed.copy()
     h.update(signed)
     try:
         h.verify(tag)  # constant-time comparison
@@ -100,6 +114,9 @@ class DecodedToken:
     tag: bytes
 
 
+_FIELD_TYPES = (("iat", int), ("exp", int), ("m", str), ("n", str), ("a", str), ("p", str))
+
+
 def decode(token: Any) -> DecodedToken:
     """Split and parse a token; raises StateRejected('malformed') when it is not one."""
     if not isinstance(token, str):
@@ -117,8 +134,8 @@ def decode(token: Any) -> DecodedToken:
         raise StateRejected("malformed", str(exc)) from exc
     if not isinstance(payload, dict) or payload.get("v") != 1 or len(tag) != 32:
         raise StateRejected("malformed", "payload is not a v1 state")
-    for key, kind in (("iat", int), ("exp", int), ("m", str), ("n", str), ("a", str), ("p", str)):
-        if not isinstance(payload.get(key), kind) or isinstance(payload.get(key), bool):
+    for key, kind in _FIELD_TYPES:
+        if type(payload.get(key)) is not kind:  # exact type: a bool is no timestamp
             raise StateRejected("malformed", f"payload field {key!r} missing or of the wrong type")
     return DecodedToken(payload=payload, signed=(PREFIX + parts[0]).encode("ascii"), tag=tag)
 
@@ -136,6 +153,7 @@ class StateCodec:
         if not self.keys:
             raise ValueError("at least one key is needed")
         self._kids = [key_id(k) for k in self.keys]
+        self._keyed = [_keyed(k) for k in self.keys]
 
     @classmethod
     def from_secrets(cls, secrets: list[str] | str | None, ttl: int = 600) -> "StateCodec":
@@ -168,13 +186,13 @@ class StateCodec:
             "s": state,
         }
         signed = PREFIX + b64url_encode(canonical_json(payload))
-        return signed + "." + b64url_encode(_mac(self.keys[0], signed.encode("ascii")))
+        return signed + "." + b64url_encode(_mac(self._keyed[0], signed.encode("ascii")))
 
     def signature_ok(self, decoded: DecodedToken) -> bool:
         kid = decoded.payload.get("kid")
         # Try the key the token names first; every key is still tried so rotation never depends on kid.
         order = sorted(range(len(self.keys)), key=lambda i: self._kids[i] != kid)
-        return any(_mac_matches(self.keys[i], decoded.signed, decoded.tag) for i in order)
+        return any(_mac_matches(self._keyed[i], decoded.signed, decoded.tag) for i in order)
 
     def verify(self, token: Any, binding: Binding, now: float | None = None) -> dict[str, Any]:
         """The verified payload, or StateRejected naming the first failed check."""
