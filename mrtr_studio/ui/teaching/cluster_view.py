@@ -1,0 +1,254 @@
+"""A cluster of real engine processes: the seed's load-balancer advice, made visible.
+
+N `mrtr-studio serve` processes on loopback ports; each round of delete_file goes to the next node
+(app.cluster.RoundRobinTransport), and the table says which node answered which round. With one
+shared secret the second node verifies the first node's state and the flow completes; with random
+per-instance secrets it cannot, and round two is rejected. Starting, running and stopping are tasks
+on the qasync loop, so the window never waits for a process; closing the view or quitting the app
+terminates the processes.
+"""
+
+import asyncio
+import atexit
+import contextlib
+from collections.abc import Coroutine
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...app.auto_answers import auto_respond
+from ...app.cluster import Cluster, RoundRobinTransport, start_cluster
+from ...app.studio import describe_error
+from ...client.session import ClientSession, RunResult
+from ...client.settings import ClientSettings
+from ...trace import TraceStore
+from ...trace.diagram_layout import message_summary
+from ..async_bridge import spawn
+from ..diagram import SequenceDiagramView
+from ..selection import Selection
+from .common import symbol
+
+#: Clusters not stopped yet: terminated at interpreter exit, however the app ends (qasync's loop.stop()
+#: emits aboutToQuit on every run_until_complete, so that signal cannot mean "the app quits").
+_LIVE: dict[int, Cluster] = {}  # by id(): a Cluster (a dataclass) is not hashable
+
+
+def terminate(cluster: Cluster) -> None:
+    """SIGTERM every node still running, without waiting: the asyncio child watcher reaps them."""
+    _LIVE.pop(id(cluster), None)
+    for node in cluster.nodes:
+        if node.process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                node.process.terminate()
+
+
+@atexit.register
+def _terminate_all() -> None:
+    for cluster in list(_LIVE.values()):
+        terminate(cluster)
+
+
+ROUND_COLUMNS = ("Round", "Answered by", "Node URL", "Answer")
+TOOL, ARGUMENTS = "delete_file", {"path": "/tmp/report.txt"}
+
+
+class ClusterView(QWidget):
+    def __init__(self, store: TraceStore | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store = store if store is not None else TraceStore()
+        self.selection = Selection(self)
+        self.selection.select_operation("(no run yet)")
+        self.cluster: Cluster | None = None
+        self.last: RunResult | None = None
+        self.task: asyncio.Task[Any] | None = None
+        self._build()
+        self._timer = QTimer(self)
+        self._timer.setInterval(500)
+        self._timer.timeout.connect(self._show_nodes)
+        self._update()
+
+    def _build(self) -> None:
+        self.node_count = QSpinBox()
+        self.node_count.setRange(1, 8)
+        self.node_count.setValue(3)
+        self.node_count.setAccessibleName("Number of nodes")
+        self.shared = QCheckBox("One shared secret")
+        self.shared.setChecked(True)
+        self.shared.setToolTip("Unchecked: every node makes up its own random secret, as a server does when "
+                               "no secret is configured.")
+        self.shared.toggled.connect(lambda _on: self._update())
+        self.start_button = QPushButton("Start cluster")
+        self.stop_button = QPushButton("Stop cluster")
+        self.run_button = QPushButton(f"▶ Run {TOOL} across the nodes")
+        self.start_button.clicked.connect(self.start)
+        self.stop_button.clicked.connect(self.stop)
+        self.run_button.clicked.connect(self.run)
+        top = QHBoxLayout()
+        for widget in (QLabel("Nodes"), self.node_count, self.shared, self.start_button, self.stop_button,
+                       self.run_button):
+            top.addWidget(widget)
+        top.addStretch(1)
+        self.status = QLabel("No cluster running.")
+        self.status.setObjectName("clusterStatus")
+        self.verdict = QLabel("")
+        self.verdict.setObjectName("clusterVerdict")
+        self.verdict.setWordWrap(True)
+        self.nodes = QListWidget()
+        self.nodes.setAccessibleName("Nodes")
+        self.rounds = QTableWidget(0, len(ROUND_COLUMNS))
+        self.rounds.setHorizontalHeaderLabels(list(ROUND_COLUMNS))
+        self.rounds.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.rounds.horizontalHeader().setStretchLastSection(True)
+        self.diagram = SequenceDiagramView(self.store, self.selection)
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.addWidget(self.nodes)
+        left.addWidget(self.rounds)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(left)
+        split.addWidget(self.diagram)
+        split.setSizes([520, 620])
+        box = QVBoxLayout(self)
+        box.addLayout(top)
+        box.addWidget(self.status)
+        box.addWidget(self.verdict)
+        box.addWidget(split, 1)
+
+    # --- tasks -------------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def _spawn(self, coro: Coroutine[Any, Any, Any], what: str) -> "asyncio.Task[Any] | None":
+        if self.busy:
+            coro.close()
+            return None
+        self.task = spawn(coro, what)
+        self.task.add_done_callback(lambda _t: self._update())
+        self._update()
+        return self.task
+
+    def start(self) -> "asyncio.Task[Any] | None":
+        return self._spawn(self._start(self.node_count.value(), self.shared.isChecked()), "start cluster")
+
+    def stop(self) -> "asyncio.Task[Any] | None":
+        return self._spawn(self._stop(), "stop cluster")
+
+    def run(self) -> "asyncio.Task[Any] | None":
+        return self._spawn(self._run(), "cluster run")
+
+    async def _start(self, size: int, shared: bool) -> None:
+        await self._stop()
+        self.status.setText(f"Starting {size} engine process{'es' if size != 1 else ''}…")
+        try:
+            self.cluster = await start_cluster(size, shared_secret=shared)
+            _LIVE[id(self.cluster)] = self.cluster
+        except Exception as exc:
+            self.status.setText(f"✖ The cluster did not start: {type(exc).__name__}: {exc}")
+            raise
+        self._timer.start()
+        self._show_nodes()
+
+    async def _stop(self) -> None:
+        cluster, self.cluster = self.cluster, None
+        if cluster is None:
+            return
+        self.status.setText("Stopping the cluster…")
+        _LIVE.pop(id(cluster), None)
+        await cluster.stop()
+        self._timer.stop()
+        self._show_nodes(cluster)
+        self.status.setText("Cluster stopped: every process has exited.")
+
+    async def _run(self) -> RunResult | None:
+        cluster = self.cluster
+        if cluster is None:
+            self.status.setText("Start the cluster first.")
+            return None
+        mode = "one shared secret" if cluster.secret else "random per-node secrets"
+        session = ClientSession(RoundRobinTransport(cluster.urls), ClientSettings(era="modern"), auto_respond,
+                                self.store, server_label=f"cluster of {len(cluster.nodes)} ({mode})")
+        self.verdict.setText(f"Running {TOOL}, each round on the next node…")
+        try:
+            result = await session.call_tool(TOOL, dict(ARGUMENTS), label=f"cluster: {mode}")
+        finally:
+            await session.close()
+        self.last = result
+        self.selection.select_operation(result.operation.id)
+        self._show_rounds(result, cluster)
+        return result
+
+    # --- showing -----------------------------------------------------------------------------
+
+    def _show_rounds(self, result: RunResult, cluster: Cluster) -> None:
+        answers = [m for m in self.store.messages_of(result.operation.id) if m.direction == "server->client"]
+        self.rounds.setRowCount(len(answers))
+        for row, entry in enumerate(answers):
+            node = entry.transport.get("node")
+            cells = (str(entry.round), f"node {node}" if node is not None else "?",
+                     str(entry.transport.get("node_url", "")), f"{entry.kind}: {message_summary(entry)}")
+            for column, text in enumerate(cells):
+                self.rounds.setItem(row, column, QTableWidgetItem(text))
+        self.rounds.resizeColumnsToContents()
+        hops = ", ".join(f"round {m.round} on node {m.transport.get('node')}" for m in answers)
+        drive = result.drive
+        if drive.outcome == "complete":
+            self.verdict.setText(f"{symbol('complete')} complete — {hops}. Every node holds the same secret, so "
+                                 "any node verifies a state another node signed.")
+        else:
+            why = ("the node that got the retry did not sign the state and cannot verify it with its own random "
+                   "secret. Behind a load balancer, give every instance the same secret."
+                   if not cluster.secret else "see the answer in the table.")
+            self.verdict.setText(f"{symbol('error')} {describe_error(drive.error)} — {hops}: {why}")
+
+    def _show_nodes(self, cluster: Cluster | None = None) -> None:
+        cluster = cluster or self.cluster
+        self.nodes.clear()
+        if cluster is None:
+            return
+        for node in cluster.nodes:
+            code = node.process.returncode
+            state = "running" if code is None else f"exited ({code})"
+            self.nodes.addItem(f"node {node.index} · {node.url} · pid {node.process.pid} · {state}")
+        if cluster is self.cluster:
+            secret = "one shared secret" if cluster.secret else "a random secret each"
+            running = sum(1 for n in cluster.nodes if n.process.returncode is None)
+            self.status.setText(f"{running} of {len(cluster.nodes)} nodes running, {secret}.")
+
+    def _update(self) -> None:
+        busy, up = self.busy, self.cluster is not None
+        self.start_button.setEnabled(not busy)
+        self.start_button.setText("Restart cluster" if up else "Start cluster")
+        self.stop_button.setEnabled(up and not busy)
+        self.run_button.setEnabled(up and not busy)
+        if up and self.cluster is not None and bool(self.cluster.secret) != self.shared.isChecked():
+            self.status.setText("The secret setting applies when the cluster is (re)started.")
+
+    # --- shutting down -----------------------------------------------------------------------
+
+    def shutdown(self) -> None:
+        """Terminate every node now, without waiting (the app is quitting or the view is closing)."""
+        cluster, self.cluster = self.cluster, None
+        self._timer.stop()
+        if cluster is not None:
+            terminate(cluster)
+            self._show_nodes(cluster)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.shutdown()
+        super().closeEvent(event)
