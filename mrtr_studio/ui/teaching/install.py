@@ -1,0 +1,84 @@
+"""One call puts the teaching views into the studio window: `install_teaching(window, studio, store, selection)`.
+
+The window's central diagram becomes the first tab ("Flow") of a tab widget; lessons, the lab, eras
+side by side and the cluster are the other tabs, each reachable from a Teach menu. Tabs rather than
+docks: each view is a full workspace with its own diagram(s), and the window's saved dock layout
+stays exactly as it was. Closing the window stops the cluster's processes.
+"""
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMainWindow, QMenu, QTabWidget, QWidget
+
+from ...app.studio import Studio
+from ...trace import TraceStore
+from ..selection import Selection
+from .cluster_view import ClusterView
+from .eras_view import ErasView
+from .lab_view import LabView
+from .lesson_view import LessonView
+
+
+class _OnClose(QObject):
+    """Stops the cluster when the window closes, without the window having to know about it."""
+
+    def __init__(self, cluster: ClusterView, parent: QObject) -> None:
+        super().__init__(parent)
+        self.cluster = cluster
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Close:
+            self.cluster.shutdown()
+        return False
+
+
+@dataclass
+class TeachingTabs:
+    tabs: QTabWidget
+    lessons: LessonView
+    lab: LabView
+    eras: ErasView
+    cluster: ClusterView
+    menu: QMenu
+    actions: dict[str, QAction]
+
+    def show(self, name: str) -> None:
+        """Bring one view forward: "flow", "lessons", "lab", "eras" or "cluster"."""
+        self.actions[name].trigger()
+
+
+def install_teaching(window: QMainWindow, studio: Studio, store: TraceStore, selection: Selection) -> TeachingTabs:
+    tabs = QTabWidget(window)
+    tabs.setObjectName("teachingTabs")
+    tabs.setDocumentMode(True)
+    flow = window.takeCentralWidget()
+    if flow is not None:
+        tabs.addTab(flow, "Flow")
+    lessons = LessonView(store, selection)
+    lab = LabView(studio, store, selection)
+    eras = ErasView(studio, store)
+    cluster = ClusterView(store)
+    pages: list[tuple[str, str, QWidget | None, str]] = [
+        ("flow", "&Flow diagram", flow, "Ctrl+Alt+0"),
+        ("lessons", "&Lessons (scenario library)", lessons, "Ctrl+Alt+1"),
+        ("lab", "Tamper-and-replay l&ab", lab, "Ctrl+Alt+2"),
+        ("eras", "&Eras side by side", eras, "Ctrl+Alt+3"),
+        ("cluster", "&Cluster of engines", cluster, "Ctrl+Alt+4"),
+    ]
+    views: list[tuple[str, QWidget]] = [("Lessons", lessons), ("Lab", lab), ("Eras", eras), ("Cluster", cluster)]
+    for title, view in views:
+        tabs.addTab(view, title)
+    window.setCentralWidget(tabs)
+    menu = window.menuBar().addMenu("T&each")
+    actions: dict[str, QAction] = {}
+    for key, text, widget, shortcut in pages:
+        if widget is None:
+            continue
+        action = menu.addAction(text)
+        action.setShortcut(shortcut)
+        action.triggered.connect(lambda _=False, page=widget: tabs.setCurrentWidget(page))
+        actions[key] = action
+    window.installEventFilter(_OnClose(cluster, window))
+    return TeachingTabs(tabs, lessons, lab, eras, cluster, menu, actions)
