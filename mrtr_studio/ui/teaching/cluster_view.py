@@ -41,7 +41,7 @@ from ...trace.diagram_layout import message_summary
 from ..async_bridge import spawn
 from ..diagram import SequenceDiagramView
 from ..selection import Selection
-from .common import symbol
+from .common import FitWidth, symbol
 
 #: Clusters not stopped yet: terminated at interpreter exit, however the app ends (qasync's loop.stop()
 #: emits aboutToQuit on every run_until_complete, so that signal cannot mean "the app quits").
@@ -115,13 +115,15 @@ class ClusterView(QWidget):
         self.rounds.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.rounds.horizontalHeader().setStretchLastSection(True)
         self.diagram = SequenceDiagramView(self.store, self.selection)
+        self._fit = FitWidth(self.diagram)
         left = QSplitter(Qt.Orientation.Vertical)
         left.addWidget(self.nodes)
         left.addWidget(self.rounds)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left)
         split.addWidget(self.diagram)
-        split.setSizes([520, 620])
+        left.setSizes([110, 300])
+        split.setSizes([460, 680])
         box = QVBoxLayout(self)
         box.addLayout(top)
         box.addWidget(self.status)

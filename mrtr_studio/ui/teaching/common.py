@@ -5,12 +5,13 @@ Verdicts are shown as a symbol, a word and a colour together, so nobody has to t
 
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QIcon
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QColor, QIcon, QTransform
 from PySide6.QtWidgets import QApplication, QComboBox, QStyle, QWidget
 
 from ...app.lesson_runner import LessonReport
 from ...app.lessons import LESSONS
+from ..diagram import SequenceDiagramView
 
 #: What the pickers offer before a server has been listed (the demo server's askers).
 DEMO_TARGETS: tuple[tuple[str, str], ...] = (
@@ -90,3 +91,25 @@ def mermaid_for(report: LessonReport) -> dict[str, str] | None:
     except ImportError:
         return None
     return {run.operation.id: to_mermaid(run.operation, run.messages) for run in report.runs}
+
+
+class FitWidth(QObject):
+    """Scales a diagram down to its view's width (never up): side by side, the Server lane stays visible."""
+
+    def __init__(self, diagram: SequenceDiagramView) -> None:
+        super().__init__(diagram)
+        self.diagram = diagram
+        diagram.scene.sceneRectChanged.connect(lambda _rect: self.fit())
+        diagram.canvas.viewport().installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            self.fit()
+        return False
+
+    def fit(self) -> None:
+        canvas = self.diagram.canvas
+        width = self.diagram.scene.sceneRect().width()
+        available = canvas.viewport().width() - 4
+        scale = max(0.5, min(1.0, available / width)) if width > 0 and available > 0 else 1.0
+        canvas.setTransform(QTransform.fromScale(scale, scale))

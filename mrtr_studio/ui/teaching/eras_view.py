@@ -22,7 +22,7 @@ from ..async_bridge import spawn
 from ..diagram import SequenceDiagramView
 from ..selection import Selection
 from ..store_bridge import StoreBridge
-from .common import default_arguments, fill_targets, find_target, symbol
+from .common import FitWidth, default_arguments, fill_targets, find_target, symbol
 from .connections import TargetPicker, close_all
 
 ERAS = ("modern", "legacy")
@@ -49,6 +49,7 @@ class ErasView(QWidget):
         self.selections = {era: Selection(self) for era in ERAS}
         self.diagrams = {era: SequenceDiagramView(self.store, self.selections[era]) for era in ERAS}
         self.verdicts = {era: QLabel("") for era in ERAS}
+        self._fits = [FitWidth(diagram) for diagram in self.diagrams.values()]
         self.last: SideBySide | None = None
         self.task: asyncio.Task[SideBySide | None] | None = None
         self._pinning = False

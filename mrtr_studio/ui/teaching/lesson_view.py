@@ -36,7 +36,7 @@ from ..async_bridge import spawn
 from ..diagram import SequenceDiagramView
 from ..selection import Selection
 from ..store_bridge import StoreBridge
-from .common import mermaid_for
+from .common import FitWidth, mermaid_for
 
 #: An operation id no store holds: the diagram then shows "No operation yet" instead of the newest one.
 NOT_RUN = "(lesson not run yet)"
@@ -101,6 +101,7 @@ class LessonView(QWidget):
         buttons.addStretch(1)
         self.status = QLabel()
         self.diagram = SequenceDiagramView(self.store, self.selection)
+        self._fit = FitWidth(self.diagram)
         self.step_label = QLabel()
         self.step_label.setObjectName("lessonStep")
         self.explanation = QLabel()
