@@ -55,7 +55,8 @@ class LessonView(QWidget):
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.store = store if store is not None else TraceStore()
-        #: The window's selection, mirrored so the JSON and state inspectors show the lesson's message.
+        #: The window's selection (with `store` the window's store), mirrored so the JSON and state
+        #: inspectors show the lesson's current message.
         self.shared = shared
         self.selection = Selection(self)
         self.reports: dict[str, LessonReport] = {}
@@ -270,7 +271,7 @@ class LessonView(QWidget):
         report = self.reports.get(self.lesson().id)
         lines = report.runs[run].lines_for(entry) if report and run < len(report.runs) else None
         self._show_source(run, lines, entry.round)
-        if self.shared is not None and self.store is not None:
+        if self.shared is not None:  # the window's views read the same store
             self.shared.select_message(entry.seq, entry.operation_id)
         self._update_buttons()
 
