@@ -21,13 +21,16 @@ import subprocess
 import sys
 import time
 import timeit
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpcore
+import httpx
+from bench_client import Connection
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 PYTHON = str(ROOT / ".venv" / "bin" / "python")
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
@@ -48,6 +51,7 @@ class Target:
     latencies: list[float] = field(default_factory=list)
     seconds: float = 0.0
     cpu_seconds: float = 0.0
+    client_cpu_seconds: float = 0.0
     flows: int = 0
 
 
@@ -57,9 +61,13 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start(target: Target) -> None:
+def start(target: Target, server_cpus: set[int] | None) -> None:
+    def pin() -> None:
+        if server_cpus:
+            os.sched_setaffinity(0, server_cpus)
+
     target.proc = subprocess.Popen(target.command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                                   env={**os.environ, **target.env})
+                                   env={**os.environ, **target.env}, preexec_fn=pin)
     assert target.proc.stdout is not None
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -79,44 +87,62 @@ def stop(target: Target) -> None:
             target.proc.kill()
 
 
-async def post(pool: httpcore.AsyncConnectionPool, url: str, body: dict[str, object]) -> dict[str, Any]:
-    response = await pool.request("POST", url, headers=HEADERS, content=json.dumps(body).encode())
-    return dict(json.loads(response.content))
+Post = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
-async def flow(client: httpcore.AsyncConnectionPool, url: str, number: int) -> None:
+async def flow(post: Post, number: int) -> None:
     arguments = {"path": f"/tmp/file-{number}"}
     first = {"jsonrpc": "2.0", "id": 2 * number, "method": "tools/call",
              "params": {"name": "delete_file", "arguments": arguments, "_meta": META}}
-    reply = await post(client, url, first)
+    reply = await post(first)
     state = reply["result"]["requestState"]
     second = {"jsonrpc": "2.0", "id": 2 * number + 1, "method": "tools/call",
               "params": {"name": "delete_file", "arguments": arguments, "inputResponses": ANSWER,
                          "requestState": state, "_meta": META}}
-    done = await post(client, url, second)
+    done = await post(second)
     if done["result"]["content"][0]["text"] != "File deleted":
         raise RuntimeError(f"unexpected answer: {done}")
 
 
-async def drive(target: Target, flows: int, workers: int, record: bool = True) -> None:
+async def drive(target: Target, flows: int, workers: int, client: str, record: bool = True) -> None:
     numbers = iter(range(flows))
-    async with httpcore.AsyncConnectionPool(max_connections=workers, max_keepalive_connections=workers) as client:
+    posts, closers = await _clients(client, target.url, workers)
 
-        async def worker() -> None:
-            for number in numbers:
-                began = time.perf_counter()
-                await flow(client, target.url, number)
-                if record:
-                    target.latencies.append(time.perf_counter() - began)
+    async def worker(post: Post) -> None:
+        for number in numbers:
+            began = time.perf_counter()
+            await flow(post, number)
+            if record:
+                target.latencies.append(time.perf_counter() - began)
 
-        assert target.proc is not None
-        cpu = cpu_time(target.proc.pid)
-        began = time.perf_counter()
-        await asyncio.gather(*(worker() for _ in range(workers)))
-        if record:
-            target.seconds += time.perf_counter() - began
-            target.cpu_seconds += cpu_time(target.proc.pid) - cpu
-            target.flows += flows
+    assert target.proc is not None
+    cpu, own = cpu_time(target.proc.pid), time.process_time()
+    began = time.perf_counter()
+    try:
+        await asyncio.gather(*(worker(post) for post in posts))
+    finally:
+        for close in closers:
+            await close()
+    if record:
+        target.seconds += time.perf_counter() - began
+        target.cpu_seconds += cpu_time(target.proc.pid) - cpu
+        target.client_cpu_seconds += time.process_time() - own
+        target.flows += flows
+
+
+async def _clients(kind: str, url: str, workers: int) -> tuple[list[Post], list[Callable[[], Awaitable[None]]]]:
+    """`raw`: one lean keep-alive connection per worker; `httpx`: one shared httpx.AsyncClient."""
+    if kind == "raw":
+        connections = [Connection(url, HEADERS) for _ in range(workers)]
+        return [c.post for c in connections], [c.close for c in connections]
+    limits = httpx.Limits(max_connections=workers, max_keepalive_connections=workers)
+    http = httpx.AsyncClient(limits=limits, headers=[(k.decode(), v.decode()) for k, v in HEADERS])
+
+    async def post(body: dict[str, Any]) -> dict[str, Any]:
+        response = await http.post(url, content=json.dumps(body).encode())
+        return dict(response.json())
+
+    return [post] * workers, [http.aclose]
 
 
 def cpu_time(pid: int) -> float:
@@ -145,10 +171,15 @@ def state_costs(repeat: int = 20000) -> tuple[float, float]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--flows", type=int, default=1500, help="flows per server (split over the passes)")
+    parser.add_argument("--flows", type=int, default=3000, help="flows per server (split over the passes)")
     parser.add_argument("--workers", type=int, default=8)
-    parser.add_argument("--passes", type=int, default=3, help="alternations between the servers")
+    parser.add_argument("--passes", type=int, default=5, help="alternations between the servers")
     parser.add_argument("--no-nagle-check", action="store_true", help="skip the TCP_NODELAY=off run")
+    parser.add_argument("--no-pin", action="store_true",
+                        help="let client and servers share every core (default: servers on the last core, "
+                             "the client on the others, so each server's throughput is its own)")
+    parser.add_argument("--client", choices=["raw", "httpx"], default="raw",
+                        help="raw: lean keep-alive HTTP/1.1 connections (default); httpx: httpx.AsyncClient")
     args = parser.parse_args()
     serve = [str(ROOT / ".venv" / "bin" / "mrtr-studio"), "serve", "--port"]
     targets = [Target("mrtr-studio", [*serve, str(free_port())]),
@@ -156,30 +187,37 @@ def main() -> int:
     if not args.no_nagle_check:
         targets.append(Target("mrtr-studio, TCP_NODELAY off", [*serve, str(free_port())],
                               env={"MRTR_STUDIO_TCP_NODELAY": "0"}))
+    cpus = sorted(os.sched_getaffinity(0))
+    server_cpus = {cpus[-1]} if len(cpus) > 1 and not args.no_pin else None
+    if server_cpus:
+        os.sched_setaffinity(0, set(cpus[:-1]))
     try:
         for target in targets:
-            start(target)
-            asyncio.run(drive(target, 50, args.workers, record=False))  # warm-up
+            start(target, server_cpus)
+            asyncio.run(drive(target, 50, args.workers, args.client, record=False))  # warm-up
         per_pass = max(1, args.flows // args.passes)
         for _ in range(args.passes):
             for target in targets:
-                asyncio.run(drive(target, per_pass, args.workers))
+                asyncio.run(drive(target, per_pass, args.workers, args.client))
     finally:
         for target in targets:
             stop(target)
     print(f"{args.passes} alternating passes, {per_pass} two-round delete_file flows per server per pass, "
-          f"{args.workers} workers")
-    print(f"{'server':32} {'flows/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'server CPU/flow':>16}")
+          f"{args.workers} workers, {args.client} client")
+    print(f"{'server':32} {'flows/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'server CPU/flow':>16} {'client CPU/flow':>16}")
     rates, costs = {}, {}
     for target in targets:
         rates[target.label] = target.flows / target.seconds
         costs[target.label] = target.cpu_seconds / target.flows
         print(f"{target.label:32} {rates[target.label]:9.0f} {percentile(target.latencies, 0.5) * 1e3:8.2f} "
-              f"{percentile(target.latencies, 0.99) * 1e3:8.2f} {costs[target.label] * 1e6:13.0f} us")
+              f"{percentile(target.latencies, 0.99) * 1e3:8.2f} {costs[target.label] * 1e6:13.0f} us "
+              f"{target.client_cpu_seconds / target.flows * 1e6:13.0f} us")
     ours, sdk = rates[targets[0].label], rates[targets[1].label]
     print(f"throughput ratio mrtr-studio / sdk: {ours / sdk:.2f}x (target >= 3x); server CPU per flow: "
           f"{costs[targets[1].label] / costs[targets[0].label]:.2f}x less")
-    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} (client and servers share them)")
+    placement = (f"servers pinned to core {sorted(server_cpus)[0]}, client to {sorted(os.sched_getaffinity(0))}"
+                 if server_cpus else "client and servers share every core")
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; {placement}")
     if len(targets) > 2:
         print(f"TCP_NODELAY on vs off: {ours / rates[targets[2].label]:.2f}x "
               f"(p50 {statistics.median(targets[0].latencies) * 1e3:.2f} ms vs "

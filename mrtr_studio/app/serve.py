@@ -9,6 +9,8 @@ import asyncio
 import os
 import signal
 import sys
+from collections.abc import Coroutine
+from typing import Any
 
 from ..engine import MrtrOptions, ServerOptions
 from ..scenarios.demo import build_demo_server
@@ -67,6 +69,15 @@ def run_serve(args: argparse.Namespace) -> int:
         return 0
 
     try:
-        return asyncio.run(main())
+        return _run(main())
     finally:
         sock.close()
+
+
+def _run(main: Coroutine[Any, Any, int]) -> int:
+    """uvloop when installed: its C event loop halves the per-request I/O cost of a dedicated server process."""
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover - uvloop is a dependency on the platforms that have it
+        return asyncio.run(main)
+    return uvloop.run(main)

@@ -10,18 +10,17 @@ import binascii
 import hashlib
 import json
 import os
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, hmac
 
 PREFIX = "v1."
 MAX_CLOCK_SKEW = 60
-_B64URL = re.compile(r"^[A-Za-z0-9_-]*$")
 #: Verification checks in the order they run; `reason` names the first that fails.
 CHECKS = ("malformed", "signature", "expired", "method", "name", "arguments", "principal")
 
@@ -51,18 +50,24 @@ def b64url_encode(raw: bytes) -> str:
 def b64url_decode(text: str) -> bytes:
     """Strict unpadded base64url: only the alphabet, a valid length, canonical trailing bits."""
     remainder = len(text) % 4
-    if remainder == 1 or not _B64URL.match(text):
+    if remainder == 1 or "+" in text or "/" in text or "=" in text:
         raise ValueError("not unpadded base64url")
     if remainder and text[-1] not in _CANONICAL_TAIL[remainder]:
         raise ValueError("non-canonical base64url")
-    try:
-        return binascii.a2b_base64(text.encode("ascii").translate(_TO_STANDARD) + _PADDING[remainder])
-    except (binascii.Error, ValueError) as exc:
+    try:  # strict mode rejects every character outside the (translated) alphabet
+        return binascii.a2b_base64(text.encode("ascii").translate(_TO_STANDARD) + _PADDING[remainder],
+                                   strict_mode=True)
+    except (binascii.Error, ValueError, UnicodeEncodeError) as exc:
         raise ValueError("not base64url") from exc
 
 
 def canonical_json(value: Any) -> bytes:
-    return _CANONICAL.encode(value).encode("utf-8")
+    """Sorted keys, no spaces, UTF-8: orjson on the hot path, the stdlib for what orjson refuses
+    (integers beyond 64 bits, non-string keys); both give the same bytes where both apply."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return _CANONICAL.encode(value).encode("utf-8")
 
 
 def arguments_digest(arguments: Any) -> str:
@@ -119,25 +124,32 @@ _FIELD_TYPES = (("iat", int), ("exp", int), ("m", str), ("n", str), ("a", str), 
 
 def decode(token: Any) -> DecodedToken:
     """Split and parse a token; raises StateRejected('malformed') when it is not one."""
-    if not isinstance(token, str):
+    if type(token) is not str:
         raise StateRejected("malformed", "requestState must be a string")
     if not token.startswith(PREFIX):
         raise StateRejected("malformed", "missing the v1. prefix")
-    parts = token[len(PREFIX) :].split(".")
-    if len(parts) != 2:
+    body_text, dot, tag_text = token[len(PREFIX):].partition(".")
+    if not dot or "." in tag_text:
         raise StateRejected("malformed", "expected v1.<payload>.<signature>")
     try:
-        body = b64url_decode(parts[0])
-        tag = b64url_decode(parts[1])
-        payload = json.loads(body.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
+        body = b64url_decode(body_text)
+        tag = b64url_decode(tag_text)
+        payload = orjson.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:  # orjson.JSONDecodeError is a ValueError
         raise StateRejected("malformed", str(exc)) from exc
-    if not isinstance(payload, dict) or payload.get("v") != 1 or len(tag) != 32:
+    if type(payload) is not dict or payload.get("v") != 1 or len(tag) != 32:
         raise StateRejected("malformed", "payload is not a v1 state")
-    for key, kind in _FIELD_TYPES:
-        if type(payload.get(key)) is not kind:  # exact type: a bool is no timestamp
-            raise StateRejected("malformed", f"payload field {key!r} missing or of the wrong type")
-    return DecodedToken(payload=payload, signed=(PREFIX + parts[0]).encode("ascii"), tag=tag)
+    if not _well_typed(payload):
+        bad = next(key for key, kind in _FIELD_TYPES if type(payload.get(key)) is not kind)
+        raise StateRejected("malformed", f"payload field {bad!r} missing or of the wrong type")
+    return DecodedToken(payload=payload, signed=token[: len(PREFIX) + len(body_text)].encode("ascii"), tag=tag)
+
+
+def _well_typed(payload: dict[str, Any]) -> bool:
+    """Exact types (a bool is no timestamp), checked without a loop: this runs on every retry."""
+    get = payload.get
+    return (type(get("iat")) is int and type(get("exp")) is int and type(get("m")) is str
+            and type(get("n")) is str and type(get("a")) is str and type(get("p")) is str)
 
 
 @dataclass
@@ -191,8 +203,10 @@ class StateCodec:
     def signature_ok(self, decoded: DecodedToken) -> bool:
         kid = decoded.payload.get("kid")
         # Try the key the token names first; every key is still tried so rotation never depends on kid.
-        order = sorted(range(len(self.keys)), key=lambda i: self._kids[i] != kid)
-        return any(_mac_matches(self._keyed[i], decoded.signed, decoded.tag) for i in order)
+        if len(self._keyed) == 1:
+            return _mac_matches(self._keyed[0], decoded.signed, decoded.tag)
+        ordered = sorted(zip(self._kids, self._keyed, strict=True), key=lambda pair: pair[0] != kid)
+        return any(_mac_matches(keyed, decoded.signed, decoded.tag) for _, keyed in ordered)
 
     def verify(self, token: Any, binding: Binding, now: float | None = None) -> dict[str, Any]:
         """The verified payload, or StateRejected naming the first failed check."""

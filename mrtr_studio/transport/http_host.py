@@ -31,8 +31,17 @@ def create_app(server: McpServer, config: HttpServerConfig | None = None, tap: T
     return Starlette(routes=[Route(path, endpoint), Route(path + "/", endpoint)])
 
 
-def _protocol_class(nodelay: bool) -> type[H11Protocol]:
-    class Protocol(H11Protocol):
+def _parser_protocol() -> type[Any]:
+    """uvicorn's httptools protocol when httptools is installed (its C parser), else the pure-Python h11."""
+    try:
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+    except ImportError:  # pragma: no cover - httptools is a dependency; h11 is uvicorn's own fallback
+        return H11Protocol
+    return HttpToolsProtocol
+
+
+def _protocol_class(nodelay: bool) -> type[Any]:
+    class Protocol(_parser_protocol()):  # type: ignore[misc]
         def connection_made(self, transport: Any) -> None:
             sock = transport.get_extra_info("socket")
             if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
@@ -72,7 +81,8 @@ def url_of(sock: socket.socket, path: str = "/mcp") -> str:
 
 def make_server(app: Any, nodelay: bool = True) -> uvicorn.Server:
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", ws="none",
-                            server_header=False, http=_protocol_class(nodelay), timeout_graceful_shutdown=2,
+                            server_header=False, proxy_headers=False, http=_protocol_class(nodelay),
+                            timeout_graceful_shutdown=2,
                             timeout_keep_alive=30)
     return _Server(config)
 

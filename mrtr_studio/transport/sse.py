@@ -11,13 +11,18 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import orjson
+
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 
 
 def dumps(message: Any) -> bytes:
     """Single-line compact JSON: SSE frames and line-oriented readers need one message per line."""
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()
+    try:
+        return orjson.dumps(message)  # compact, UTF-8, one line: what SSE `data:` lines need
+    except TypeError:  # integers beyond 64 bits and other things only the stdlib encodes
+        return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 async def send_bytes(send: Send, status: int, body: bytes, content_type: bytes = b"application/json",

@@ -258,3 +258,15 @@ def test_serve_in_background_on_the_running_loop() -> None:
     url = asyncio.run(asyncio.wait_for(go(), 30))
     with pytest.raises(httpx.ConnectError):
         httpx.post(url, content=b"{}", timeout=5)
+
+
+
+def test_big_integer_ids_are_echoed_exactly(url: str, http: httpx.Client) -> None:
+    """The fast JSON parser would turn a 30-digit id into a float; the server must echo it exactly."""
+    big = 123456789012345678901234567890
+    body, headers = modern("server/discover")
+    body["id"] = big
+    response = post(http, url, body, headers)
+    assert response.status_code == 200
+    assert f'"id":{big}' in response.text
+    assert response.json()["id"] == big
