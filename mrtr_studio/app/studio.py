@@ -12,6 +12,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from ..client.driver import Respond
@@ -20,7 +21,8 @@ from ..client.settings import ALL_CAPABILITIES, CAPABILITY_FLAGS, ClientSettings
 from ..engine import Binding, McpServer, MrtrOptions, ServerOptions
 from ..engine.state_inspect import Inspection, inspect_token
 from ..scenarios import build_demo_server
-from ..trace import TraceStore
+from ..trace import TraceStore, files, lint
+from ..trace.autosave import Autosave, recover
 from ..transport.base import ClientTransport
 from .auto_answers import auto_respond
 from .connect import TransportFactory, default_transport_factory
@@ -71,6 +73,10 @@ def describe_error(error: dict[str, Any] | None) -> str:
     return f"{error.get('code')} {error.get('message')}{reason}"
 
 
+def last_session_path(journal: Path) -> Path:
+    return journal.with_name(journal.stem + ".last" + journal.suffix)
+
+
 class Studio:
     def __init__(self, store: TraceStore | None = None, answerer: Respond | None = None,
                  transport_factory: TransportFactory | None = None, engine: McpServer | None = None) -> None:
@@ -102,6 +108,8 @@ class Studio:
         self._stopping = False
         self._listeners: list[Callable[[StudioEvent], None]] = []
         self.store.subscribe(self._on_store)
+        self._unlint = lint.attach(self.store)
+        self.autosave: Autosave | None = None
 
     # --- events ------------------------------------------------------------------------------
 
@@ -404,6 +412,49 @@ class Studio:
         return inspect_token(token, secrets=keys or None, binding=binding,
                              now=self.engine_now() if embedded else None)
 
+    # --- trace files and the autosave ---------------------------------------------------------
+
+    def save_trace(self, path: str | Path) -> Path:
+        return files.save(path, self.store)
+
+    def open_trace(self, path: str | Path) -> None:
+        """Replace the trace with a saved one, findings as they were recorded."""
+        self._load(*files.open_trace(path))
+
+    def _load(self, operations: list[Any], messages: list[Any]) -> None:
+        # Saved and journaled messages carry their findings: linting 10,000 of them again would take seconds.
+        self._unlint()
+        try:
+            self.store.load(operations, messages)
+        finally:
+            self._unlint = lint.attach(self.store)
+
+    def start_autosave(self, path: str | Path) -> int:
+        """Journal this run to `path`. A journal left there means the last run did not close cleanly:
+        its operations are recovered into the trace first (returns how many), so no completed round is lost."""
+        path = Path(path)
+        recovered = 0
+        if path.exists() and path.stat().st_size:
+            operations, messages = recover(path)
+            if operations:
+                self._load(operations, messages)
+                recovered = len(operations)
+            path.replace(last_session_path(path))
+        self.autosave = Autosave(self.store, path)
+        return recovered
+
+    def reopen_last_session(self, path: str | Path) -> int:
+        previous = last_session_path(Path(path))
+        if not previous.exists():
+            return 0
+        operations, messages = recover(previous)
+        self._load(operations, messages)
+        return len(operations)
+
     async def close(self) -> None:
         await self.stop_and_wait()
         await self._drop_session()
+        if self.autosave is not None:
+            self.autosave.close()
+            self.autosave.path.replace(last_session_path(self.autosave.path))  # a clean exit
+            self.autosave = None

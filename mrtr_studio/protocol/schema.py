@@ -101,11 +101,16 @@ def message_problems(message: Any, method: str | None = None, version: str = MOD
         return ["(root): a JSON-RPC message must be an object"]
     if "method" in message:
         envelope = "JSONRPCRequest" if "id" in message else "JSONRPCNotification"
-        found = problems(message, envelope, version)
         specific = _REQUEST_DEFS.get(message["method"])
-        if specific and specific in doc_defs:
-            found += problems(message, specific, version)
-        return found
+        if specific and specific in doc_defs and "id" in message:
+            # The typed request names method and params; the envelope adds `jsonrpc` and `id` only.
+            found = problems(message, specific, version)
+            if message.get("jsonrpc") != "2.0":
+                found.append("jsonrpc: '2.0' was expected")
+            if isinstance(message["id"], bool) or not isinstance(message["id"], str | int):
+                found.append("id: must be a string or an integer")
+            return found
+        return problems(message, envelope, version)
     if "error" in message:
         return problems(message, "JSONRPCErrorResponse", version)
     found = problems(message, "JSONRPCResultResponse", version)

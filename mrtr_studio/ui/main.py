@@ -11,7 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QStandardPaths
 from PySide6.QtWidgets import QApplication
 
 from ..app.demo_runs import DEMO_RUNS, DemoRun
@@ -81,6 +81,12 @@ async def run_demo(window: MainWindow, demo: DemoRun, shots: Path | None) -> int
     return 0 if outcome.error is not None and outcome.error.get("code") == demo.expect else 1
 
 
+def autosave_path() -> Path:
+    """The journal lives with the person's application data (QStandardPaths), one per user."""
+    base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
+    return Path(base or tempfile.gettempdir()) / "autosave.mrtr.jsonl"
+
+
 def run_gui(args: argparse.Namespace) -> int:
     scenario = getattr(args, "scenario", None)
     auto = bool(getattr(args, "auto", False))
@@ -99,7 +105,10 @@ def run_gui(args: argparse.Namespace) -> int:
     else:
         settings = QSettings()
     studio = Studio()
+    recovered = 0 if shots_dir else studio.start_autosave(autosave_path())
     window = MainWindow(studio, settings, interactive_answers=not auto)
+    if recovered:
+        window.show_info(f"Recovered {recovered} operation(s) from the autosave of a run that did not close cleanly.")
     if shots_dir:
         window.resize(1600, 1000)
     window.show()

@@ -1,13 +1,10 @@
 """The studio window: dockable panels around the sequence diagram, state kept in QSettings.
 
 Panels: server explorer, client panel, arguments editor, step editor, message log, JSON inspector,
-requestState inspector, problems. The views (diagram, log, inspectors) are the views engineer's
-widgets; until a module exists a placeholder stands in its dock.
+requestState inspector, problems; the teaching tabs (lessons, lab, eras, cluster) around the diagram.
 """
 
-import importlib
 import json
-import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -17,33 +14,25 @@ from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QSt
 
 from ..app.server_entries import EMBEDDED, ServerEntry
 from ..app.studio import Studio, StudioEvent, describe_error
-from ..trace import StoreEvent
+from ..trace import StoreEvent, html_export
+from ..trace.mermaid import to_mermaid
 from .answering import GuiAnswerer
 from .arguments_editor import ArgumentsEditor
 from .async_bridge import error_sink, spawn
 from .client_panel import ClientPanel
+from .diagram import SequenceDiagramView
 from .error_panel import ErrorPanel
+from .json_view import JsonInspector
+from .log import MessageLogView
 from .run_controls import RunControls
 from .selection import Selection
 from .server_explorer import ServerExplorer, Target
+from .state_inspector import StateInspector
 from .step_editor import StepEditor
 from .store_bridge import StoreBridge
+from .teaching import install_teaching
 
 SETTINGS_VERSION = 1
-
-
-def optional_view(module: str, name: str, *args: Any) -> QWidget:
-    """The views engineer's widget if it is there, else a placeholder naming what is missing."""
-    try:
-        widget: QWidget = getattr(importlib.import_module(f"mrtr_studio.ui.{module}"), name)(*args)
-    except Exception as exc:  # a missing or broken view must not keep the studio from opening
-        logging.getLogger(__name__).exception("%s could not be built", name)
-        label = QLabel(f"{name} is not available ({type(exc).__name__}: {exc}).")
-        label.setObjectName(f"placeholder:{name}")
-        label.setWordWrap(True)
-        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        return label
-    return widget
 
 
 class MainWindow(QMainWindow):
@@ -60,10 +49,10 @@ class MainWindow(QMainWindow):
         self.arguments = ArgumentsEditor()
         self.step_editor = StepEditor(studio)
         self.errors = ErrorPanel()
-        self.diagram = optional_view("diagram", "SequenceDiagramView", studio.store, self.selection)
-        self.log = optional_view("log", "MessageLogView", studio.store, self.selection)
-        self.inspector = optional_view("json_view", "JsonInspector", studio.store, self.selection)
-        self.state_inspector = optional_view("state_inspector", "StateInspector", studio.store, self.selection, studio)
+        self.diagram = SequenceDiagramView(studio.store, self.selection)
+        self.log = MessageLogView(studio.store, self.selection)
+        self.inspector = JsonInspector(studio.store, self.selection)
+        self.state_inspector = StateInspector(studio.store, self.selection, studio)
         self.controls = RunControls(self)
         self.docks: dict[str, QDockWidget] = {}
         self._build()
@@ -72,6 +61,7 @@ class MainWindow(QMainWindow):
         self._unsubscribe = studio.subscribe(self._on_studio)
         error_sink.append(self.show_error)
         self.restore()
+        self.teaching = install_teaching(self, studio, studio.store, self.selection)
 
     # --- building ------------------------------------------------------------------------------
 
@@ -118,6 +108,14 @@ class MainWindow(QMainWindow):
         file = bar.addMenu("&File")
         self._add(file, "&Import mcpServers…", self._import_dialog)
         self._add(file, "Connect to the &embedded engine", lambda: self.connect_to(EMBEDDED))
+        self._add(file, "&Open trace…", self._open_trace_dialog, "Ctrl+O")
+        self._add(file, "&Save trace as…", self._save_trace_dialog, "Ctrl+S")
+        self._add(file, "Reopen the &last session", self._reopen_last_session)
+        export = file.addMenu("&Export the selected flow")
+        self._add(export, "as &HTML page…", lambda: self._export_flow("html"))
+        self._add(export, "as &Markdown…", lambda: self._export_flow("md"))
+        for action in (self.diagram.png_action, self.diagram.svg_action, self.diagram.mermaid_action):
+            export.addAction(action)
         self._add(file, "C&lear the trace", self.studio.store.clear)
         file.addSeparator()
         self._add(file, "&Quit", self.close, "Ctrl+Q")
@@ -155,6 +153,69 @@ class MainWindow(QMainWindow):
             self.show_info("Falling back to the embedded engine.")
             self.explorer.show_entry(EMBEDDED)
             await self.studio.connect(EMBEDDED)
+
+    def _open_trace_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open trace", "", "MRTR traces (*.mrtr.json *.json);;All files (*)")
+        if path:
+            self.open_trace(path)
+
+    def open_trace(self, path: str) -> None:
+        try:
+            self.studio.open_trace(path)
+        except (OSError, ValueError) as exc:
+            self.show_error(f"Cannot open {path}: {exc}")
+            return
+        self.show_info(f"Opened {path}: {len(self.studio.store.operations)} operation(s).")
+
+    def _save_trace_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save trace", "trace.mrtr.json", "MRTR traces (*.mrtr.json)")
+        if path:
+            self.save_trace(path)
+
+    def save_trace(self, path: str) -> None:
+        try:
+            saved = self.studio.save_trace(path)
+        except OSError as exc:
+            self.show_error(f"Cannot save {path}: {exc}")
+            return
+        self.show_info(f"Saved the trace to {saved}.")
+
+    def _reopen_last_session(self) -> None:
+        if self.studio.autosave is None:
+            self.show_error("There is no autosave journal in this session.")
+            return
+        count = self.studio.reopen_last_session(self.studio.autosave.path)
+        self.show_info(f"Reopened {count} operation(s) from the last session." if count
+                       else "No earlier session was found.")
+
+    def _export_flow(self, kind: str) -> None:
+        operation_id = self.selection.operation_id or self.studio.current_operation_id
+        if not operation_id:
+            self.show_error("Run or select a flow to export first.")
+            return
+        suffix = "HTML pages (*.html)" if kind == "html" else "Markdown (*.md)"
+        path, _ = QFileDialog.getSaveFileName(self, "Export flow", f"flow.{kind}", suffix)
+        if path:
+            self.export_flow(operation_id, path)
+
+    def export_flow(self, operation_id: str, path: str) -> None:
+        store = self.studio.store
+        operation = store.operation(operation_id)
+        section = html_export.Section(f"{operation.method} {operation.target}", operation,
+                                      store.messages_of(operation_id))
+        title = f"MRTR flow: {operation.method} {operation.target}"
+        if path.endswith(".md"):
+            text = html_export.markdown(title, [section], mermaid={operation_id: to_mermaid(
+                operation, store.messages_of(operation_id), timings=True)})
+        else:
+            text = html_export.page(title, [section])
+        try:
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(text)
+        except OSError as exc:
+            self.show_error(f"Cannot write {path}: {exc}")
+            return
+        self.show_info(f"Exported the flow to {path}.")
 
     def _import_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Import mcpServers", "", "JSON files (*.json);;All files (*)")

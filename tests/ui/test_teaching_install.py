@@ -1,4 +1,4 @@
-"""One line wires the teaching views into the studio window: tabs, a Teach menu, and a clean close."""
+"""The studio window carries the teaching views: tabs, a Teach menu, and a clean close."""
 
 import asyncio
 from collections.abc import Iterator
@@ -11,7 +11,6 @@ from mrtr_studio.app.studio import Studio
 from mrtr_studio.trace import TraceStore
 from mrtr_studio.ui.diagram import SequenceDiagramView
 from mrtr_studio.ui.main_window import MainWindow
-from mrtr_studio.ui.teaching import install_teaching
 from tests.ui.test_teaching_loop import qt_loop, run_until
 
 
@@ -26,7 +25,7 @@ def test_install_adds_tabs_and_menu_around_the_flow_diagram(qtbot, loop, tmp_pat
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     window = MainWindow(studio, settings, interactive_answers=False)
     qtbot.addWidget(window)
-    teaching = install_teaching(window, studio, studio.store, window.selection)
+    teaching = window.teaching
     window.show()
     tabs = teaching.tabs
     assert window.centralWidget() is tabs
