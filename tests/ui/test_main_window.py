@@ -282,3 +282,22 @@ def test_interactive_answers_use_the_round_dialog(qtbot: Any, arun: Runner, sett
     result = win.studio.last_result
     assert result is not None and result.drive.outcome == "complete"
     arun(win.studio.close())
+
+
+def test_trace_save_open_and_flow_export_from_the_window(window: MainWindow, arun: Runner, tmp_path: Path) -> None:
+    result = arun(run_tool(window, "delete_file", {"path": "/tmp/a.txt"}))
+    op_id = result.operation.id
+    window.export_flow(op_id, str(tmp_path / "flow.html"))
+    page = (tmp_path / "flow.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and page.count("<svg") == 1 and "File deleted" in page
+    window.export_flow(op_id, str(tmp_path / "flow.md"))
+    assert "```mermaid\nsequenceDiagram" in (tmp_path / "flow.md").read_text(encoding="utf-8")
+    window.save_trace(str(tmp_path / "t.mrtr.json"))
+    window.studio.store.clear()
+    arun(asyncio.sleep(0.05))
+    assert log_rows(window) == 0
+    window.open_trace(str(tmp_path / "t.mrtr.json"))
+    arun(asyncio.sleep(0.05))
+    assert log_rows(window) == 4
+    window.open_trace(str(tmp_path / "missing.mrtr.json"))
+    assert any(text.startswith("Cannot open") for text in window.errors.texts())
