@@ -300,4 +300,4 @@ def test_trace_save_open_and_flow_export_from_the_window(window: MainWindow, aru
     arun(asyncio.sleep(0.05))
     assert log_rows(window) == 4
     window.open_trace(str(tmp_path / "missing.mrtr.json"))
-    assert any(text.startswith("Cannot open") for text in window.errors.texts())
+    assert any("Cannot open" in text and "missing.mrtr.json" in text for text in window.errors.texts())
