@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from .driver import Respond
+from .forms import default_result
 
 InputRequest = dict[str, Any]
 Result = dict[str, Any]
@@ -237,18 +238,8 @@ def convert(raw: str, prop: dict[str, Any]) -> Any:
 
 
 def schema_defaults(key: str, request: InputRequest, round_number: int = 1) -> Result:
-    """Accept with every property's default (or a plausible value): the `--auto` answer for demos."""
-    schema = (request.get("params") or {}).get("requestedSchema") or {}
-    content: dict[str, Any] = {}
-    for name, prop in (schema.get("properties") or {}).items():
-        prop = prop if isinstance(prop, dict) else {}
-        if "default" in prop:
-            content[name] = prop["default"]
-        elif prop.get("enum"):
-            content[name] = prop["enum"][0]
-        else:
-            content[name] = {"boolean": True, "integer": 0, "number": 0, "array": []}.get(prop.get("type", ""), "")
-    return {"action": "accept", "content": content}
+    """Accept with the form's defaults (see client/forms): the `--auto` answer for demos."""
+    return default_result(request.get("params") or {})
 
 
 # --- sampling --------------------------------------------------------------------------------

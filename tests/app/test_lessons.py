@@ -13,7 +13,7 @@ REQUIRED_TOPICS = {"confirm-delete", "wizard", "sampling", "roots", "url-consent
 
 
 def test_the_library_covers_every_topic() -> None:
-    assert REQUIRED_TOPICS <= set(LESSONS_BY_ID)
+    assert set(LESSONS_BY_ID) >= REQUIRED_TOPICS
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=[lesson.id for lesson in LESSONS])

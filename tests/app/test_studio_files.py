@@ -33,9 +33,9 @@ async def test_live_lint_flags_an_altered_state() -> None:
     studio.tamper("signature")
     result = await studio.run("tools/call", "delete_file", {"path": "/tmp/report.txt"})
     assert result is not None and result.drive.error is not None and result.drive.error["code"] == -32602
-    retry = [m for m in studio.store.messages if m.kind == "request" and m.round == 2][0]
+    retry = next(m for m in studio.store.messages if m.kind == "request" and m.round == 2)
     assert "state-altered" in [f.rule for f in retry.findings]
-    clean = [m for m in studio.store.messages if m.kind == "input_required"][0]
+    clean = next(m for m in studio.store.messages if m.kind == "input_required")
     assert clean.findings == []
     await studio.close()
 

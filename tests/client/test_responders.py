@@ -128,5 +128,6 @@ async def test_consent_callback_must_choose_a_known_action() -> None:
 
 
 def test_schema_defaults() -> None:
-    assert schema_defaults("k", FORM) == {"action": "accept", "content": {
-        "env": "staging", "confirm": True, "count": 2, "note": ""}}
+    # Defaults kept, required fields filled (yes to a confirmation), optional ones without default left out.
+    assert schema_defaults("k", FORM) == {"action": "accept", "content": {"env": "staging", "confirm": True,
+                                                                        "count": 2}}

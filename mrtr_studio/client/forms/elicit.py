@@ -79,7 +79,8 @@ def _fits(spec: FieldSpec, value: Any) -> bool:
 
 
 def default_content(schema: Any) -> dict[str, Any]:
-    """Fields with a default keep it (when valid); required fields get the smallest valid value.
+    """Fields with a default keep it (when valid); required fields get the smallest valid value,
+    except that a required yes/no without a default is answered yes: an automatic run accepts.
 
     Optional fields without a default are left out, as a person who skipped them would.
     """
@@ -89,7 +90,7 @@ def default_content(schema: Any) -> dict[str, Any]:
         if spec.has_default and _fits(spec, spec.default):
             content[spec.key] = spec.default
         elif spec.required:
-            value = synthesize(spec)
+            value = True if spec.kind == "boolean" else synthesize(spec)
             if value is not None or spec.schema.get("type") == "null":
                 content[spec.key] = value
     return content
