@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 DEFAULT = ["delete_file", "deploy_wizard", "summarize", "count_roots", "connect_account", "code_review", "secrets",
-           "legacy_delete_file", "missing_capability", "tampered_state"]
+           "legacy_delete_file", "missing_capability", "tampered_state",
+           "lesson:confirm-delete", "lesson:legacy-client", "lab", "eras", "cluster"]
 
 
 def main() -> int:
@@ -25,7 +26,7 @@ def main() -> int:
     env = {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen")}
     failed = []
     for name in args.scenarios:
-        folder = Path(args.out) / name
+        folder = Path(args.out) / name.replace(":", "-")
         shutil.rmtree(folder, ignore_errors=True)
         command = [sys.executable, "-m", "mrtr_studio", "--scenario", name, "--auto", "--screenshot-dir", str(folder)]
         try:

@@ -10,11 +10,13 @@ import asyncio
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QSettings, QStandardPaths
 from PySide6.QtWidgets import QApplication
 
 from ..app.demo_runs import DEMO_RUNS, DemoRun
+from ..app.lessons import LESSONS_BY_ID
 from ..app.studio import Studio, describe_error
 from .async_bridge import install_event_loop
 from .main_window import MainWindow
@@ -81,6 +83,43 @@ async def run_demo(window: MainWindow, demo: DemoRun, shots: Path | None) -> int
     return 0 if outcome.error is not None and outcome.error.get("code") == demo.expect else 1
 
 
+TEACHING_SCENARIOS = ("lab", "eras", "cluster")
+
+
+def is_teaching(scenario: str) -> bool:
+    return scenario in TEACHING_SCENARIOS or (scenario.startswith("lesson:") and scenario[7:] in LESSONS_BY_ID)
+
+
+async def run_teaching(window: MainWindow, scenario: str, shots: Path | None) -> int:
+    """Open a teaching tab (`lesson:ID`, `lab`, `eras`, `cluster`), run it, and screenshot the result."""
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    teaching = window.teaching
+    name = "lessons" if scenario.startswith("lesson:") else scenario
+    for key, dock in window.docks.items():  # the teaching view gets the room; the message log stays
+        dock.setVisible(key == "log")
+    teaching.show(name)
+    view = getattr(teaching, name)
+    if name == "lessons":
+        view.select_lesson(scenario[7:])
+    elif name == "cluster":
+        await _finish(view.start())
+    await settle(app)
+    if shots is not None:
+        window.grab().save(str(shots / "01-ready.png"))
+    result = await _finish(view.run() if name == "cluster" else view.start())
+    await settle(app, 0.5)
+    if shots is not None:
+        window.grab().save(str(shots / "02-done.png"))
+    if name == "cluster":
+        await _finish(view.stop())
+    return 0 if result is not None else 1
+
+
+async def _finish(task: "asyncio.Task[Any] | None") -> Any:
+    return None if task is None else await task
+
+
 def autosave_path() -> Path:
     """The journal lives with the person's application data (QStandardPaths), one per user."""
     base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
@@ -91,8 +130,9 @@ def run_gui(args: argparse.Namespace) -> int:
     scenario = getattr(args, "scenario", None)
     auto = bool(getattr(args, "auto", False))
     shots_dir = getattr(args, "screenshot_dir", None)
-    if scenario and scenario not in DEMO_RUNS:
-        print(f"unknown scenario {scenario!r}; known: {', '.join(sorted(DEMO_RUNS))}", file=sys.stderr)
+    if scenario and scenario not in DEMO_RUNS and not is_teaching(scenario):
+        known = [*sorted(DEMO_RUNS), *TEACHING_SCENARIOS, *(f"lesson:{lesson}" for lesson in LESSONS_BY_ID)]
+        print(f"unknown scenario {scenario!r}; known: {', '.join(known)}", file=sys.stderr)
         return 2
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
@@ -128,7 +168,15 @@ def run_gui(args: argparse.Namespace) -> int:
 
         app.lastWindowClosed.connect(on_closed)
         await window.start()
-        if scenario:
+        if scenario and is_teaching(scenario):
+            if auto:
+                code = await run_teaching(window, scenario, shots)
+                if shots is not None:
+                    window.close()
+                    return code
+            else:
+                window.teaching.show("lessons" if scenario.startswith("lesson:") else scenario)
+        elif scenario:
             demo = DEMO_RUNS[scenario]
             if auto:
                 code = await run_demo(window, demo, shots)

@@ -39,7 +39,10 @@ def run_to_end(qtbot, loop, view: LessonView) -> None:
     qtbot.mouseClick(view.run_button, Qt.MouseButton.LeftButton)
     assert view.running
     run_until(loop, lambda: not view.running, timeout=30, what=f"lesson {view.lesson().id}")
+    run_until(loop, lambda: view.task is not None and view.task.done(), timeout=5, what="the lesson task")
     assert view.task is not None and view.task.exception() is None
+    # Finished: it can run again and be exported.
+    assert view.run_button.isEnabled() and view.html_button.isEnabled() and view.markdown_button.isEnabled()
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=[lesson.id for lesson in LESSONS])

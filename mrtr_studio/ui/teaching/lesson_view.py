@@ -158,7 +158,7 @@ class LessonView(QWidget):
 
     @property
     def running(self) -> bool:
-        return self.task is not None and not self.task.done()
+        return self._running is not None
 
     def messages(self) -> list[TraceMessage]:
         """The current lesson's messages across its runs, in the order they crossed the wire."""
@@ -185,6 +185,7 @@ class LessonView(QWidget):
         """Run the selected lesson on the loop; with `step`, stop the cursor on its first message."""
         if self.running:
             return None
+        self._running = self.lesson()
         self.task = spawn(self._run(self.lesson(), step), "lesson")
         self._update_buttons()
         return self.task
@@ -203,6 +204,7 @@ class LessonView(QWidget):
             self._running = None
             self._update_buttons()
         self.reports[lesson.id] = report
+        self._update_buttons()  # now that the report exists, it can be exported
         ends = ", ".join(str(r.outcome) for r in report.runs)
         self.status.setText(f"{'✔' if report.as_expected else '✖'} Finished: {ends}"
                             + ("" if report.as_expected else " (not what the lesson expects)"))
