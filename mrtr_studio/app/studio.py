@@ -212,6 +212,9 @@ class Studio:
                     catalog.problems.append(f"{attr}: {exc}")
             if len(catalog.problems) == 4:
                 raise ConnectionError("; ".join(catalog.problems))
+            rejected = getattr(session.transport, "rejected_tools", {})
+            catalog.problems += [f"tool {name!r} left out: its x-mcp-header annotations are invalid ({why})"
+                                 for name, why in rejected.items()]
         except Exception as exc:
             await self._drop_session()
             self.catalog = None

@@ -191,6 +191,17 @@ def safe_delete(session: Session, request: Request, response: Response) -> None:
     response.result.content.add_text("File deleted" if content and content.get("confirm") else "Operation cancelled")
 
 
+def run_query(session: Session, request: Request, response: Response) -> None:
+    """Its `region` is mirrored into the `Mcp-Param-Region` header (x-mcp-header), so proxies can route on it."""
+    region, query = request.params.arguments.get("region"), request.params.arguments.get("query", "")
+    if not request.has_input_response("confirm"):
+        response.input_required.add_elicitation("confirm", f"Run this query in {region}?\n{query}", CONFIRM_SCHEMA)
+        return
+    content = accepted(request, "confirm")
+    response.result.content.add_text(f"Ran the query in {region}" if content and content.get("confirm")
+                                     else "Query not run")
+
+
 def build_demo_server(options: ServerOptions | None = None, name: str = "mrtr-studio-demo") -> DemoServer:
     server = DemoServer(name=name, options=options)
     path_schema = {"type": "object", "properties": {"path": {"type": "string", "description": "File to delete"}},
@@ -214,6 +225,12 @@ def build_demo_server(options: ServerOptions | None = None, name: str = "mrtr-st
                 eras=("modern",))(plan_trip)
     server.tool("safe_delete", "Like delete_file, but adapts when the client cannot elicit.", path_schema,
                 eras=("modern",))(safe_delete)
+    server.tool("run_query", "Run a query in a region; the region travels in the Mcp-Param-Region header.",
+                {"type": "object", "properties": {
+                    "region": {"type": "string", "description": "Where to run it", "x-mcp-header": "Region",
+                               "default": "us-west1"},
+                    "query": {"type": "string", "default": "SELECT 1"}},
+                 "required": ["region", "query"]}, eras=("modern",))(run_query)
     server.prompt("code_review", "A code review prompt that asks what to focus on.",
                   [{"name": "code", "description": "The code to review", "required": True}])(code_review)
     server.resource("config://secrets", "secrets", "Credentials, revealed after confirmation.",

@@ -9,16 +9,16 @@ anything unusable becomes a TransportError saying what went wrong, never a hang.
 """
 
 import asyncio
-import base64
 import contextlib
 import json
+import logging
 import time
 from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 
-from ..protocol import jsonrpc
+from ..protocol import jsonrpc, param_headers
 from ..protocol.errors import INTERNAL_ERROR
 from ..protocol.versions import META_PROTOCOL_VERSION
 from .base import ServerRequestHandler, Tap, TransportError
@@ -27,16 +27,11 @@ ACCEPT = "application/json, text/event-stream"
 _NAME_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
 
-def header_value(value: str) -> str:
-    """The spec's Value Encoding: plain visible ASCII as-is, anything else as `=?base64?...?=`."""
-    safe = all(0x20 <= ord(c) <= 0x7E for c in value) and value == value.strip()
-    if safe and not (value.startswith("=?base64?") and value.endswith("?=")):
-        return value
-    return "=?base64?" + base64.b64encode(value.encode("utf-8")).decode("ascii") + "?="
+header_value = param_headers.encode  # the spec's Value Encoding, shared with the server
 
-
-def modern_headers(message: dict[str, Any]) -> dict[str, str]:
-    """The request metadata headers a 2026-07-28 POST must mirror from its body."""
+def modern_headers(message: dict[str, Any],
+                   header_params: dict[str, list[param_headers.HeaderParam]] | None = None) -> dict[str, str]:
+    """The request metadata headers a 2026-07-28 POST must mirror from its body, Mcp-Param-* included."""
     raw_params = message.get("params")
     params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
     raw_meta = params.get("_meta")
@@ -45,6 +40,8 @@ def modern_headers(message: dict[str, Any]) -> dict[str, str]:
     field = _NAME_METHODS.get(message["method"])
     if field and isinstance(params.get(field), str):
         headers["Mcp-Name"] = header_value(params[field])
+    if message["method"] == "tools/call" and header_params and params.get("name") in header_params:
+        headers.update(param_headers.headers_for(header_params[params["name"]], params.get("arguments")))
     return headers
 
 
@@ -86,6 +83,10 @@ class HttpClientTransport:
         self.extra_headers = dict(headers or {})
         self.session_id: str | None = None
         self.legacy_version: str | None = None
+        #: `x-mcp-header` parameters per tool, learnt from tools/list results that passed through here.
+        self.header_params: dict[str, list[param_headers.HeaderParam]] = {}
+        #: Tools dropped from tools/list because their annotations break the rules (name -> why).
+        self.rejected_tools: dict[str, str] = {}
         # Reads are timed by an idle deadline of our own (see send): it pauses while a person answers.
         self._client = client or httpx.AsyncClient(timeout=httpx.Timeout(timeout, read=None))
         self._handler: ServerRequestHandler | None = None
@@ -99,7 +100,7 @@ class HttpClientTransport:
         if self.bearer_token:
             headers["Authorization"] = f"Bearer {self.bearer_token}"
         if "method" in message and is_modern(message):
-            headers.update(modern_headers(message))
+            headers.update(modern_headers(message, self.header_params))
             return headers
         if self.session_id:
             headers["Mcp-Session-Id"] = self.session_id
@@ -130,7 +131,30 @@ class HttpClientTransport:
             raise TransportError(f"HTTP failure talking to {self.url}: {type(exc).__name__}: {exc}") from exc
         if message.get("method") == "initialize" and isinstance(reply, dict) and isinstance(reply.get("result"), dict):
             self.legacy_version = str(reply["result"].get("protocolVersion") or "") or None
+        if message.get("method") == "tools/list" and isinstance(reply, dict) and isinstance(reply.get("result"), dict):
+            reply = self._learn_tools(reply)
         return reply
+
+    def _learn_tools(self, reply: dict[str, Any]) -> dict[str, Any]:
+        """Remember each tool's header parameters; drop tools whose annotations are invalid (a client MUST).
+
+        The trace already holds the listing as it came over the wire; only the caller's copy is filtered."""
+        tools = reply["result"].get("tools")
+        if not isinstance(tools, list):
+            return reply
+        kept = []
+        for tool in tools:
+            name = tool.get("name") if isinstance(tool, dict) else None
+            try:
+                self.header_params[str(name)] = param_headers.annotations(tool.get("inputSchema"))
+            except param_headers.InvalidAnnotation as exc:
+                self.rejected_tools[str(name)] = str(exc)
+                logging.getLogger(__name__).warning("rejected tool %r: %s", name, exc)
+                continue
+            kept.append(tool)
+        if len(kept) == len(tools):
+            return reply
+        return {**reply, "result": {**reply["result"], "tools": kept}}
 
     async def _read(self, response: httpx.Response, message: dict[str, Any], started: float,
                     expects_reply: bool, deadline: asyncio.Timeout) -> dict[str, Any] | None:

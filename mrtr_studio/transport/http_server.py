@@ -10,8 +10,6 @@ header-versus-body checks and the mapping of JSON-RPC error codes to HTTP status
 is plain ASGI (no per-request framework objects) because throughput is one of the goals.
 """
 
-import base64
-import binascii
 import hmac
 import json
 import re
@@ -24,7 +22,7 @@ import orjson
 
 from ..engine import McpServer, Session
 from ..engine.server import current_outbound
-from ..protocol import jsonrpc
+from ..protocol import jsonrpc, param_headers
 from ..protocol.errors import (
     HEADER_MISMATCH,
     INVALID_PARAMS,
@@ -72,6 +70,7 @@ class McpHttpApp:
         self.server = server
         self.config = config or HttpServerConfig()
         self.tap = tap
+        self._annotations: dict[str, tuple[Any, list[param_headers.HeaderParam]]] = {}
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -157,7 +156,7 @@ class McpHttpApp:
 
     async def _modern(self, message: dict[str, Any], headers: dict[str, str], principal: str, receive: Receive,
                       send: Send) -> None:
-        problem = _header_problem(message, headers)
+        problem = _header_problem(message, headers, self._header_params(message))
         if problem:
             await _error(send, 400, message["id"], HEADER_MISMATCH, f"Header mismatch: {problem}")
             return
@@ -193,6 +192,23 @@ class McpHttpApp:
         self._emit("server->client", response)
         status = STATUS_OF_CODE.get(response["error"]["code"], 200) if modern and "error" in response else 200
         await reply.finish(response, status)
+
+    def _header_params(self, message: dict[str, Any]) -> list[param_headers.HeaderParam]:
+        """The tool's `x-mcp-header` parameters (cached per tool); none for other methods or unknown tools."""
+        params = message.get("params")
+        name = params.get("name") if message.get("method") == "tools/call" and isinstance(params, dict) else None
+        tool = self.server.registry.tools.get(name) if isinstance(name, str) else None
+        if tool is None:
+            return []
+        cached = self._annotations.get(name)  # type: ignore[arg-type]
+        if cached is None or cached[0] is not tool.input_schema:
+            try:
+                found = param_headers.annotations(tool.input_schema)
+            except param_headers.InvalidAnnotation:
+                found = []  # an invalid definition is the server author's bug; clients drop the tool
+            cached = (tool.input_schema, found)
+            self._annotations[name] = cached  # type: ignore[index]
+        return cached[1]
 
     # --- sessions, identity, limits ---------------------------------------------------------------
 
@@ -293,16 +309,13 @@ def _headers(raw: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
 
 
 def decode_header_value(value: str) -> str:
-    """Undo the spec's `=?base64?…?=` sentinel encoding (Mcp-Name, Mcp-Param-*)."""
-    if value.startswith("=?base64?") and value.endswith("?="):
-        try:
-            return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
-        except (binascii.Error, UnicodeDecodeError):
-            return "\x00invalid"
-    return value
+    """Undo the spec's `=?base64?…?=` sentinel encoding (Mcp-Name, Mcp-Param-*); invalid -> a marker."""
+    decoded = param_headers.decode(value)
+    return "\x00invalid" if decoded is None else decoded
 
 
-def _header_problem(message: dict[str, Any], headers: dict[str, str]) -> str | None:
+def _header_problem(message: dict[str, Any], headers: dict[str, str],
+                    header_params: list[param_headers.HeaderParam] | None = None) -> str | None:
     """What the mirrored headers get wrong, once `_meta` is well-formed (else the engine says -32602)."""
     params = message.get("params") or {}
     meta = params.get("_meta")
@@ -322,6 +335,8 @@ def _header_problem(message: dict[str, Any], headers: dict[str, str]) -> str | N
         raw = headers.get("mcp-name")
         if raw is None or decode_header_value(raw) != params[field_name]:
             return f"Mcp-Name header {raw!r} does not match params.{field_name} {params[field_name]!r}"
+    if header_params:
+        return param_headers.mismatch(header_params, params.get("arguments"), headers)
     return None
 
 

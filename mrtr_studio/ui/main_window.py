@@ -280,6 +280,8 @@ class MainWindow(QMainWindow):
             self.show_info(event.text)
         elif event.kind == "catalog" and event.catalog is not None:
             self.statusBar().showMessage(f"Connected to {event.catalog.server} ({event.catalog.era})", 5000)
+            for problem in event.catalog.problems:  # failed listings, tool definitions left out
+                self.errors.add(f"{event.catalog.server}: {problem}", kind="info")
             self._select_saved_target()
         elif event.kind == "run_finished" and event.result is not None:
             drive = event.result.drive

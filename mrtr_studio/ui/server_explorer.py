@@ -206,7 +206,7 @@ class ServerExplorer(QWidget):
         previous = self.current_target()
         self.tree.clear()
         name = catalog.server_info.get("name") or catalog.server
-        problems = f" — {len(catalog.problems)} listing(s) failed" if catalog.problems else ""
+        problems = f" — {len(catalog.problems)} problem(s), see Problems" if catalog.problems else ""
         self.status.setText(f"Connected: {name} ({catalog.era}){problems}")
         for group, targets in targets_of(catalog).items():
             top = QTreeWidgetItem(self.tree, [f"{group} ({len(targets)})"])

@@ -270,3 +270,16 @@ def test_big_integer_ids_are_echoed_exactly(url: str, http: httpx.Client) -> Non
     assert response.status_code == 200
     assert f'"id":{big}' in response.text
     assert response.json()["id"] == big
+
+
+def test_mcp_param_headers_must_match_the_body(url: str, http: httpx.Client) -> None:
+    arguments = {"region": "eu-north1", "query": "SELECT 1"}
+    body, headers = modern("tools/call", {"name": "run_query", "arguments": arguments})
+    error = check(post(http, url, body, headers), 400, -32020)
+    assert "Mcp-Param-Region header is missing" in error["error"]["message"]
+    body, headers = modern("tools/call", {"name": "run_query", "arguments": arguments})
+    error = check(post(http, url, body, {**headers, "Mcp-Param-Region": "us-west1"}), 400, -32020)
+    assert "does not match body value 'eu-north1'" in error["error"]["message"]
+    body, headers = modern("tools/call", {"name": "run_query", "arguments": arguments})
+    ok = check(post(http, url, body, {**headers, "Mcp-Param-Region": "eu-north1"}), 200, method="tools/call")
+    assert ok["result"]["resultType"] == "input_required"
