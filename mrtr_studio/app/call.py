@@ -10,6 +10,7 @@ and the one-line failure reason go to stderr, so scripts can parse stdout.
 
 import argparse
 import asyncio
+import contextlib
 import json
 import shlex
 import sys
@@ -20,7 +21,8 @@ from ..client import responders as R
 from ..client.driver import DriveResult, Respond
 from ..client.session import ClientSession, StepHook
 from ..client.settings import ClientSettings, parse_flags
-from ..transport.base import ClientTransport
+from ..trace import files
+from ..transport.base import ClientTransport, TransportError
 
 
 class UsageError(Exception):
@@ -166,8 +168,14 @@ async def _run(args: argparse.Namespace, arguments: dict[str, Any], settings: Cl
     method, target = (("tools/call", args.tool) if args.tool else ("prompts/get", args.prompt) if args.prompt
                       else ("resources/read", args.resource))
     try:
+        if method == "tools/call" and hasattr(transport, "header_params"):
+            # Learn the tool's x-mcp-header parameters first, as a client MUST mirror them over HTTP.
+            with contextlib.suppress(RuntimeError, ConnectionError, TransportError):  # the run reports those
+                await session.list_tools()
         run = await session.run(method, target, None if method == "resources/read" else arguments,
                                 step=step_hook(terminal) if args.step else None)
+        if getattr(args, "trace", None):
+            files.save(args.trace, session.store)
         return run.drive, None
     except Exception as exc:  # era handshake or probe failures happen before any round
         return None, f"{type(exc).__name__}: {exc}"

@@ -39,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument("--step", action="store_true", help="ask on the terminal before every retry")
     call.add_argument("--json", action="store_true", help="print result, error and rounds as JSON")
     call.add_argument("--max-rounds", type=int, default=10)
+    call.add_argument("--trace", metavar="FILE", help="also save the recorded trace to FILE (.mrtr.json)")
 
     state = commands.add_parser("state", help="requestState tools")
     state_commands = state.add_subparsers(dest="state_command", required=True)

@@ -156,3 +156,28 @@ def test_state_decode(capsys: pytest.CaptureFixture[str], answers: str) -> None:
     assert decoded.startswith("payload:\n")
     assert '  m      "tools/call"\n' in decoded and '  n      "delete_file"\n' in decoded
     assert main(["state", "decode", "v1.garbage"]) == 1
+
+
+def test_call_over_http_mirrors_param_headers_and_saves_the_trace(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`call` lists tools first so x-mcp-header parameters are mirrored; --trace keeps what happened."""
+    import json as _json
+    import subprocess as _subprocess
+    import sys as _sys
+
+    from mrtr_studio.scenarios import build_demo_server
+    from mrtr_studio.trace import files
+    from mrtr_studio.transport.http_host import ServerThread
+
+    answers = tmp_path / "answers.json"
+    answers.write_text(_json.dumps({"confirm": {"action": "accept", "content": {"confirm": True}}}))
+    trace = tmp_path / "call.mrtr.json"
+    with ServerThread(build_demo_server()) as thread:
+        run = _subprocess.run([_sys.executable, "-m", "mrtr_studio", "call", thread.url, "--tool", "run_query",
+                               "--args", '{"region": "eu-north1", "query": "SELECT 1"}', "--answers", str(answers),
+                               "--json", "--trace", str(trace)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert _json.loads(run.stdout)["result"]["content"][0]["text"] == "Ran the query in eu-north1"
+    operations, messages = files.open_trace(trace)
+    assert [op.target for op in operations] == ["run_query"]
+    assert [m.transport["request_headers"]["Mcp-Param-Region"] for m in messages if m.kind == "request"] == [
+        "eu-north1", "eu-north1"]
