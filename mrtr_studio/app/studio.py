@@ -23,10 +23,13 @@ from ..engine.state_inspect import Inspection, inspect_token
 from ..scenarios import build_demo_server
 from ..trace import TraceStore, files, lint
 from ..trace.autosave import Autosave, recover
-from ..transport.base import ClientTransport
+from ..transport.base import ClientTransport, Tap
+from ..transport.http_host import Serving
+from ..transport.http_server import HttpServerConfig
 from .auto_answers import auto_respond
 from .connect import TransportFactory, default_transport_factory
 from .identities import IDENTITY_PRESETS, Identity
+from .served import ServedTraffic
 from .server_entries import EMBEDDED, ServerEntry
 from .step_gate import Message, PendingSend, StepGate
 from .tampering import TAMPERS, carries_state, tamper_message
@@ -110,6 +113,7 @@ class Studio:
         self.store.subscribe(self._on_store)
         self._unlint = lint.attach(self.store)
         self.autosave: Autosave | None = None
+        self._serving: Serving | None = None
 
     # --- events ------------------------------------------------------------------------------
 
@@ -415,6 +419,32 @@ class Studio:
         return inspect_token(token, secrets=keys or None, binding=binding,
                              now=self.engine_now() if embedded else None)
 
+    # --- serving the embedded engine to outside clients ---------------------------------------
+
+    @property
+    def serving_url(self) -> str | None:
+        return self._serving.url if self._serving is not None else None
+
+    async def start_serving(self, port: int = 0) -> str:
+        """Serve the embedded engine on Streamable HTTP at 127.0.0.1 and record outside clients' flows."""
+        if self._serving is not None:
+            return self._serving.url
+        users = {i.bearer: i.user for i in IDENTITY_PRESETS.values() if i.bearer}
+        tap = Tap()
+        serving = Serving(self.engine, HttpServerConfig(users=users), tap)
+        await serving.start(port)
+        tap.listen(ServedTraffic(self.store, f"served at {serving.url}"))
+        self._serving = serving
+        self._emit(StudioEvent("info", text=f"Serving the embedded engine at {serving.url} "
+                                            "(bearer alice-token / bob-token for alice / bob)"))
+        return serving.url
+
+    async def stop_serving(self) -> None:
+        serving, self._serving = self._serving, None
+        if serving is not None:
+            await serving.stop()
+            self._emit(StudioEvent("info", text=f"Stopped serving at {serving.url}"))
+
     # --- trace files and the autosave ---------------------------------------------------------
 
     def save_trace(self, path: str | Path) -> Path:
@@ -457,6 +487,7 @@ class Studio:
     async def close(self) -> None:
         await self.stop_and_wait()
         await self._drop_session()
+        await self.stop_serving()
         if self.autosave is not None:
             self.autosave.close()
             self.autosave.path.replace(last_session_path(self.autosave.path))  # a clean exit

@@ -115,16 +115,44 @@ async def serve_in_background(server: McpServer, host: str = "127.0.0.1", port: 
                               config: HttpServerConfig | None = None, tap: Tap | None = None,
                               nodelay: bool = True) -> AsyncIterator[str]:
     """Serve on the running loop; yields the endpoint URL and stops the server on exit."""
-    sock = bind(host, port)
-    app = create_app(server, config, tap)
-    uv = make_server(app, nodelay)
-    task = asyncio.create_task(uv.serve(sockets=[sock]))
+    serving = Serving(server, config, tap, host, nodelay)
+    url = await serving.start(port)
     try:
-        await wait_started(uv, task)
-        yield url_of(sock, app_path(config))
+        yield url
     finally:
-        await stop(uv, task)
-        sock.close()
+        await serving.stop()
+
+
+class Serving:
+    """A server on the running loop with explicit start and stop (for owners that outlive a `with`)."""
+
+    def __init__(self, server: McpServer, config: HttpServerConfig | None = None, tap: Tap | None = None,
+                 host: str = "127.0.0.1", nodelay: bool = True) -> None:
+        self.server, self.config, self.tap, self.host, self.nodelay = server, config, tap, host, nodelay
+        self.url = ""
+        self._sock: socket.socket | None = None
+        self._uv: uvicorn.Server | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self, port: int = 0) -> str:
+        self._sock = bind(self.host, port)
+        app = create_app(self.server, self.config, self.tap)
+        self._uv = make_server(app, self.nodelay)
+        self._task = asyncio.create_task(self._uv.serve(sockets=[self._sock]))
+        try:
+            await wait_started(self._uv, self._task)
+        except BaseException:
+            await self.stop()
+            raise
+        self.url = url_of(self._sock, app_path(self.config))
+        return self.url
+
+    async def stop(self) -> None:
+        if self._uv is not None and self._task is not None:
+            await stop(self._uv, self._task)
+        if self._sock is not None:
+            self._sock.close()
+        self._uv = self._task = self._sock = None
 
 
 def app_path(config: HttpServerConfig | None) -> str:

@@ -10,7 +10,9 @@ header-versus-body checks and the mapping of JSON-RPC error codes to HTTP status
 is plain ASGI (no per-request framework objects) because throughput is one of the goals.
 """
 
+import contextvars
 import hmac
+import itertools
 import json
 import re
 from collections.abc import Iterable
@@ -71,6 +73,7 @@ class McpHttpApp:
         self.config = config or HttpServerConfig()
         self.tap = tap
         self._annotations: dict[str, tuple[Any, list[param_headers.HeaderParam]]] = {}
+        self._exchanges = itertools.count(1)
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -130,12 +133,13 @@ class McpHttpApp:
         except McpError as exc:
             await _error(send, 400, msg_id, exc.code, exc.message)
             return
-        self._emit("client->server", message)
+        _exchange.set(next(self._exchanges))
+        self._emit("client->server", message, request_headers=_shown(headers))
         session_id = headers.get("mcp-session-id")
         if kind in ("result", "error", "notification"):
             session = self._legacy_session(session_id, principal) if session_id else Session(user=principal)
             if session is None:
-                await _error(send, 404, None, INVALID_REQUEST, "Session not found")
+                await self._reject(send, 404, None, INVALID_REQUEST, "Session not found")
                 return
             await self.server.handle(message, session)
             await send_bytes(send, 202, b"")
@@ -150,7 +154,7 @@ class McpHttpApp:
         else:
             legacy = self._legacy_session(session_id, principal)
             if legacy is None:
-                await _error(send, 404, msg_id, INVALID_REQUEST, "Session not found: initialize again")
+                await self._reject(send, 404, msg_id, INVALID_REQUEST, "Session not found: initialize again")
                 return
             await self._serve(message, legacy, receive, send, modern=False)
 
@@ -158,7 +162,7 @@ class McpHttpApp:
                       send: Send) -> None:
         problem = _header_problem(message, headers, self._header_params(message))
         if problem:
-            await _error(send, 400, message["id"], HEADER_MISMATCH, f"Header mismatch: {problem}")
+            await self._reject(send, 400, message["id"], HEADER_MISMATCH, f"Header mismatch: {problem}")
             return
         await self._serve(message, Session(user=principal, server=self.server), receive, send, modern=True)
 
@@ -269,8 +273,15 @@ class McpHttpApp:
     # --- the tap ----------------------------------------------------------------------------------
 
     def _emit(self, direction: Any, message: Any, **meta: Any) -> None:
+        """To the tap, tagged with the HTTP exchange it belongs to so a recorder can pair request and answer."""
         if self.tap is not None:
-            self.tap.emit(direction, message, transport="http-server", **meta)
+            self.tap.emit(direction, message, transport="http-server", exchange=_exchange.get(), **meta)
+
+    async def _reject(self, send: Send, status: int, msg_id: Any, code: int, message: str) -> None:
+        """An error answer to a message the tap has seen: the tap sees the answer too."""
+        body = jsonrpc.error(msg_id, code, message)
+        self._emit("server->client", body, http_status=status)
+        await send_bytes(send, status, dumps(body))
 
     def _tapped(self, reply: Reply) -> Any:
         async def emit(message: dict[str, Any]) -> None:
@@ -302,6 +313,15 @@ def _uncancel() -> None:
     task = asyncio.current_task()
     if task is not None:
         task.uncancel()
+
+
+#: Which HTTP request (exchange) the code running now serves; the tap pairs messages with it.
+_exchange: contextvars.ContextVar[int | None] = contextvars.ContextVar("_exchange", default=None)
+
+
+def _shown(headers: dict[str, str]) -> dict[str, str]:
+    """Headers as a trace may show them: the bearer token masked."""
+    return {k: ("Bearer ***" if k == "authorization" else v) for k, v in headers.items()}
 
 
 def _headers(raw: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
@@ -342,10 +362,7 @@ def _header_problem(message: dict[str, Any], headers: dict[str, str],
 
 async def _error(send: Send, status: int, msg_id: Any, code: int, message: str,
                  headers: list[tuple[bytes, bytes]] | None = None) -> None:
-    body: dict[str, Any] = {"jsonrpc": "2.0", "error": {"code": code, "message": message}}
-    if msg_id is not None:
-        body["id"] = msg_id
-    await send_bytes(send, status, dumps(body), headers=headers)
+    await send_bytes(send, status, dumps(jsonrpc.error(msg_id, code, message)), headers=headers)
 
 
 async def _lifespan(receive: Receive, send: Send) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QStatusBar, QWidget
 
 from ..app.server_entries import EMBEDDED, ServerEntry
@@ -119,6 +119,10 @@ class MainWindow(QMainWindow):
         self._add(file, "C&lear the trace", self.studio.store.clear)
         file.addSeparator()
         self._add(file, "&Quit", self.close, "Ctrl+Q")
+        serve = bar.addMenu("&Serve")
+        self.serve_action = self._add(serve, "Serve the embedded engine over &HTTP", self._toggle_serving)
+        self.serve_action.setCheckable(True)
+        self._add(serve, "&Copy the served URL", self._copy_served_url)
         run = bar.addMenu("&Run")
         for action in self.controls.actions():
             run.addAction(action)
@@ -216,6 +220,32 @@ class MainWindow(QMainWindow):
             self.show_error(f"Cannot write {path}: {exc}")
             return
         self.show_info(f"Exported the flow to {path}.")
+
+    def _toggle_serving(self) -> None:
+        """Let outside clients talk to the embedded engine; their flows appear in the trace."""
+        if self.studio.serving_url is None:
+            spawn(self._start_serving(), "serve")
+        else:
+            spawn(self.studio.stop_serving(), "stop serving")
+            self.serve_action.setChecked(False)
+
+    async def _start_serving(self) -> None:
+        try:
+            url = await self.studio.start_serving()
+        except OSError as exc:
+            self.serve_action.setChecked(False)
+            self.show_error(f"Cannot serve over HTTP: {exc}")
+            return
+        self.serve_action.setChecked(True)
+        self.statusBar().showMessage(f"Serving at {url}", 10000)
+
+    def _copy_served_url(self) -> None:
+        url = self.studio.serving_url
+        if url is None:
+            self.show_error("The embedded engine is not being served; use the Serve menu first.")
+            return
+        QGuiApplication.clipboard().setText(url)
+        self.show_info(f"Copied {url}")
 
     def _import_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Import mcpServers", "", "JSON files (*.json);;All files (*)")

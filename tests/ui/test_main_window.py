@@ -301,3 +301,31 @@ def test_trace_save_open_and_flow_export_from_the_window(window: MainWindow, aru
     assert log_rows(window) == 4
     window.open_trace(str(tmp_path / "missing.mrtr.json"))
     assert any("Cannot open" in text and "missing.mrtr.json" in text for text in window.errors.texts())
+
+
+def test_serving_the_engine_records_an_outside_client(window: MainWindow, arun: Runner) -> None:
+    from mrtr_studio.app.auto_answers import auto_respond
+    from mrtr_studio.client.session import ClientSession
+    from mrtr_studio.client.settings import ClientSettings
+    from mrtr_studio.transport.http_client import HttpClientTransport
+
+    window.serve_action.trigger()
+    arun(until(lambda: window.studio.serving_url is not None))
+    assert window.serve_action.isChecked()
+    url = window.studio.serving_url
+    assert url is not None
+    before = log_rows(window)
+
+    async def outside() -> Any:
+        session = ClientSession(HttpClientTransport(url), ClientSettings(era="modern"), auto_respond)
+        try:
+            return await session.call_tool("delete_file", {"path": "/tmp/outside.txt"})
+        finally:
+            await session.close()
+
+    assert arun(outside()).drive.outcome == "complete"
+    arun(asyncio.sleep(0.1))
+    assert log_rows(window) == before + 4
+    window.serve_action.trigger()
+    arun(until(lambda: window.studio.serving_url is None))
+    assert not window.serve_action.isChecked()

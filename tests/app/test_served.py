@@ -1,0 +1,62 @@
+"""The studio serves its engine to outside clients and records their flows, stitched by requestState."""
+
+import pytest
+
+from mrtr_studio.app.auto_answers import auto_respond
+from mrtr_studio.app.served import LABEL
+from mrtr_studio.app.studio import Studio
+from mrtr_studio.client.session import ClientSession
+from mrtr_studio.client.settings import ClientSettings
+from mrtr_studio.transport.http_client import HttpClientTransport
+from tests.interop.test_sdk_client_http import client as sdk_client
+from tests.interop.test_sdk_client_http import text_of
+
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
+
+
+def recorded(studio: Studio) -> list[tuple[str, list[tuple[int, str, str]]]]:
+    return [(op.outcome, [(m.round, m.direction, m.kind) for m in studio.store.messages_of(op.id)])
+            for op in studio.store.operations if op.label == LABEL]
+
+
+async def test_an_outside_clients_flow_is_recorded_round_by_round() -> None:
+    studio = Studio()
+    url = await studio.start_serving()
+    assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
+    outside = ClientSession(HttpClientTransport(url, bearer_token="alice-token"), ClientSettings(era="modern"),
+                            auto_respond)
+    try:
+        await outside.list_tools()  # not an MRTR method: not an operation in the studio
+        done = await outside.call_tool("deploy_wizard", {})
+        counted = await outside.call_tool("count_roots", {})
+    finally:
+        await outside.close()
+        await studio.close()
+    assert done.drive.outcome == "complete" and counted.drive.outcome == "complete"
+    flows = recorded(studio)
+    assert [outcome for outcome, _ in flows] == ["complete", "complete"]
+    assert [r for r, _, _ in flows[0][1]] == [1, 1, 2, 2, 3, 3, 4, 4]
+    assert [k for _, _, k in flows[0][1]][-1] == "complete"
+    first = studio.store.operations[0]
+    assert (first.target, first.era, first.server) == ("deploy_wizard", "modern", f"served at {url}")
+    request = studio.store.messages_of(first.id)[0]
+    assert request.transport["request_headers"]["authorization"] == "Bearer ***"
+    assert studio.serving_url is None  # closed
+
+
+async def test_the_official_sdk_client_is_recorded_too() -> None:
+    studio = Studio()
+    url = await studio.start_serving()
+    try:
+        async with sdk_client(url) as outside:
+            result = await outside.call_tool("delete_file", {"path": "/tmp/x"})
+        async with sdk_client(url, mode="legacy") as legacy:
+            roots = await legacy.call_tool("count_roots", {})
+    finally:
+        await studio.close()
+    assert text_of(result) == "File deleted" and "2 root(s)" in text_of(roots)
+    flows = recorded(studio)
+    assert flows[0] == ("complete", [(1, "client->server", "request"), (1, "server->client", "input_required"),
+                                     (2, "client->server", "request"), (2, "server->client", "complete")])
+    assert flows[1] == ("complete", [(1, "client->server", "request"), (1, "server->client", "server_request"),
+                                     (1, "client->server", "client_response"), (1, "server->client", "complete")])
