@@ -398,12 +398,17 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self.default_layout)  # dock sizes apply once the window is laid out
 
     def default_layout(self) -> None:
+        """Dock sizes in pixels (what resizeDocks takes), shared out from the window's own size."""
         vertical, horizontal = Qt.Orientation.Vertical, Qt.Orientation.Horizontal
         d = self.docks
-        self.resizeDocks([d["explorer"], d["client"], d["arguments"]], [50, 28, 22], vertical)
-        self.resizeDocks([d["step"], d["inspector"]], [35, 65], vertical)
-        self.resizeDocks([d["explorer"], d["step"]], [360, 420], horizontal)
-        self.resizeDocks([d["log"]], [220], vertical)
+        log_height = max(160, self.height() // 5)
+        column = max(300, self.height() - log_height - 120)
+        self.resizeDocks([d["log"]], [log_height], vertical)
+        self.resizeDocks([d["explorer"], d["client"], d["arguments"]],
+                         [column * 45 // 100, column * 30 // 100, column * 25 // 100], vertical)
+        self.resizeDocks([d["step"], d["inspector"]], [column * 35 // 100, column * 65 // 100], vertical)
+        self.resizeDocks([d["explorer"], d["step"]], [max(320, self.width() // 5), max(360, self.width() // 4)],
+                         horizontal)
 
     def save(self) -> None:
         s = self.settings
