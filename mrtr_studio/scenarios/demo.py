@@ -153,6 +153,22 @@ def secrets_resource(session: Session, request: Request, response: Response) -> 
     response.result.contents.add_text("config://secrets", text, "text/plain")
 
 
+def notes_resource(session: Session, request: Request, response: Response) -> None:
+    """A resource template: the URI's `{topic}` arrives as an argument; it asks how much to show."""
+    topic = request.params.arguments.get("topic", "")
+    if not request.has_input_response("detail"):
+        response.input_required.add_elicitation("detail", f"How much of the notes on {topic} should be shown?", {
+            "type": "object", "properties": {"detail": {
+                "type": "string", "title": "Detail", "oneOf": [
+                    {"const": "summary", "title": "Just a summary"}, {"const": "full", "title": "Everything"}],
+                "default": "summary"}}, "required": ["detail"]})
+        return
+    detail = (accepted(request, "detail") or {}).get("detail", "summary")
+    text = f"Notes on {topic}: MRTR retries carry the state." + (
+        " Full version: inputResponses are keyed like the requests." if detail == "full" else "")
+    response.result.contents.add_text(str(request.params.uri), text, "text/plain")
+
+
 def plan_trip(session: Session, request: Request, response: Response) -> None:
     """Three input requests in one round: the client answers them together in a single retry."""
     keys = ("traveller", "idea", "folders")
@@ -235,5 +251,7 @@ def build_demo_server(options: ServerOptions | None = None, name: str = "mrtr-st
                   [{"name": "code", "description": "The code to review", "required": True}])(code_review)
     server.resource("config://secrets", "secrets", "Credentials, revealed after confirmation.",
                     "text/plain")(secrets_resource)
+    server.resource("notes://{topic}", "notes", "Notes on a topic (a template); asks how much to show.",
+                    "text/plain")(notes_resource)
     register_conformance_fixtures(server)
     return server

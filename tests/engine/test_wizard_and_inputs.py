@@ -106,3 +106,17 @@ async def test_sampling_and_url_mode() -> None:
     done = await wire.call("connect_account", {"service": "gitlab"}, state=asked["requestState"],
                            responses={"consent": {"action": "accept"}})
     assert done["result"]["content"][0]["text"] == "Account connected"
+
+
+async def test_resource_template_that_asks() -> None:
+    wire = Wire(build_demo_server())
+    listed = await wire.send("resources/templates/list", {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}})
+    assert [t["uriTemplate"] for t in listed["result"]["resourceTemplates"]] == ["notes://{topic}"]
+    asked = (await wire.call("notes://mrtr", method="resources/read"))["result"]
+    assert list(asked["inputRequests"]) == ["detail"]
+    done = await wire.call("notes://mrtr", method="resources/read", responses={"detail": accept(detail="full")},
+                           state=asked["requestState"])
+    contents = done["result"]["contents"][0]
+    assert contents["uri"] == "notes://mrtr"
+    assert contents["text"].startswith("Notes on mrtr:") and "Full version" in contents["text"]
