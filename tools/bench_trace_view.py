@@ -17,37 +17,11 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtWidgets import QApplication
 
-from mrtr_studio.trace import Operation, TraceMessage, TraceStore
+from mrtr_studio.trace import TraceStore
+from mrtr_studio.trace.synthetic import synthetic_trace
 from mrtr_studio.ui.diagram import SequenceDiagramView
 from mrtr_studio.ui.log import MessageLogView
 from mrtr_studio.ui.selection import Selection
-
-
-def build_trace(operations: int) -> tuple[list[Operation], list[TraceMessage]]:
-    ops: list[Operation] = []
-    messages: list[TraceMessage] = []
-    now = time.time()
-    for i in range(operations):
-        ops.append(Operation(id=f"op{i:05d}", method="tools/call", target="delete_file",
-                             arguments={"path": f"/f{i}"}, era="2026-07-28", server="embedded", started=now,
-                             outcome="complete", rounds=2, answer_seconds={2: 1.5}))
-        params = {"name": "delete_file", "arguments": {"path": f"/f{i}"}}
-        state = f"v1.payload{i}.signature{i}"
-        asked = {"confirm": {"method": "elicitation/create", "params": {"message": "Delete the file?"}}}
-        wire: list[tuple[int, Any, Any, dict[str, Any]]] = [
-            (1, "client->server", "request", {"jsonrpc": "2.0", "id": 2 * i, "method": "tools/call", "params": params}),
-            (1, "server->client", "input_required", {"jsonrpc": "2.0", "id": 2 * i, "result": {
-                "resultType": "input_required", "inputRequests": asked, "requestState": state}}),
-            (2, "client->server", "request", {"jsonrpc": "2.0", "id": 2 * i + 1, "method": "tools/call", "params": {
-                **params, "inputResponses": {"confirm": {"action": "accept"}}, "requestState": state}}),
-            (2, "server->client", "complete", {"jsonrpc": "2.0", "id": 2 * i + 1, "result": {
-                "resultType": "complete", "content": [{"type": "text", "text": "File deleted"}]}}),
-        ]
-        for rnd, direction, kind, message in wire:
-            messages.append(TraceMessage(len(messages), ops[-1].id, rnd, direction, kind, message,
-                                         now + len(messages) / 1000, method=message.get("method"),
-                                         jsonrpc_id=message["id"]))
-    return ops, messages
 
 
 def timed(label: str, action: Callable[[], Any], results: list[tuple[str, float]]) -> Any:
@@ -60,7 +34,7 @@ def timed(label: str, action: Callable[[], Any], results: list[tuple[str, float]
 def bench(operations: int) -> list[tuple[str, float]]:
     app = QApplication.instance() or QApplication(sys.argv)
     results: list[tuple[str, float]] = []
-    ops, messages = build_trace(operations)
+    ops, messages = synthetic_trace(operations)
     store, selection = TraceStore(), Selection()
     log = MessageLogView(store, selection)
     diagram = SequenceDiagramView(store, selection)

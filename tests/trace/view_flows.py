@@ -2,7 +2,6 @@
 in-memory engine (secret known, rejections explained), plus a synthetic 10k-message trace."""
 
 import asyncio
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -10,7 +9,8 @@ from mrtr_studio.client.session import ClientSession, StepHook
 from mrtr_studio.client.settings import ClientSettings
 from mrtr_studio.engine import MrtrOptions, ServerOptions
 from mrtr_studio.scenarios import build_demo_server
-from mrtr_studio.trace import Operation, TraceMessage, TraceStore
+from mrtr_studio.trace import Operation, TraceStore
+from mrtr_studio.trace.synthetic import synthetic_trace  # noqa: F401 - re-exported for the view tests
 from mrtr_studio.transport.memory import MemoryTransport
 
 SECRET = "test-secret"
@@ -59,31 +59,3 @@ def on_round(round_number: int, change: Callable[[dict[str, Any]], dict[str, Any
     return step
 
 
-def synthetic_trace(operations: int) -> tuple[list[Operation], list[TraceMessage]]:
-    """`operations` two-round delete_file operations, four messages each (request, input_required,
-    retry, complete): 2,500 operations make the 10,000-message trace."""
-    ops: list[Operation] = []
-    messages: list[TraceMessage] = []
-    now = time.time()
-    for i in range(operations):
-        op = Operation(id=f"op{i:05d}", method="tools/call", target="delete_file", arguments={"path": f"/f{i}"},
-                       era="2026-07-28", server="embedded", started=now, outcome="complete", rounds=2,
-                       answer_seconds={2: 1.5})
-        ops.append(op)
-        params = {"name": "delete_file", "arguments": {"path": f"/f{i}"}}
-        state = f"v1.payload{i}.sig{i}"
-        asked = {"confirm": {"method": "elicitation/create", "params": {"message": "Delete the file?"}}}
-        wire: list[tuple[int, str, str, dict[str, Any]]] = [
-            (1, "client->server", "request", {"jsonrpc": "2.0", "id": 2 * i, "method": "tools/call", "params": params}),
-            (1, "server->client", "input_required", {"jsonrpc": "2.0", "id": 2 * i, "result": {
-                "resultType": "input_required", "inputRequests": asked, "requestState": state}}),
-            (2, "client->server", "request", {"jsonrpc": "2.0", "id": 2 * i + 1, "method": "tools/call", "params": {
-                **params, "inputResponses": {"confirm": {"action": "accept"}}, "requestState": state}}),
-            (2, "server->client", "complete", {"jsonrpc": "2.0", "id": 2 * i + 1, "result": {
-                "resultType": "complete", "content": [{"type": "text", "text": "File deleted"}]}}),
-        ]
-        for rnd, direction, kind, message in wire:
-            seq = len(messages)
-            messages.append(TraceMessage(seq, op.id, rnd, direction, kind, message, now + seq / 1000,  # type: ignore[arg-type]
-                                         method=message.get("method"), jsonrpc_id=message["id"]))
-    return ops, messages

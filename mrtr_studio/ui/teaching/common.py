@@ -3,6 +3,7 @@
 Verdicts are shown as a symbol, a word and a colour together, so nobody has to tell red from green.
 """
 
+import json
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt
@@ -37,6 +38,18 @@ def default_arguments(method: str, target: str) -> dict[str, Any]:
             if (run.method, run.target) == (method, target):
                 return dict(run.arguments)
     return {}
+
+
+def picked(combo: QComboBox, arguments_text: str) -> tuple[str, str, dict[str, Any]]:
+    """The (method, target) chosen in a target picker and its arguments; ValueError says what is wrong."""
+    try:
+        arguments = json.loads(arguments_text or "{}")
+    except ValueError as exc:
+        raise ValueError(f"the arguments are not JSON: {exc}") from exc
+    if not isinstance(arguments, dict):
+        raise ValueError("the arguments must be a JSON object")
+    method, target = combo.currentData() or ("tools/call", combo.currentText())
+    return method, target, arguments
 
 
 def target_text(method: str, target: str) -> str:

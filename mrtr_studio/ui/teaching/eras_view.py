@@ -22,7 +22,7 @@ from ..async_bridge import spawn
 from ..diagram import SequenceDiagramView
 from ..selection import Selection
 from ..store_bridge import StoreBridge
-from .common import FitWidth, default_arguments, fill_targets, find_target, symbol
+from .common import FitWidth, default_arguments, fill_targets, find_target, picked, symbol
 from .connections import TargetPicker, close_all
 
 ERAS = ("modern", "legacy")
@@ -113,13 +113,10 @@ class ErasView(QWidget):
         if self.task is not None and not self.task.done():
             return None
         try:
-            arguments = json.loads(self.arguments.text() or "{}")
-            if not isinstance(arguments, dict):
-                raise ValueError("the arguments must be a JSON object")
+            method, target, arguments = picked(self.tool, self.arguments.text())
         except ValueError as exc:
             self.status.setText(f"✖ Arguments: {exc}")
             return None
-        method, target = self.tool.currentData() or ("tools/call", self.tool.currentText())
         self.task = spawn(self._run(method, target, arguments), "eras side by side")
         return self.task
 

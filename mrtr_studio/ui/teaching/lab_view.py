@@ -36,7 +36,7 @@ from ..async_bridge import spawn
 from ..diagram import SequenceDiagramView
 from ..selection import Selection
 from ..store_bridge import StoreBridge
-from .common import default_arguments, fill_targets, find_target, mark, mark_colour, mark_icon
+from .common import default_arguments, fill_targets, find_target, mark, mark_colour, mark_icon, picked
 from .connections import TargetPicker, close_all, open_transports
 
 COLUMNS = ("Attack", "Requirement", "Level", "Server's answer", "Status", "Verdict", "Detail")
@@ -147,13 +147,10 @@ class LabView(QWidget):
         if self.running:
             return None
         try:
-            arguments = json.loads(self.arguments.text() or "{}")
-            if not isinstance(arguments, dict):
-                raise ValueError("the arguments must be a JSON object")
+            method, target, arguments = picked(self.operation, self.arguments.text())
         except ValueError as exc:
             self.summary.setText(f"✖ Arguments: {exc}")
             return None
-        method, target = self.operation.currentData() or ("tools/call", self.operation.currentText())
         self.task = spawn(self._run(method, target, arguments), "lab")
         return self.task
 
