@@ -8,6 +8,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from ..protocol import jsonrpc
+from ..protocol.errors import INTERNAL_ERROR
+
 Direction = Literal["client->server", "server->client"]
 ServerRequestHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
@@ -41,6 +44,17 @@ class Tap:
                 import logging
 
                 logging.getLogger(__name__).exception("tap listener failed")
+
+
+async def answer_server_request(handler: ServerRequestHandler | None, request: dict[str, Any]) -> dict[str, Any]:
+    """The client's JSON-RPC response to a legacy server-initiated request: the handler's result, or an
+    error saying why there is none (every transport answers, so the server's await never hangs)."""
+    if handler is None:
+        return jsonrpc.error(request["id"], INTERNAL_ERROR, "client has no handler for server requests")
+    try:
+        return jsonrpc.result(request["id"], await handler(request))
+    except Exception as exc:
+        return jsonrpc.error(request["id"], INTERNAL_ERROR, f"client failed to answer: {exc}")
 
 
 class TransportError(Exception):

@@ -18,10 +18,9 @@ from typing import Any
 
 import httpx
 
-from ..protocol import jsonrpc, param_headers
-from ..protocol.errors import INTERNAL_ERROR
+from ..protocol import param_headers
 from ..protocol.versions import META_PROTOCOL_VERSION
-from .base import ServerRequestHandler, Tap, TransportError
+from .base import ServerRequestHandler, Tap, TransportError, answer_server_request
 
 ACCEPT = "application/json, text/event-stream"
 _NAME_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
@@ -226,13 +225,7 @@ class HttpClientTransport:
                     deadline.reschedule(asyncio.get_running_loop().time() + self.timeout)
 
     async def _answer_and_post(self, request: dict[str, Any]) -> None:
-        if self._handler is None:
-            reply = jsonrpc.error(request["id"], INTERNAL_ERROR, "client has no handler for server requests")
-        else:
-            try:
-                reply = jsonrpc.result(request["id"], await self._handler(request))
-            except Exception as exc:
-                reply = jsonrpc.error(request["id"], INTERNAL_ERROR, f"client failed to answer: {exc}")
+        reply = await answer_server_request(self._handler, request)
         headers = self.headers_for(reply)
         self.tap.emit("client->server", reply, transport="http", url=self.url, server_initiated=True)
         try:

@@ -9,9 +9,7 @@ import copy
 from typing import Any
 
 from ..engine import McpServer
-from ..protocol import jsonrpc
-from ..protocol.errors import INTERNAL_ERROR
-from .base import ServerRequestHandler, Tap, TransportError
+from .base import ServerRequestHandler, Tap, TransportError, answer_server_request
 
 
 class MemoryTransport:
@@ -48,13 +46,7 @@ class MemoryTransport:
         task.add_done_callback(self._tasks.discard)
 
     async def _answer(self, request: dict[str, Any]) -> None:
-        if self._server_request_handler is None:
-            reply = jsonrpc.error(request["id"], INTERNAL_ERROR, "client has no handler for server requests")
-        else:
-            try:
-                reply = jsonrpc.result(request["id"], await self._server_request_handler(request))
-            except Exception as exc:
-                reply = jsonrpc.error(request["id"], INTERNAL_ERROR, f"client failed to answer: {exc}")
+        reply = await answer_server_request(self._server_request_handler, request)
         self.tap.emit("client->server", copy.deepcopy(reply), transport="memory", server_initiated=True)
         await self.server.handle(reply, self.session)
 

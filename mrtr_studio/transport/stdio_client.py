@@ -15,9 +15,7 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
-from ..protocol import jsonrpc
-from ..protocol.errors import INTERNAL_ERROR
-from .base import ServerRequestHandler, Tap, TransportError
+from .base import ServerRequestHandler, Tap, TransportError, answer_server_request
 
 _LINE_LIMIT = 16 * 1024 * 1024
 
@@ -162,13 +160,7 @@ class StdioClientTransport:
         return f"; stderr: {lines[-1]}" if lines else ""
 
     async def _answer(self, request: dict[str, Any]) -> None:
-        if self._handler is None:
-            reply = jsonrpc.error(request["id"], INTERNAL_ERROR, "client has no handler for server requests")
-        else:
-            try:
-                reply = jsonrpc.result(request["id"], await self._handler(request))
-            except Exception as exc:
-                reply = jsonrpc.error(request["id"], INTERNAL_ERROR, f"client failed to answer: {exc}")
+        reply = await answer_server_request(self._handler, request)
         self.tap.emit("client->server", reply, transport="stdio", server_initiated=True)
         with contextlib.suppress(TransportError):
             await self._write(reply)
