@@ -12,6 +12,7 @@ from typing import Any
 
 from ..protocol.versions import META_PROTOCOL_VERSION, MODERN_VERSION, MRTR_METHODS
 from ..trace import TraceStore
+from ..trace.model import params_of
 from ..transport.base import WireEvent
 
 LABEL = "external client"
@@ -45,7 +46,7 @@ class ServedTraffic:
             return
         if method not in MRTR_METHODS or "id" not in message:
             return
-        params = _object(message.get("params"))
+        params = params_of(message)
         state = params.get("requestState")
         continued = self._by_state.get(state) if isinstance(state, str) else None
         if continued is not None:

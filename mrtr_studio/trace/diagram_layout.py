@@ -8,7 +8,7 @@ rows one message needs and reports what changed, so a live view never rebuilds i
 from dataclasses import dataclass, field
 from typing import Any
 
-from .model import Operation, TraceMessage
+from .model import Operation, TraceMessage, params_of, result_of
 
 LANES = ("User", "Client", "Server")
 LANE_X = {"User": 90.0, "Client": 330.0, "Server": 610.0}
@@ -83,29 +83,19 @@ class Change:
     updated: list[Any] = field(default_factory=list)
 
 
-def _params(message: Any) -> dict[str, Any]:
-    params = message.get("params") if isinstance(message, dict) else None
-    return params if isinstance(params, dict) else {}
-
-
-def _result(message: Any) -> dict[str, Any]:
-    result = message.get("result") if isinstance(message, dict) else None
-    return result if isinstance(result, dict) else {}
-
-
 def request_state_of(entry: TraceMessage) -> str | None:
     """The requestState a message carries: minted in an input_required result, echoed in a retry."""
     if entry.kind == "input_required":
-        token = _result(entry.message).get("requestState")
+        token = result_of(entry.message).get("requestState")
     elif entry.kind == "request":
-        token = _params(entry.message).get("requestState")
+        token = params_of(entry.message).get("requestState")
     else:
         return None
     return token if isinstance(token, str) else None
 
 
 def _asked(message: Any) -> str:
-    requests = _result(message).get("inputRequests")
+    requests = result_of(message).get("inputRequests")
     if not isinstance(requests, dict):
         return ""
     parts = [f"{k} ({v.get('method', '?')})" if isinstance(v, dict) else str(k) for k, v in requests.items()]
@@ -116,7 +106,7 @@ def message_summary(entry: TraceMessage) -> str:
     """One line saying what a message is about, for the log's summary column and arrow sublabels."""
     message = entry.message
     if entry.kind in ("request", "server_request", "notification"):
-        params = _params(message)
+        params = params_of(message)
         bits = [str(params.get("name") or params.get("uri") or "")]
         if isinstance(params.get("arguments"), dict) and params["arguments"]:
             bits.append(", ".join(f"{k}={v!r}" for k, v in list(params["arguments"].items())[:3]))
@@ -127,7 +117,8 @@ def message_summary(entry: TraceMessage) -> str:
         return " · ".join(b for b in bits if b)
     if entry.kind == "input_required":
         asked = _asked(message)
-        return ("asks " + asked if asked else "no inputs") + (" · +state" if "requestState" in _result(message) else "")
+        state = " · +state" if "requestState" in result_of(message) else ""
+        return ("asks " + asked if asked else "no inputs") + state
     if entry.kind == "error":
         error = message.get("error") if isinstance(message, dict) else None
         if not isinstance(error, dict):
@@ -136,7 +127,7 @@ def message_summary(entry: TraceMessage) -> str:
         reason = f" ({data['reason']})" if isinstance(data, dict) and "reason" in data else ""
         return f"{error.get('code')} {error.get('message', '')}{reason}"
     if entry.kind in ("complete", "client_response"):
-        result = _result(message)
+        result = result_of(message)
         for item in result.get("content") or []:
             if isinstance(item, dict) and item.get("type") == "text":
                 return str(item.get("text", ""))[:120]

@@ -13,7 +13,7 @@ from typing import Any
 from ..protocol import capabilities
 from ..protocol.schema import message_problems
 from ..protocol.versions import LEGACY_VERSION, META_PROTOCOL_VERSION, MODERN_VERSION, MRTR_METHODS
-from .model import Finding, TraceMessage
+from .model import Finding, TraceMessage, params_of, result_of
 from .store import StoreEvent, TraceStore
 
 SCHEMA_INVALID = "schema-invalid"
@@ -29,18 +29,8 @@ RESPONSE_KEYS = "input-responses-keys"
 MRTR_LEAK = "mrtr-data-on-first-call"
 
 
-def _params(message: Any) -> dict[str, Any]:
-    params = message.get("params") if isinstance(message, dict) else None
-    return params if isinstance(params, dict) else {}
-
-
-def _result(message: Any) -> dict[str, Any]:
-    result = message.get("result") if isinstance(message, dict) else None
-    return result if isinstance(result, dict) else {}
-
-
 def _is_modern(request: Any) -> bool:
-    meta = _params(request).get("_meta")
+    meta = params_of(request).get("_meta")
     return isinstance(meta, dict) and meta.get(META_PROTOCOL_VERSION) == MODERN_VERSION
 
 
@@ -105,7 +95,7 @@ def _reused_id(entry: TraceMessage, earlier: list[TraceMessage]) -> list[Finding
 
 
 def _retry_rules(entry: TraceMessage, earlier: list[TraceMessage]) -> list[Finding]:
-    params = _params(entry.message)
+    params = params_of(entry.message)
     previous = _last_input_required(entry.round, earlier)
     if previous is None:
         if entry.round <= 1 and ("inputResponses" in params or "requestState" in params):
@@ -113,7 +103,7 @@ def _retry_rules(entry: TraceMessage, earlier: list[TraceMessage]) -> list[Findi
             return [Finding(MRTR_LEAK, "error", f"a first call carries {carried}: MRTR data belongs only to "
                             "the retry of the request that asked for it")]
         return []
-    asked = _result(previous.message)
+    asked = result_of(previous.message)
     found: list[Finding] = []
     if "requestState" in asked:
         if "requestState" not in params:
@@ -140,7 +130,7 @@ def _retry_rules(entry: TraceMessage, earlier: list[TraceMessage]) -> list[Findi
 
 
 def _input_required_rules(entry: TraceMessage, request: TraceMessage | None) -> list[Finding]:
-    result = _result(entry.message)
+    result = result_of(entry.message)
     found: list[Finding] = []
     if "inputRequests" not in result and "requestState" not in result:
         found.append(Finding(INPUT_REQUIRED_EMPTY, "error",
@@ -155,7 +145,7 @@ def _input_required_rules(entry: TraceMessage, request: TraceMessage | None) -> 
                              "input_required answers a legacy request; it needs protocol 2026-07-28"))
     requests = result.get("inputRequests")
     if isinstance(requests, dict) and _is_modern(request.message):
-        declared = capabilities.from_meta(_params(request.message))
+        declared = capabilities.from_meta(params_of(request.message))
         valid = {k: v for k, v in requests.items() if isinstance(v, dict)}
         lacking = capabilities.missing(declared, valid)
         if lacking:

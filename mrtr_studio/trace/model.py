@@ -101,3 +101,15 @@ def kind_of(message: Any, direction: Direction) -> MessageKind:
     if not isinstance(body, dict):
         return "invalid"
     return "input_required" if body.get("resultType") == "input_required" else "complete"
+
+
+def params_of(message: Any) -> dict[str, Any]:
+    """A message's `params` object, `{}` when absent or not an object (traces hold whatever peers sent)."""
+    params = message.get("params") if isinstance(message, dict) else None
+    return params if isinstance(params, dict) else {}
+
+
+def result_of(message: Any) -> dict[str, Any]:
+    """A response's `result` object, `{}` when absent or not an object."""
+    result = message.get("result") if isinstance(message, dict) else None
+    return result if isinstance(result, dict) else {}
