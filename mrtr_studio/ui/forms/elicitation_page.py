@@ -8,12 +8,13 @@ what to fix, where a disabled button would only say "no". Ctrl+Enter accepts, Es
 import html
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
-from mrtr_studio.client.forms.elicit import accept, cancel, decline
+from mrtr_studio.client.forms.elicit import accept
 
+from .answer_page import ElicitAnswerPage
 from .schema_form import SchemaForm
 
 
@@ -40,15 +41,12 @@ def action_buttons(parent: QWidget, *names: str) -> tuple[QHBoxLayout, list[QPus
     return row, buttons
 
 
-class ElicitationPage(QWidget):
+class ElicitationPage(ElicitAnswerPage):
     """Emits `answered(ElicitResult dict)`; `result` keeps the last answer."""
-
-    answered = Signal(dict)
 
     def __init__(self, params: dict[str, Any], server_name: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.params = params
-        self.result: dict[str, Any] | None = None
         layout = QVBoxLayout(self)
         layout.addWidget(header_label(server_name, str(params.get("message", "")), self))
         self.form = SchemaForm(params.get("requestedSchema", {}), self)
@@ -79,14 +77,3 @@ class ElicitationPage(QWidget):
                 target.setFocus(Qt.FocusReason.OtherFocusReason)
             return None
         return self._answer(accept(self.form.content()))
-
-    def decline(self) -> dict[str, Any]:
-        return self._answer(decline())
-
-    def cancel(self) -> dict[str, Any]:
-        return self._answer(cancel())
-
-    def _answer(self, result: dict[str, Any]) -> dict[str, Any]:
-        self.result = result
-        self.answered.emit(result)
-        return result

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from mrtr_studio.client.forms.roots import list_roots_result, path_to_uri, root_problem
 from mrtr_studio.protocol.models import Root
 
+from .answer_page import AnswerPage
 from .elicitation_page import action_buttons, header_label
 from .schema_form import ERROR_STYLE
 
@@ -132,16 +133,12 @@ class RootsEditor(QWidget):
         return [Root(uri=uri, name=name or None) for uri, name in self.entries()]
 
 
-class RootsPage(QWidget):
+class RootsPage(AnswerPage):
     """Confirm the roots sent for one roots/list request; emits `answered(ListRootsResult)` or `skipped()`."""
-
-    answered = Signal(dict)
-    skipped = Signal()
 
     def __init__(self, roots: list[Root] | None = None, server_name: str = "",
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.result: dict[str, Any] | None = None
         layout = QVBoxLayout(self)
         layout.addWidget(header_label(server_name, "Which folders may the server work in? (roots/list)", self))
         self.editor = RootsEditor(roots, self)
@@ -158,10 +155,4 @@ class RootsPage(QWidget):
         except ValueError:
             self.editor.table.setFocus(Qt.FocusReason.OtherFocusReason)
             return None
-        self.result = result
-        self.answered.emit(result)
-        return result
-
-    def skip(self) -> None:
-        self.result = None
-        self.skipped.emit()
+        return self._answer(result)

@@ -10,7 +10,7 @@ import html
 import json
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -34,6 +34,7 @@ from mrtr_studio.client.forms.sampling import (
     text_reply,
 )
 
+from .answer_page import AnswerPage
 from .elicitation_page import action_buttons
 from .schema_form import ERROR_STYLE
 
@@ -60,16 +61,12 @@ def request_html(params: dict[str, Any], server_name: str = "") -> str:
     return "".join(out)
 
 
-class SamplingPage(QWidget):
+class SamplingPage(AnswerPage):
     """Emits `answered(CreateMessageResult dict)` or `skipped()`."""
-
-    answered = Signal(dict)
-    skipped = Signal()
 
     def __init__(self, params: dict[str, Any], server_name: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.params = params
-        self.result: dict[str, Any] | None = None
         layout = QVBoxLayout(self)
         self.view = QTextBrowser(self)
         self.view.setHtml(request_html(params, server_name))
@@ -138,10 +135,4 @@ class SamplingPage(QWidget):
             (self.reply if not self.reply.toPlainText().strip() else self.model).setFocus(
                 Qt.FocusReason.OtherFocusReason)
             return None
-        self.result = result
-        self.answered.emit(result)
-        return result
-
-    def skip(self) -> None:
-        self.result = None
-        self.skipped.emit()
+        return self._answer(result)

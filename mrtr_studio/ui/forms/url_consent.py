@@ -10,13 +10,14 @@ import html
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from mrtr_studio.client.forms.elicit import accept, cancel, decline
+from mrtr_studio.client.forms.elicit import accept
 from mrtr_studio.client.forms.url_safety import UrlReport, analyse_url
 
+from .answer_page import ElicitAnswerPage
 from .elicitation_page import action_buttons, header_label
 
 HOST_STYLE = "font-weight: bold; font-size: large; background: #fff4d6; color: #000;"
@@ -31,10 +32,8 @@ def url_markup(report: UrlReport) -> str:
             f"</span>{html.escape(report.after_host)}</code>")
 
 
-class UrlConsentPage(QWidget):
+class UrlConsentPage(ElicitAnswerPage):
     """Emits `answered(ElicitResult dict)`; `opened` records whether the link was opened."""
-
-    answered = Signal(dict)
 
     def __init__(self, params: dict[str, Any], server_name: str = "", parent: QWidget | None = None,
                  opener: Callable[[QUrl], Any] | None = None) -> None:
@@ -44,7 +43,6 @@ class UrlConsentPage(QWidget):
         self.report = analyse_url(self.url)
         self.opener = opener or QDesktopServices.openUrl
         self.opened = False
-        self.result: dict[str, Any] | None = None
         layout = QVBoxLayout(self)
         layout.addWidget(header_label(server_name, str(params.get("message", "")), self))
         layout.addWidget(QLabel("The server asks you to open this link in your browser:", self))
@@ -103,14 +101,3 @@ class UrlConsentPage(QWidget):
 
     def done(self) -> dict[str, Any]:
         return self._answer(accept())
-
-    def decline(self) -> dict[str, Any]:
-        return self._answer(decline())
-
-    def cancel(self) -> dict[str, Any]:
-        return self._answer(cancel())
-
-    def _answer(self, result: dict[str, Any]) -> dict[str, Any]:
-        self.result = result
-        self.answered.emit(result)
-        return result
