@@ -168,23 +168,17 @@ def run_gui(args: argparse.Namespace) -> int:
 
         app.lastWindowClosed.connect(on_closed)
         await window.start()
-        if scenario and is_teaching(scenario):
-            if auto:
-                code = await run_teaching(window, scenario, shots)
-                if shots is not None:
-                    window.close()
-                    return code
-            else:
-                window.teaching.show("lessons" if scenario.startswith("lesson:") else scenario)
+        if scenario and auto:
+            teaching = is_teaching(scenario)
+            code = await (run_teaching(window, scenario, shots) if teaching
+                          else run_demo(window, DEMO_RUNS[scenario], shots))
+            if shots is not None:  # a screenshot run ends with its scenario
+                window.close()
+                return code
+        elif scenario and is_teaching(scenario):
+            window.teaching.show("lessons" if scenario.startswith("lesson:") else scenario)
         elif scenario:
-            demo = DEMO_RUNS[scenario]
-            if auto:
-                code = await run_demo(window, demo, shots)
-                if shots is not None:
-                    window.close()
-                    return code
-            else:
-                prepare(window, demo)
+            prepare(window, DEMO_RUNS[scenario])
         return int(await closed)
 
     with loop:
