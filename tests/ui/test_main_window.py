@@ -253,6 +253,23 @@ def test_auto_scenario_saves_one_png_per_step_and_exits_0(tmp_path: Path) -> Non
                                                           "03-error.png"]
 
 
+@pytest.mark.slow
+def test_auto_teaching_scenario_runs_a_lesson_in_the_window(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "lesson"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run([sys.executable, "-m", "mrtr_studio", "--scenario", "lesson:wizard", "--auto",
+                           "--screenshot-dir", str(out)], env=env, timeout=90, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in out.glob("*.png")) == ["01-ready.png", "02-done.png"]
+    unknown = subprocess.run([sys.executable, "-m", "mrtr_studio", "--scenario", "lesson:nope", "--auto"],
+                             env=env, timeout=60, capture_output=True, text=True)
+    assert unknown.returncode == 2 and "lesson:confirm-delete" in unknown.stderr
+
+
 def test_interactive_answers_use_the_round_dialog(qtbot: Any, arun: Runner, settings: QSettings) -> None:
     from mrtr_studio.ui.forms.input_round_dialog import InputRoundDialog
 
