@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -73,6 +74,9 @@ def targets_of(catalog: Catalog) -> dict[str, list[Target]]:
                                       template_schema(t["uriTemplate"]), t.get("description", ""), t)
                                for t in catalog.templates],
     }
+
+
+FIXTURE_PREFIX = "test_"
 
 
 class ServerExplorer(QWidget):
@@ -210,9 +214,14 @@ class ServerExplorer(QWidget):
         self.status.setText(f"Connected: {name} ({catalog.era}){problems}")
         for group, targets in targets_of(catalog).items():
             top = QTreeWidgetItem(self.tree, [f"{group} ({len(targets)})"])
-            for target in targets:
+            # The conformance suite's fixtures (test_*) come after the tools people came for, dimmed.
+            for target in sorted(targets, key=lambda t: t.name.startswith(FIXTURE_PREFIX)):
                 item = QTreeWidgetItem(top, [target.name, target.description])
                 item.setData(0, Qt.ItemDataRole.UserRole, target)
+                if target.name.startswith(FIXTURE_PREFIX):
+                    for column in (0, 1):
+                        item.setForeground(column, QBrush(QColor("#888888")))
+                    item.setToolTip(0, "A fixture of the official conformance suite")
             top.setExpanded(True)
         self.tree.resizeColumnToContents(0)
         if previous is not None:
