@@ -186,13 +186,13 @@ def test_connection_refused_shows_in_the_window(window: MainWindow, arun: Runner
 
 def test_bad_arguments_json_blocks_the_run(window: MainWindow, arun: Runner) -> None:
     assert window.explorer.select("delete_file", "tool")
-    window.arguments.raw_toggle.setChecked(True)
-    window.arguments.json_edit.setPlainText("[1, 2")
+    window.arguments.editor.as_json.setChecked(True)
+    window.arguments.editor.text.setPlainText("[1, 2")
     assert window.arguments.arguments() is None
-    assert "Not JSON" in window.arguments.problem()
+    assert "Not valid JSON" in window.arguments.problem()
     assert not window.launch(step=False)
     assert "cannot be sent" in window.errors.latest.text()
-    window.arguments.json_edit.setPlainText('{"path": 3}')
+    window.arguments.editor.text.setPlainText('{"path": 3}')
     assert window.arguments.arguments() == {"path": 3}
     assert "schema" in window.arguments.problem()  # a warning, not a block
 
