@@ -7,6 +7,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
+    QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -37,13 +38,13 @@ class ClientPanel(QWidget):
             self.era_box.addItem(text, value)
         self.capability_boxes: dict[str, QCheckBox] = {}
         caps = QGroupBox("Declared capabilities")
-        caps_box = QVBoxLayout(caps)
-        for flag in CAPABILITY_FLAGS:
+        caps_box = QGridLayout(caps)  # two columns: the panel stays short enough for the server list
+        for index, flag in enumerate(CAPABILITY_FLAGS):
             check = QCheckBox(flag)
             check.setChecked(flag in studio.capabilities)
             check.toggled.connect(self._apply)
             self.capability_boxes[flag] = check
-            caps_box.addWidget(check)
+            caps_box.addWidget(check, index // 2, index % 2)
         self.identity_box = QComboBox()
         self.identity_box.setAccessibleName("Identity")
         for name in IDENTITY_PRESETS:

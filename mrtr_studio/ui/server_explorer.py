@@ -120,6 +120,7 @@ class ServerExplorer(QWidget):
         split.addWidget(self.schema_view)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
+        self.tree.setMinimumHeight(120)  # a handful of tools visible before any dock is resized
         box = QVBoxLayout(self)
         box.setContentsMargins(4, 4, 4, 4)
         box.addLayout(row1)
