@@ -206,6 +206,15 @@ class ServerExplorer(QWidget):
             self.status.setText(f"Connecting to {self.studio.entry.label}…")
         elif event.kind == "error" and self.studio.catalog is None:
             self.status.setText(event.text)
+        elif event.kind == "settings" and self.studio.catalog is not None:
+            self.status.setText(f"Connected: {self._server_name()} ({self.studio.catalog.era}); the next run uses "
+                                f"the new client settings ({self.studio.era} era)")
+        elif event.kind == "run_finished" and event.result is not None and self.studio.catalog is not None:
+            self.status.setText(f"Connected: {self._server_name()} ({event.result.operation.era})")
+
+    def _server_name(self) -> str:
+        catalog = self.studio.catalog
+        return str(catalog.server_info.get("name") or catalog.server) if catalog is not None else ""
 
     def show_catalog(self, catalog: Catalog) -> None:
         previous = self.current_target()

@@ -346,3 +346,12 @@ def test_serving_the_engine_records_an_outside_client(window: MainWindow, arun: 
     window.serve_action.trigger()
     arun(until(lambda: window.studio.serving_url is None))
     assert not window.serve_action.isChecked()
+
+
+def test_explorer_says_when_client_settings_changed(window: MainWindow, arun: Runner) -> None:
+    assert "(modern)" in window.explorer.status.text()
+    window.studio.set_era("legacy")
+    assert "next run uses the new client settings (legacy era)" in window.explorer.status.text()
+    result = arun(run_tool(window, "count_roots", {}))
+    assert result.operation.era == "legacy"
+    assert "(legacy)" in window.explorer.status.text()
