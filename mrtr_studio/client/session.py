@@ -13,7 +13,7 @@ from typing import Any
 
 from ..protocol import jsonrpc
 from ..protocol.errors import HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION
-from ..protocol.versions import LEGACY_VERSION, MODERN_VERSION, Era
+from ..protocol.versions import LEGACY_VERSION, LEGACY_VERSIONS, MODERN_VERSION, Era
 from ..trace import Operation, TraceStore
 from ..transport.base import ClientTransport, WireEvent
 from .driver import DriveResult, IdSource, Message, Respond, build_retry, drive
@@ -83,7 +83,16 @@ class ClientSession:
         if isinstance(reply, dict) and isinstance(reply.get("result"), dict):
             self.server_info = reply["result"].get("_meta", {}).get("io.modelcontextprotocol/serverInfo", {})
             return Era.MODERN
-        code = (reply or {}).get("error", {}).get("code") if isinstance(reply, dict) else None
+        error = reply.get("error") if isinstance(reply, dict) else None
+        code = error.get("code") if isinstance(error, dict) else None
+        if code == UNSUPPORTED_PROTOCOL_VERSION:
+            # A modern server that does not speak our modern revision: if it still lists a legacy one we
+            # speak, the initialize handshake is the way in; otherwise stay modern and let the error show.
+            data = error.get("data") if isinstance(error, dict) else None
+            supported = data.get("supported") if isinstance(data, dict) else None
+            if isinstance(supported, list) and MODERN_VERSION not in supported \
+                    and any(v in LEGACY_VERSIONS for v in supported):
+                return Era.LEGACY
         return Era.MODERN if code in _MODERN_ERRORS else Era.LEGACY
 
     async def _initialize(self) -> None:

@@ -150,3 +150,20 @@ async def test_auto_stays_modern_on_a_modern_error() -> None:
 
     session = ClientSession(Scripted(modern_server), ClientSettings(era="auto"), RESPOND)
     assert await session.ensure_era() is Era.MODERN
+
+
+async def test_auto_uses_the_handshake_when_the_server_lists_only_legacy_versions() -> None:
+    def picky_server(message: dict[str, Any]) -> dict[str, Any] | None:
+        if "id" not in message:
+            return None
+        if message["method"] == "server/discover":
+            return {"jsonrpc": "2.0", "id": message["id"], "error": {
+                "code": -32022, "message": "Unsupported protocol version",
+                "data": {"supported": ["2027-01-01", "2025-11-25"], "requested": "2026-07-28"}}}
+        return {"jsonrpc": "2.0", "id": message["id"], "result": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "dual", "version": "1"}}}
+
+    transport = Scripted(picky_server)
+    session = ClientSession(transport, ClientSettings(era="auto"), RESPOND)
+    assert await session.ensure_era() is Era.LEGACY
+    assert [m["method"] for m in transport.sent] == ["server/discover", "initialize", "notifications/initialized"]
