@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication, QComboBox, QStyle, QWidget
 
 from ...app.lesson_runner import LessonReport
 from ...app.lessons import LESSONS
+from ...trace.mermaid import to_mermaid
 from ..diagram import SequenceDiagramView
 
 #: What the pickers offer before a server has been listed (the demo server's askers).
@@ -97,12 +98,8 @@ def mark_icon(word: str, widget: QWidget | None = None) -> QIcon:
     return style.standardIcon(pixmap)
 
 
-def mermaid_for(report: LessonReport) -> dict[str, str] | None:
-    """Mermaid diagrams per operation for a Markdown export, when the trace's Mermaid export exists."""
-    try:
-        from ...trace.mermaid import to_mermaid
-    except ImportError:
-        return None
+def mermaid_for(report: LessonReport) -> dict[str, str]:
+    """Mermaid diagrams per operation, for a Markdown export."""
     return {run.operation.id: to_mermaid(run.operation, run.messages) for run in report.runs}
 
 
