@@ -1,4 +1,4 @@
-"""Teaching the protocol (issue 7): lessons, the tamper-and-replay lab, eras side by side, a cluster.
+"""Teaching the protocol: lessons, the tamper-and-replay lab, eras side by side, a cluster.
 
 `install_teaching(window, studio, store, selection)` adds them all to the studio window.
 """
