@@ -24,7 +24,9 @@ class ServedTraffic:
     server_label: str
     _by_state: dict[str, tuple[str, int]] = field(default_factory=dict)
     _open: dict[Any, tuple[str, int]] = field(default_factory=dict)  # exchange -> (operation, round)
-    _server_requests: dict[Any, tuple[str, int]] = field(default_factory=dict)  # server request id -> ...
+    _sessions: dict[Any, Any] = field(default_factory=dict)  # exchange -> the legacy Mcp-Session-Id, if any
+    #: (session, server request id) -> (operation, round): ids are only unique within one legacy session.
+    _server_requests: dict[tuple[Any, Any], tuple[str, int]] = field(default_factory=dict)
 
     def __call__(self, event: WireEvent) -> None:
         message = event.message
@@ -39,8 +41,9 @@ class ServedTraffic:
 
     def _incoming(self, message: dict[str, Any], exchange: Any, meta: dict[str, Any]) -> None:
         method = message.get("method")
+        session = _session_of(meta)
         if method is None:  # a legacy client's answer to a server-initiated request
-            where = self._server_requests.pop(message.get("id"), None)
+            where = self._server_requests.pop((session, message.get("id")), None)
             if where is not None:
                 self.store.record(where[0], where[1], "client->server", message, **meta)
             return
@@ -58,6 +61,7 @@ class ServedTraffic:
             operation = self.store.begin_operation(method, str(target), arguments, era, self.server_label, LABEL)
             where = (operation.id, 1)
         self._open[exchange] = where
+        self._sessions[exchange] = session
         self.store.record(where[0], where[1], "client->server", message, **meta)
 
     def _outgoing(self, message: dict[str, Any], exchange: Any, meta: dict[str, Any]) -> None:
@@ -67,9 +71,10 @@ class ServedTraffic:
         self.store.record(where[0], where[1], "server->client", message, **meta)
         if "method" in message:  # notification, or a legacy server-initiated request inside the call
             if "id" in message:
-                self._server_requests[message["id"]] = where
+                self._server_requests[(self._sessions.get(exchange), message["id"])] = where
             return
         del self._open[exchange]
+        self._sessions.pop(exchange, None)
         result = message.get("result")
         if isinstance(result, dict) and result.get("resultType") == "input_required":
             state = result.get("requestState")
@@ -80,6 +85,11 @@ class ServedTraffic:
         outcome = "error" if isinstance(error, dict) else "complete"
         problem = f"{error.get('code')} {error.get('message')}" if isinstance(error, dict) else None
         self.store.finish_operation(where[0], outcome, problem)  # type: ignore[arg-type]
+
+
+def _session_of(meta: dict[str, Any]) -> Any:
+    headers = meta.get("request_headers")
+    return headers.get("mcp-session-id") if isinstance(headers, dict) else None
 
 
 def _object(value: Any) -> dict[str, Any]:

@@ -60,3 +60,24 @@ async def test_the_official_sdk_client_is_recorded_too() -> None:
                                      (2, "client->server", "request"), (2, "server->client", "complete")])
     assert flows[1] == ("complete", [(1, "client->server", "request"), (1, "server->client", "server_request"),
                                      (1, "client->server", "client_response"), (1, "server->client", "complete")])
+
+
+async def test_two_legacy_sessions_at_once_keep_their_server_requests_apart() -> None:
+    """Server request ids repeat across legacy sessions ("server-1" in each); each answer joins its own call."""
+    import asyncio
+
+    studio = Studio()
+    url = await studio.start_serving()
+    try:
+        async def legacy_roots() -> str:
+            async with sdk_client(url, mode="legacy") as legacy:
+                return text_of(await legacy.call_tool("count_roots", {}))
+
+        results = await asyncio.gather(legacy_roots(), legacy_roots())
+    finally:
+        await studio.close()
+    assert all("2 root(s)" in text for text in results)
+    flows = recorded(studio)
+    assert [outcome for outcome, _ in flows] == ["complete", "complete"]
+    for _, messages in flows:
+        assert [k for _, _, k in messages] == ["request", "server_request", "client_response", "complete"]
