@@ -16,6 +16,7 @@ from ..trace.model import params_of
 from ..transport.base import WireEvent
 
 LABEL = "external client"
+MAX_REMEMBERED_STATES = 10_000
 
 
 @dataclass
@@ -80,6 +81,8 @@ class ServedTraffic:
             state = result.get("requestState")
             if isinstance(state, str):
                 self._by_state[state] = where
+                if len(self._by_state) > MAX_REMEMBERED_STATES:  # abandoned flows: forget the oldest
+                    del self._by_state[next(iter(self._by_state))]
             return  # the operation goes on when (if) the client retries
         error = message.get("error")
         outcome = "error" if isinstance(error, dict) else "complete"
