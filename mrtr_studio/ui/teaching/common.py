@@ -8,7 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QColor, QIcon, QTransform
-from PySide6.QtWidgets import QApplication, QComboBox, QStyle, QWidget
+from PySide6.QtWidgets import QApplication, QComboBox, QLineEdit, QStyle, QWidget
 
 from ...app.lesson_runner import LessonReport
 from ...app.lessons import LESSONS
@@ -41,16 +41,41 @@ def default_arguments(method: str, target: str) -> dict[str, Any]:
     return {}
 
 
-def picked(combo: QComboBox, arguments_text: str) -> tuple[str, str, dict[str, Any]]:
-    """The (method, target) chosen in a target picker and its arguments; ValueError says what is wrong."""
-    try:
-        arguments = json.loads(arguments_text or "{}")
-    except ValueError as exc:
-        raise ValueError(f"the arguments are not JSON: {exc}") from exc
-    if not isinstance(arguments, dict):
-        raise ValueError("the arguments must be a JSON object")
-    method, target = combo.currentData() or ("tools/call", combo.currentText())
-    return method, target, arguments
+class OperationPicker:
+    """A tool/prompt/resource combo and its JSON arguments, kept in step: picking fills default arguments."""
+
+    def __init__(self, name: str) -> None:
+        self.combo = QComboBox()
+        self.combo.setAccessibleName(name)
+        self.arguments = QLineEdit()
+        self.arguments.setAccessibleName("Arguments (JSON)")
+        self.combo.currentIndexChanged.connect(lambda _i: self._changed())
+
+    def fill(self, targets: list[tuple[str, str]]) -> None:
+        fill_targets(self.combo, targets)
+
+    def pick(self, targets: list[tuple[str, str]], method: str, target: str,
+             arguments: dict[str, Any] | None = None) -> None:
+        fill_targets(self.combo, [*targets, (method, target)])
+        self.combo.setCurrentIndex(find_target(self.combo, (method, target)))
+        if arguments is not None:
+            self.arguments.setText(json.dumps(arguments))
+
+    def _changed(self) -> None:
+        chosen = self.combo.currentData()
+        if chosen:
+            self.arguments.setText(json.dumps(default_arguments(*chosen)))
+
+    def read(self) -> tuple[str, str, dict[str, Any]]:
+        """(method, target, arguments); ValueError says what is wrong with the arguments."""
+        try:
+            arguments = json.loads(self.arguments.text() or "{}")
+        except ValueError as exc:
+            raise ValueError(f"the arguments are not JSON: {exc}") from exc
+        if not isinstance(arguments, dict):
+            raise ValueError("the arguments must be a JSON object")
+        method, target = self.combo.currentData() or ("tools/call", self.combo.currentText())
+        return method, target, arguments
 
 
 def target_text(method: str, target: str) -> str:

@@ -7,11 +7,10 @@ in different shapes).
 """
 
 import asyncio
-import json
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from ...app.auto_answers import auto_respond
 from ...app.eras import SideBySide, run_side_by_side
@@ -22,7 +21,7 @@ from ..async_bridge import spawn
 from ..diagram import SequenceDiagramView
 from ..selection import Selection
 from ..store_bridge import StoreBridge
-from .common import FitWidth, default_arguments, fill_targets, find_target, picked, symbol
+from .common import FitWidth, OperationPicker, symbol
 from .connections import TargetPicker, close_all
 
 ERAS = ("modern", "legacy")
@@ -60,13 +59,10 @@ class ErasView(QWidget):
         self.destroyed.connect(lambda *_: unsubscribe())
 
     def _build(self) -> None:
-        self.tool = QComboBox()
-        self.tool.setAccessibleName("Tool, prompt or resource")
-        self.tool.currentIndexChanged.connect(lambda _i: self._tool_changed())
+        self.picker = OperationPicker("Tool, prompt or resource")
+        self.tool, self.arguments = self.picker.combo, self.picker.arguments
         self.target = TargetPicker(self.studio)
-        self.target.currentIndexChanged.connect(lambda _i: fill_targets(self.tool, self.target.targets()))
-        self.arguments = QLineEdit()
-        self.arguments.setAccessibleName("Arguments (JSON)")
+        self.target.currentIndexChanged.connect(lambda _i: self.picker.fill(self.target.targets()))
         self.run_button = QPushButton("▶ Run in both eras")
         self.run_button.clicked.connect(self.start)
         self.status = QLabel("The same call, as a 2026-07-28 client and as a 2025-11-25 client.")
@@ -89,23 +85,15 @@ class ErasView(QWidget):
         box.addLayout(top)
         box.addWidget(self.status)
         box.addLayout(grid, 1)
-        fill_targets(self.tool, self.target.targets())
+        self.picker.fill(self.target.targets())
 
     def _on_studio(self, event: StudioEvent) -> None:
         if event.kind == "catalog":
             self.target.refresh()
-            fill_targets(self.tool, self.target.targets())
-
-    def _tool_changed(self) -> None:
-        picked = self.tool.currentData()
-        if picked:
-            self.arguments.setText(json.dumps(default_arguments(*picked)))
+            self.picker.fill(self.target.targets())
 
     def pick(self, method: str, target: str, arguments: dict[str, Any] | None = None) -> None:
-        fill_targets(self.tool, [*self.target.targets(), (method, target)])
-        self.tool.setCurrentIndex(find_target(self.tool, (method, target)))
-        if arguments is not None:
-            self.arguments.setText(json.dumps(arguments))
+        self.picker.pick(self.target.targets(), method, target, arguments)
 
     # --- running -----------------------------------------------------------------------------
 
@@ -113,7 +101,7 @@ class ErasView(QWidget):
         if self.task is not None and not self.task.done():
             return None
         try:
-            method, target, arguments = picked(self.tool, self.arguments.text())
+            method, target, arguments = self.picker.read()
         except ValueError as exc:
             self.status.setText(f"✖ Arguments: {exc}")
             return None

@@ -6,7 +6,6 @@ the JSON view and the requestState inspector then all show that attack's flow an
 """
 
 import asyncio
-import json
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -18,7 +17,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QPushButton,
     QSplitter,
     QTableWidget,
@@ -36,7 +34,7 @@ from ..async_bridge import spawn
 from ..diagram import SequenceDiagramView
 from ..selection import Selection
 from ..store_bridge import StoreBridge
-from .common import default_arguments, fill_targets, find_target, mark, mark_colour, mark_icon, picked
+from .common import OperationPicker, mark, mark_colour, mark_icon
 from .connections import TargetPicker, close_all, open_transports
 
 COLUMNS = ("Attack", "Requirement", "Level", "Server's answer", "Status", "Verdict", "Detail")
@@ -63,11 +61,8 @@ class LabView(QWidget):
     def _build(self) -> None:
         self.target = TargetPicker(self.studio)
         self.target.currentIndexChanged.connect(lambda _i: self._target_changed())
-        self.operation = QComboBox()
-        self.operation.setAccessibleName("Operation to attack")
-        self.operation.currentIndexChanged.connect(lambda _i: self._operation_changed())
-        self.arguments = QLineEdit()
-        self.arguments.setAccessibleName("Arguments (JSON)")
+        self.picker = OperationPicker("Operation to attack")
+        self.operation, self.arguments = self.picker.combo, self.picker.arguments
         self.second = QComboBox()
         self.second.setAccessibleName("Second identity")
         self.second.addItem("none (skip that attack)", None)
@@ -117,18 +112,10 @@ class LabView(QWidget):
 
     def _target_changed(self) -> None:
         self.second.setEnabled(not self.target.embedded)
-        fill_targets(self.operation, self.target.targets())
-
-    def _operation_changed(self) -> None:
-        picked = self.operation.currentData()
-        if picked:
-            self.arguments.setText(json.dumps(default_arguments(*picked)))
+        self.picker.fill(self.target.targets())
 
     def pick(self, method: str, target: str, arguments: dict[str, Any] | None = None) -> None:
-        fill_targets(self.operation, [*self.target.targets(), (method, target)])
-        self.operation.setCurrentIndex(find_target(self.operation, (method, target)))
-        if arguments is not None:
-            self.arguments.setText(json.dumps(arguments))
+        self.picker.pick(self.target.targets(), method, target, arguments)
 
     def identities(self) -> tuple[Identity, Identity | None]:
         """Embedded: alice then bob (the engine takes the user as it is); remote: the studio's and the pick."""
@@ -147,7 +134,7 @@ class LabView(QWidget):
         if self.running:
             return None
         try:
-            method, target, arguments = picked(self.operation, self.arguments.text())
+            method, target, arguments = self.picker.read()
         except ValueError as exc:
             self.summary.setText(f"✖ Arguments: {exc}")
             return None
