@@ -237,16 +237,21 @@ def test_settings_persist_between_windows(qtbot: Any, arun: Runner, settings: QS
     second.close()
 
 
-@pytest.mark.slow
-def test_auto_scenario_saves_one_png_per_step_and_exits_0(tmp_path: Path) -> None:
+def run_auto(*args: str) -> Any:
+    """`mrtr-studio ARGS --auto` in a fresh, offscreen interpreter."""
     import os
     import subprocess
     import sys
 
-    out = tmp_path / "shots"
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    done = subprocess.run([sys.executable, "-m", "mrtr_studio", "--scenario", "missing_capability", "--auto",
-                           "--screenshot-dir", str(out)], env=env, timeout=90, capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "mrtr_studio", *args, "--auto"], env=env, timeout=90,
+                          capture_output=True, text=True)
+
+
+@pytest.mark.slow
+def test_auto_scenario_saves_one_png_per_step_and_exits_0(tmp_path: Path) -> None:
+    out = tmp_path / "shots"
+    done = run_auto("--scenario", "missing_capability", "--screenshot-dir", str(out))
     assert done.returncode == 0, done.stderr
     assert "-32021" in done.stdout
     assert sorted(p.name for p in out.glob("*.png")) == ["01-ready.png", "02-round1-before-send.png",
@@ -255,18 +260,11 @@ def test_auto_scenario_saves_one_png_per_step_and_exits_0(tmp_path: Path) -> Non
 
 @pytest.mark.slow
 def test_auto_teaching_scenario_runs_a_lesson_in_the_window(tmp_path: Path) -> None:
-    import os
-    import subprocess
-    import sys
-
     out = tmp_path / "lesson"
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    done = subprocess.run([sys.executable, "-m", "mrtr_studio", "--scenario", "lesson:wizard", "--auto",
-                           "--screenshot-dir", str(out)], env=env, timeout=90, capture_output=True, text=True)
+    done = run_auto("--scenario", "lesson:wizard", "--screenshot-dir", str(out))
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in out.glob("*.png")) == ["01-ready.png", "02-done.png"]
-    unknown = subprocess.run([sys.executable, "-m", "mrtr_studio", "--scenario", "lesson:nope", "--auto"],
-                             env=env, timeout=60, capture_output=True, text=True)
+    unknown = run_auto("--scenario", "lesson:nope")
     assert unknown.returncode == 2 and "lesson:confirm-delete" in unknown.stderr
 
 
