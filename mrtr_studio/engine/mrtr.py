@@ -7,6 +7,7 @@ input requests into `input_required` after checking era and declared capabilitie
 
 import inspect
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from ..protocol import capabilities
@@ -38,6 +39,11 @@ class Call:
     principal: str
     raw: dict[str, Any]
 
+    @cached_property
+    def binding(self) -> Binding:
+        """What the state is bound to, shared by verification and minting within one request."""
+        return Binding(self.method, self.name, self.arguments, self.principal)
+
 
 def input_responses_of(params: dict[str, Any]) -> dict[str, dict[str, Any]]:
     if "inputResponses" not in params:
@@ -67,9 +73,8 @@ def verify_state(codec: StateCodec, call: Call, explain: bool) -> Verified:
     token = params["requestState"]
     if not isinstance(token, str):
         raise McpError(INVALID_PARAMS, "Invalid params: requestState must be a string")
-    binding = Binding(call.method, call.name, call.arguments, call.principal)
     try:
-        payload = codec.verify(token, binding)
+        payload = codec.verify(token, call.binding)
     except StateRejected as rejected:
         raise invalid_state(rejected.reason, rejected.detail, explain) from rejected
     previous = payload.get("r")
@@ -113,11 +118,10 @@ def input_required_result(
             {"requiredCapabilities": lacking},
         )
     asked = {key: entry["method"] for key, entry in builder.requests.items()}
-    binding = Binding(call.method, call.name, call.arguments, call.principal)
     result: dict[str, Any] = {"resultType": "input_required"}
     if builder.requests:
         result["inputRequests"] = builder.requests
-    result["requestState"] = codec.mint(binding, builder.request_state, asked, round_number)
+    result["requestState"] = codec.mint(call.binding, builder.request_state, asked, round_number)
     return result
 
 

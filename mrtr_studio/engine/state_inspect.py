@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .state_token import CHECKS, MAX_CLOCK_SKEW, Binding, StateCodec, StateRejected, arguments_digest, decode
+from .state_token import CHECKS, MAX_CLOCK_SKEW, Binding, StateCodec, StateRejected, decode
 
 Status = Literal["pass", "fail", "unknown"]
 
@@ -72,7 +72,7 @@ def inspect_token(token: Any, secrets: list[str] | None = None, binding: Binding
     pairs = (
         ("method", payload["m"], binding.method),
         ("name", payload["n"], binding.name),
-        ("arguments", payload["a"], arguments_digest(binding.arguments)),
+        ("arguments", payload["a"], binding.digest),
         ("principal", payload["p"], binding.principal),
     )
     for name, bound, actual in pairs:

@@ -13,6 +13,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import orjson
@@ -109,6 +110,11 @@ class Binding:
     arguments: Any
     principal: str = ""
 
+    @cached_property
+    def digest(self) -> str:
+        """The arguments' digest, computed once per request however often it is compared or minted."""
+        return arguments_digest(self.arguments)
+
 
 @dataclass
 class DecodedToken:
@@ -190,7 +196,7 @@ class StateCodec:
             "exp": issued + self.ttl,
             "m": binding.method,
             "n": binding.name,
-            "a": arguments_digest(binding.arguments),
+            "a": binding.digest,
             "p": binding.principal,
             "k": asked,
             "r": round_number,
@@ -227,7 +233,7 @@ def check_claims(payload: dict[str, Any], binding: Binding, now: float | None = 
         raise StateRejected("method", f"minted for {payload['m']}, used on {binding.method}")
     if payload["n"] != binding.name:
         raise StateRejected("name", f"minted for {payload['n']!r}, used on {binding.name!r}")
-    if payload["a"] != arguments_digest(binding.arguments):
+    if payload["a"] != binding.digest:
         raise StateRejected("arguments", "the arguments differ from the round that minted it")
     if payload["p"] != binding.principal:
         raise StateRejected("principal", "minted for another principal")
