@@ -1,8 +1,5 @@
 """McpServer: the registry, the sessions and the one transport-agnostic entry `handle`."""
 
-import asyncio
-import contextvars
-import json
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -20,7 +17,6 @@ from ..protocol.versions import (
     LEGACY_VERSION,
     LEGACY_VERSIONS,
     META_CLIENT_CAPABILITIES,
-    META_LOG_LEVEL,
     META_PROTOCOL_VERSION,
     META_SERVER_INFO,
     MODERN_VERSION,
@@ -29,10 +25,12 @@ from ..protocol.versions import (
     Era,
 )
 from .handler_api import Notify, Response
+from .legacy import LegacyRequests
 from .mrtr import Call, input_required_result, invalid_state, make_request, run_handler, verify_state
 from .options import ServerOptions
 from .registry import Handler, PromptEntry, Registry, ResourceEntry, ToolEntry
 from .replay import ReplayGuard
+from .results import complete_result, scoped_notify
 from .session import Outbound, Session
 from .state_token import StateCodec
 
@@ -42,14 +40,10 @@ Entry = ToolEntry | PromptEntry | ResourceEntry
 #: Methods 2026-07-28 removed; a modern request for them is an unknown method (-32601).
 REMOVED_IN_MODERN = frozenset(
     {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"})
-LOG_LEVELS = {name: rank for rank, name in enumerate(
-    ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"))}
-
-#: The outbound channel of the request being served (HTTP sets it to the request's SSE stream).
-current_outbound: contextvars.ContextVar[Outbound | None] = contextvars.ContextVar("current_outbound", default=None)
 
 
-class McpServer:
+
+class McpServer(LegacyRequests):
     """A dual-era MCP server whose handlers ask for input with `input_required` (or, legacy, classically)."""
 
     def __init__(self, name: str = "mrtr-studio", options: ServerOptions | None = None) -> None:
@@ -249,7 +243,7 @@ class McpServer:
         request = make_request(call, verified, bind)
         if variables:
             request.params.arguments = {**variables, **arguments}
-        response = Response(notify=_scoped_notify(notify, params, era is Era.MODERN))
+        response = Response(notify=scoped_notify(notify, params, era is Era.MODERN))
         guarded = entry.single_use and verified.nonce is not None
         if guarded and not self.replay_guard.claim(str(verified.nonce)):
             raise invalid_state("replayed", "this state already completed the operation once", explain)
@@ -259,7 +253,7 @@ class McpServer:
             if not response.input_required.is_empty:
                 return input_required_result(self.codec, call, response, verified.round)
             completed = True
-            return _complete(method, response, modern=era is Era.MODERN)
+            return complete_result(method, response, modern=era is Era.MODERN)
         finally:
             if guarded:
                 self.replay_guard.settle(str(verified.nonce), float(verified.expires or 0), completed)
@@ -287,106 +281,7 @@ class McpServer:
             raise McpError(INVALID_PARAMS, f"Unknown {kind}: {name}")
         return table[name], name, arguments, {}
 
-    # --- legacy server-initiated requests ----------------------------------------------------
-
-    async def send_request(self, session_id: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """Send a classic server-to-client request on a legacy session and await the client's result."""
-        session = self.sessions.get(session_id)
-        if session is None:
-            raise McpError(INTERNAL_ERROR, f"no open session {session_id}")
-        outbound = current_outbound.get() or session.outbound
-        if outbound is None:
-            raise McpError(INTERNAL_ERROR, "this session has no channel for server-initiated requests")
-        request_id = session.next_request_id()
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        session.pending[request_id] = future
-        try:
-            await outbound(jsonrpc.request(request_id, method, params))
-            return await asyncio.wait_for(future, self.options.mrtr.legacy_request_timeout)
-        except TimeoutError as exc:
-            raise McpError(INTERNAL_ERROR, f"the client did not answer {method} in time") from exc
-        finally:
-            session.pending.pop(request_id, None)
-
-    async def request_elicitation(self, session_id: str, message: str, requested_schema: dict[str, Any] | str,
-                                  ) -> dict[str, Any]:
-        schema = requested_schema
-        if isinstance(schema, str):
-            schema = json.loads(schema)
-        return await self.send_request(session_id, "elicitation/create",
-                                       {"mode": "form", "message": message, "requestedSchema": schema})
-
-    async def request_elicitation_url(self, session_id: str, message: str, url: str,
-                                      elicitation_id: str) -> dict[str, Any]:
-        return await self.send_request(session_id, "elicitation/create",
-                                       {"mode": "url", "message": message, "url": url,
-                                        "elicitationId": elicitation_id})
-
-    async def request_sampling(self, session_id: str, messages: list[dict[str, Any]],
-                               system_prompt: str | None = None, max_tokens: int = 256) -> dict[str, Any]:
-        params: dict[str, Any] = {"messages": messages, "maxTokens": max_tokens}
-        if system_prompt:
-            params["systemPrompt"] = system_prompt
-        return await self.send_request(session_id, "sampling/createMessage", params)
-
-    async def request_roots_list(self, session_id: str) -> dict[str, Any]:
-        return await self.send_request(session_id, "roots/list", {})
-
-    def _resolve_pending(self, message: dict[str, Any], session: Session) -> None:
-        future = session.pending.get(message.get("id"))  # type: ignore[arg-type]
-        if future is None or future.done():
-            return
-        if "error" in message:
-            err = message["error"] if isinstance(message["error"], dict) else {}
-            future.set_exception(McpError(int(err.get("code", INTERNAL_ERROR)), str(err.get("message", "error")),
-                                          err.get("data")))
-        else:
-            future.set_result(message.get("result") or {})
-
 
 def _has_modern_meta(params: dict[str, Any]) -> bool:
     meta = params.get("_meta")
     return isinstance(meta, dict) and META_PROTOCOL_VERSION in meta
-
-
-def _scoped_notify(notify: Notify | None, params: dict[str, Any], modern: bool) -> Notify | None:
-    """Notifications the request asked for: progress needs its token, logs need `_meta` logLevel (modern)."""
-    if notify is None:
-        return None
-    found = params.get("_meta")
-    meta: dict[str, Any] = found if isinstance(found, dict) else {}
-    token = meta.get("progressToken")
-    threshold = str(meta.get(META_LOG_LEVEL)) if modern else "debug"
-
-    async def send(method: str, body: dict[str, Any]) -> None:
-        if method == "notifications/progress":
-            if token is None:
-                return
-            body = {"progressToken": token, **body}
-        if method == "notifications/message":
-            level = str(body.get("level"))
-            if threshold not in LOG_LEVELS or LOG_LEVELS.get(level, 0) < LOG_LEVELS[threshold]:
-                return
-        await notify(method, body)
-
-    return send
-
-
-def _complete(method: str, response: Response, modern: bool) -> dict[str, Any]:
-    built = response.result
-    result: dict[str, Any] = {"resultType": "complete"} if modern else {}
-    if method == "tools/call":
-        result["content"] = list(built.content)
-        if built.is_error:
-            result["isError"] = True
-        if built.structured_content is not None:
-            result["structuredContent"] = built.structured_content
-    elif method == "prompts/get":
-        if built.description:
-            result["description"] = built.description
-        result["messages"] = list(built.messages)
-    else:
-        result["contents"] = list(built.contents)
-        if modern:
-            result.update({"ttlMs": 0, "cacheScope": "private"})
-    return result

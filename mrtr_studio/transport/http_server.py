@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from ..engine import McpServer, Session
-from ..engine.server import current_outbound
+from ..engine.legacy import current_outbound
 from ..protocol import jsonrpc, param_headers
 from ..protocol.errors import (
     HEADER_MISMATCH,

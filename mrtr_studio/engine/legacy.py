@@ -1,0 +1,80 @@
+"""Classic server-initiated requests for legacy (2025-11-25) sessions.
+
+A legacy client cannot receive input_required, so a dual-era handler awaits the answer inside the
+open call instead: the request goes out through the transport's channel for the call being served
+(`current_outbound`), and the client's JSON-RPC response, arriving through `handle`, resolves it.
+"""
+
+import asyncio
+import contextvars
+import json
+from typing import Any
+
+from ..protocol import jsonrpc
+from ..protocol.errors import INTERNAL_ERROR, McpError
+from .options import ServerOptions
+from .session import Outbound, Session
+
+#: The outbound channel of the request being served (HTTP sets it to the request's SSE stream).
+current_outbound: contextvars.ContextVar[Outbound | None] = contextvars.ContextVar("current_outbound", default=None)
+
+
+class LegacyRequests:
+    """Mixed into McpServer: `await server.request_roots_list(session.id)` and friends."""
+
+    sessions: dict[str, Session]
+    options: ServerOptions
+
+    async def send_request(self, session_id: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Send a classic server-to-client request on a legacy session and await the client's result."""
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise McpError(INTERNAL_ERROR, f"no open session {session_id}")
+        outbound = current_outbound.get() or session.outbound
+        if outbound is None:
+            raise McpError(INTERNAL_ERROR, "this session has no channel for server-initiated requests")
+        request_id = session.next_request_id()
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        session.pending[request_id] = future
+        try:
+            await outbound(jsonrpc.request(request_id, method, params))
+            return await asyncio.wait_for(future, self.options.mrtr.legacy_request_timeout)
+        except TimeoutError as exc:
+            raise McpError(INTERNAL_ERROR, f"the client did not answer {method} in time") from exc
+        finally:
+            session.pending.pop(request_id, None)
+
+    async def request_elicitation(self, session_id: str, message: str, requested_schema: dict[str, Any] | str,
+                                  ) -> dict[str, Any]:
+        schema = requested_schema
+        if isinstance(schema, str):
+            schema = json.loads(schema)
+        return await self.send_request(session_id, "elicitation/create",
+                                       {"mode": "form", "message": message, "requestedSchema": schema})
+
+    async def request_elicitation_url(self, session_id: str, message: str, url: str,
+                                      elicitation_id: str) -> dict[str, Any]:
+        return await self.send_request(session_id, "elicitation/create",
+                                       {"mode": "url", "message": message, "url": url,
+                                        "elicitationId": elicitation_id})
+
+    async def request_sampling(self, session_id: str, messages: list[dict[str, Any]],
+                               system_prompt: str | None = None, max_tokens: int = 256) -> dict[str, Any]:
+        params: dict[str, Any] = {"messages": messages, "maxTokens": max_tokens}
+        if system_prompt:
+            params["systemPrompt"] = system_prompt
+        return await self.send_request(session_id, "sampling/createMessage", params)
+
+    async def request_roots_list(self, session_id: str) -> dict[str, Any]:
+        return await self.send_request(session_id, "roots/list", {})
+
+    def _resolve_pending(self, message: dict[str, Any], session: Session) -> None:
+        future = session.pending.get(message.get("id"))  # type: ignore[arg-type]
+        if future is None or future.done():
+            return
+        if "error" in message:
+            err = message["error"] if isinstance(message["error"], dict) else {}
+            future.set_exception(McpError(int(err.get("code", INTERNAL_ERROR)), str(err.get("message", "error")),
+                                          err.get("data")))
+        else:
+            future.set_result(message.get("result") or {})

@@ -1,0 +1,52 @@
+"""The wire shape of what a handler produced, and the notifications it may send on the way."""
+
+from typing import Any
+
+from ..protocol.versions import META_LOG_LEVEL
+from .handler_api import Notify, Response
+
+LOG_LEVELS = {name: rank for rank, name in enumerate(
+    ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"))}
+
+
+def scoped_notify(notify: Notify | None, params: dict[str, Any], modern: bool) -> Notify | None:
+    """Notifications the request asked for: progress needs its token, logs need `_meta` logLevel (modern)."""
+    if notify is None:
+        return None
+    found = params.get("_meta")
+    meta: dict[str, Any] = found if isinstance(found, dict) else {}
+    token = meta.get("progressToken")
+    threshold = str(meta.get(META_LOG_LEVEL)) if modern else "debug"
+
+    async def send(method: str, body: dict[str, Any]) -> None:
+        if method == "notifications/progress":
+            if token is None:
+                return
+            body = {"progressToken": token, **body}
+        if method == "notifications/message":
+            level = str(body.get("level"))
+            if threshold not in LOG_LEVELS or LOG_LEVELS.get(level, 0) < LOG_LEVELS[threshold]:
+                return
+        await notify(method, body)
+
+    return send
+
+
+def complete_result(method: str, response: Response, modern: bool) -> dict[str, Any]:
+    built = response.result
+    result: dict[str, Any] = {"resultType": "complete"} if modern else {}
+    if method == "tools/call":
+        result["content"] = list(built.content)
+        if built.is_error:
+            result["isError"] = True
+        if built.structured_content is not None:
+            result["structuredContent"] = built.structured_content
+    elif method == "prompts/get":
+        if built.description:
+            result["description"] = built.description
+        result["messages"] = list(built.messages)
+    else:
+        result["contents"] = list(built.contents)
+        if modern:
+            result.update({"ttlMs": 0, "cacheScope": "private"})
+    return result
