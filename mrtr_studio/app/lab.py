@@ -8,7 +8,6 @@ powers the studio lacks over a remote server (its clock, a second identity) is s
 """
 
 import asyncio
-import base64
 import contextvars
 import json
 from collections.abc import Awaitable, Callable
@@ -18,6 +17,7 @@ from typing import Any, Literal
 from ..client import tamper
 from ..client.driver import IdSource, Message, Respond, build_retry
 from ..client.settings import ClientSettings
+from ..engine.state_token import StateRejected, decode
 from ..protocol import jsonrpc
 from ..trace import TraceStore
 from ..transport.base import ClientTransport, WireEvent
@@ -127,10 +127,10 @@ def judge(attack: Attack, status: Status) -> Verdict:
 def state_lifetime(token: str) -> int:
     """exp - iat of a v1 token, read without verifying it (the studio's decoder's privilege)."""
     try:
-        payload = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "=="))
-        return int(payload["exp"]) - int(payload["iat"])
-    except (ValueError, KeyError, IndexError, TypeError):
+        payload = decode(token).payload
+    except StateRejected:
         return 600
+    return int(payload["exp"]) - int(payload["iat"])
 
 
 class Lab:

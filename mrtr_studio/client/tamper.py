@@ -3,17 +3,17 @@
 Every function takes the retry message (a JSON-RPC request dict), never changes it, and returns a
 `Tampered(message, description)`: the new message and one line for the log. Identity changes and
 "wait past expiry" are not message edits; the studio controller does those (transport user, engine
-clock). The token helpers are repeated from the engine's codec on purpose: the client layer only
-depends on the wire format in DESIGN.md, not on the engine that mints it.
+clock). Tokens are taken apart with the wire format's own helpers (protocol/token_format), not
+with the engine that mints them: the same edits work on any server's v1 tokens.
 """
 
-import base64
 import copy
-import hashlib
 import json
 import os
 import time
 from typing import Any, NamedTuple
+
+from ..protocol.token_format import PREFIX, arguments_digest, b64url_decode, b64url_encode, canonical_json
 
 Message = dict[str, Any]
 
@@ -21,18 +21,6 @@ Message = dict[str, Any]
 class Tampered(NamedTuple):
     message: Message
     description: str
-
-
-def _b64(raw: bytes) -> str:
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
-
-
-def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-def _canonical(value: Any) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
 def state_of(message: Message) -> str | None:
@@ -53,9 +41,9 @@ def _with_state(message: Message, token: str | None) -> Message:
 
 def _parts(message: Message) -> tuple[str, str]:
     token = state_of(message)
-    if token is None or not token.startswith("v1.") or token.count(".") != 2:
+    if token is None or not token.startswith(PREFIX) or token.count(".") != 2:
         raise ValueError("the message carries no v1 requestState")
-    payload, signature = token[3:].split(".")
+    payload, signature = token[len(PREFIX):].split(".")
     return payload, signature
 
 
@@ -69,26 +57,26 @@ def _flip_b64_char(text: str, index: int) -> str:
 
 def flip_signature_byte(message: Message, index: int = 0) -> Tampered:
     payload, signature = _parts(message)
-    token = f"v1.{payload}.{_flip_b64_char(signature, index)}"
+    token = f"{PREFIX}{payload}.{_flip_b64_char(signature, index)}"
     return Tampered(_with_state(message, token), f"flipped a bit of the requestState signature (char {index})")
 
 
 def flip_payload_byte(message: Message) -> Tampered:
     """Change one character of the payload's nonce: the JSON stays valid, only the signature breaks."""
     payload, signature = _parts(message)
-    data = json.loads(_unb64(payload))
+    data = json.loads(b64url_decode(payload))
     nonce = str(data.get("nonce") or "x")
     data["nonce"] = ("B" if nonce[0] != "B" else "C") + nonce[1:]
-    token = f"v1.{_b64(_canonical(data))}.{signature}"
+    token = f"{PREFIX}{b64url_encode(canonical_json(data))}.{signature}"
     return Tampered(_with_state(message, token), "changed one byte of the requestState payload (its nonce)")
 
 
 def edit_payload(message: Message, field: str, value: Any) -> Tampered:
     """Rewrite one payload field (say `exp` or `p`) keeping the old signature, as a forger would."""
     payload, signature = _parts(message)
-    data = json.loads(_unb64(payload))
+    data = json.loads(b64url_decode(payload))
     data[field] = value
-    token = f"v1.{_b64(_canonical(data))}.{signature}"
+    token = f"{PREFIX}{b64url_encode(canonical_json(data))}.{signature}"
     return Tampered(_with_state(message, token), f"set payload field {field!r} to {value!r} without re-signing")
 
 
@@ -111,10 +99,10 @@ def invent_state(message: Message, principal: str = "", now: float | None = None
     name = params.get("uri") if message.get("method") == "resources/read" else params.get("name")
     data = {
         "v": 1, "kid": "00000000", "iat": issued, "exp": issued + ttl, "m": str(message.get("method")),
-        "n": str(name), "a": _b64(hashlib.sha256(_canonical(params.get("arguments") or {})).digest()),
-        "p": principal, "k": {}, "r": 1, "nonce": _b64(os.urandom(9)), "s": None,
+        "n": str(name), "a": arguments_digest(params.get("arguments")),
+        "p": principal, "k": {}, "r": 1, "nonce": b64url_encode(os.urandom(9)), "s": None,
     }
-    token = f"v1.{_b64(_canonical(data))}.{_b64(os.urandom(32))}"
+    token = f"{PREFIX}{b64url_encode(canonical_json(data))}.{b64url_encode(os.urandom(32))}"
     return Tampered(_with_state(message, token), "replaced the requestState with a fresh one signed by another key")
 
 

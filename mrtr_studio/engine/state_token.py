@@ -5,10 +5,7 @@ The server keeps nothing between rounds; everything it needs to trust a retry is
 so any instance holding one of the keys can continue a flow another instance started.
 """
 
-import base64
-import binascii
 import hashlib
-import json
 import os
 import time
 from collections.abc import Callable
@@ -20,7 +17,14 @@ import orjson
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, hmac
 
-PREFIX = "v1."
+from ..protocol.token_format import (
+    PREFIX,
+    arguments_digest,
+    b64url_decode,
+    b64url_encode,
+    canonical_json,
+)
+
 MAX_CLOCK_SKEW = 60
 #: Verification checks in the order they run; `reason` names the first that fails.
 CHECKS = ("malformed", "signature", "expired", "method", "name", "arguments", "principal")
@@ -33,47 +37,6 @@ class StateRejected(Exception):
         super().__init__(f"{reason}: {detail}")
         self.reason = reason
         self.detail = detail
-
-
-_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-#: Last characters allowed when 2 or 3 characters end the text: the bits past the data must be zero.
-_CANONICAL_TAIL = {2: frozenset(_ALPHABET[::16]), 3: frozenset(_ALPHABET[::4])}
-_TO_STANDARD = bytes.maketrans(b"-_", b"+/")
-_PADDING = {0: b"", 2: b"==", 3: b"="}
-#: One preconfigured encoder: json.dumps with options builds a new encoder on every call.
-_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def b64url_encode(raw: bytes) -> str:
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
-
-
-def b64url_decode(text: str) -> bytes:
-    """Strict unpadded base64url: only the alphabet, a valid length, canonical trailing bits."""
-    remainder = len(text) % 4
-    if remainder == 1 or "+" in text or "/" in text or "=" in text:
-        raise ValueError("not unpadded base64url")
-    if remainder and text[-1] not in _CANONICAL_TAIL[remainder]:
-        raise ValueError("non-canonical base64url")
-    try:  # strict mode rejects every character outside the (translated) alphabet
-        return binascii.a2b_base64(text.encode("ascii").translate(_TO_STANDARD) + _PADDING[remainder],
-                                   strict_mode=True)
-    except (binascii.Error, ValueError, UnicodeEncodeError) as exc:
-        raise ValueError("not base64url") from exc
-
-
-def canonical_json(value: Any) -> bytes:
-    """Sorted keys, no spaces, UTF-8: orjson on the hot path, the stdlib for what orjson refuses
-    (integers beyond 64 bits, non-string keys); both give the same bytes where both apply."""
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except TypeError:
-        return _CANONICAL.encode(value).encode("utf-8")
-
-
-def arguments_digest(arguments: Any) -> str:
-    """What binds a state to its arguments: SHA-256 of their canonical JSON, base64url."""
-    return b64url_encode(hashlib.sha256(canonical_json(arguments or {})).digest())
 
 
 def key_id(key: bytes) -> str:
