@@ -34,8 +34,7 @@ MESSAGE_TAMPERS: dict[str, Callable[[Message], edits.Tampered]] = {
 
 
 def carries_state(message: Any) -> bool:
-    params = message.get("params") if isinstance(message, dict) else None
-    return isinstance(params, dict) and isinstance(params.get("requestState"), str)
+    return edits.state_of(message) is not None
 
 
 def tamper_message(kind: str, message: Message) -> edits.Tampered:

@@ -14,6 +14,7 @@ import time
 from typing import Any, NamedTuple
 
 from ..protocol.token_format import PREFIX, arguments_digest, b64url_decode, b64url_encode, canonical_json
+from ..trace.model import params_of
 
 Message = dict[str, Any]
 
@@ -24,8 +25,7 @@ class Tampered(NamedTuple):
 
 
 def state_of(message: Message) -> str | None:
-    params = message.get("params") if isinstance(message, dict) else None
-    token = params.get("requestState") if isinstance(params, dict) else None
+    token = params_of(message).get("requestState")
     return token if isinstance(token, str) else None
 
 
