@@ -303,7 +303,7 @@ def _loads(body: bytes) -> Any:
 
 def _notifier(emit: Any) -> Any:
     async def notify(method: str, params: dict[str, Any]) -> None:
-        await emit({"jsonrpc": "2.0", "method": method, "params": params})
+        await emit(jsonrpc.notification(method, params))
     return notify
 
 

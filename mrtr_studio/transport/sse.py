@@ -25,6 +25,10 @@ def dumps(message: Any) -> bytes:
         return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+def sse_frame(message: Any) -> bytes:
+    return b"event: message\ndata: " + dumps(message) + b"\n\n"
+
+
 async def send_bytes(send: Send, status: int, body: bytes, content_type: bytes = b"application/json",
                      headers: list[tuple[bytes, bytes]] | None = None) -> None:
     head = [(b"content-type", content_type), (b"content-length", str(len(body)).encode())]
@@ -53,19 +57,14 @@ class Reply:
         async with self._lock:
             if not self.streaming:
                 await self._start_stream()
-            await self._send({"type": "http.response.body", "body": b"event: message\ndata: " + dumps(message)
-                              + b"\n\n", "more_body": True})
-
-    async def notify(self, method: str, params: dict[str, Any]) -> None:
-        await self.event({"jsonrpc": "2.0", "method": method, "params": params})
+            await self._send({"type": "http.response.body", "body": sse_frame(message), "more_body": True})
 
     async def finish(self, message: dict[str, Any], status: int = 200) -> None:
         """The final response: the last SSE event (which ends the stream) or the whole JSON body."""
         async with self._lock:
             self._stop_watching()
             if self.streaming:
-                await self._send({"type": "http.response.body",
-                                  "body": b"event: message\ndata: " + dumps(message) + b"\n\n"})
+                await self._send({"type": "http.response.body", "body": sse_frame(message)})
             else:
                 await send_bytes(self._send, status, dumps(message), headers=self._headers)
 
