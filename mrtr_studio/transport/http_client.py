@@ -20,7 +20,7 @@ import httpx
 
 from ..protocol import param_headers
 from ..protocol.versions import META_PROTOCOL_VERSION
-from .base import ServerRequestHandler, Tap, TransportError, answer_server_request
+from .base import ServerRequestHandler, Tap, TransportError, answer_server_request, masked_headers
 
 ACCEPT = "application/json, text/event-stream"
 _NAME_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
@@ -109,7 +109,7 @@ class HttpClientTransport:
 
     async def send(self, message: dict[str, Any]) -> dict[str, Any] | None:
         headers = self.headers_for(message)
-        shown = {k: ("Bearer ***" if k == "Authorization" else v) for k, v in headers.items()}
+        shown = masked_headers(headers)
         self.tap.emit("client->server", message, transport="http", url=self.url, request_headers=shown)
         expects_reply = "method" in message and "id" in message
         started = time.monotonic()

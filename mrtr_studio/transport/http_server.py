@@ -36,7 +36,7 @@ from ..protocol.errors import (
     McpError,
 )
 from ..protocol.versions import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
-from .base import Tap
+from .base import Tap, masked_headers
 from .sse import Receive, Reply, Send, dumps, send_bytes
 
 #: Modern error codes and the HTTP status the 2026-07-28 transport gives them.
@@ -134,7 +134,7 @@ class McpHttpApp:
             await _error(send, 400, msg_id, exc.code, exc.message)
             return
         _exchange.set(next(self._exchanges))
-        self._emit("client->server", message, request_headers=_shown(headers))
+        self._emit("client->server", message, request_headers=masked_headers(headers))
         session_id = headers.get("mcp-session-id")
         if kind in ("result", "error", "notification"):
             session = self._legacy_session(session_id, principal) if session_id else Session(user=principal)
@@ -317,11 +317,6 @@ def _uncancel() -> None:
 
 #: Which HTTP request (exchange) the code running now serves; the tap pairs messages with it.
 _exchange: contextvars.ContextVar[int | None] = contextvars.ContextVar("_exchange", default=None)
-
-
-def _shown(headers: dict[str, str]) -> dict[str, str]:
-    """Headers as a trace may show them: the bearer token masked."""
-    return {k: ("Bearer ***" if k == "authorization" else v) for k, v in headers.items()}
 
 
 def _headers(raw: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
