@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QSt
 
 from ..app.server_entries import EMBEDDED, ServerEntry
 from ..app.studio import Studio, StudioEvent, describe_error
+from ..protocol.errors import INVALID_PARAMS
 from ..trace import StoreEvent, html_export
 from ..trace.mermaid import to_mermaid
 from .answering import GuiAnswerer
@@ -323,7 +324,7 @@ class MainWindow(QMainWindow):
     def _focus_result(self, operation_id: str, error: dict[str, Any] | None) -> None:
         """Select the message that explains the end: the rejected retry for -32602, else the last one."""
         messages = self.studio.store.messages_of(operation_id)
-        if error is not None and error.get("code") == -32602:
+        if error is not None and error.get("code") == INVALID_PARAMS:
             retries = [m for m in messages if m.kind == "request"]
             if retries:
                 self.selection.select(retries[-1])

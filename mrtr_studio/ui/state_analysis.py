@@ -11,10 +11,11 @@ from typing import Any
 
 from ..engine.state_inspect import Check, Inspection, inspect_token
 from ..engine.state_token import Binding, StateRejected, decode
+from ..protocol.errors import INVALID_PARAMS
 from ..trace import TraceMessage, TraceStore
 from ..trace.diagram_layout import request_state_of
+from ..trace.model import params_of
 
-INVALID_PARAMS = -32602
 NO_SECRET = ("cannot be verified without the server's secret; method, name, arguments and principal are "
              "compared with the request that carried it")
 
@@ -31,11 +32,6 @@ class StateView:
     #: (field, before, after) for every payload field, and what the state is compared with.
     diff: list[tuple[str, Any, Any]] = field(default_factory=list)
     diff_against: str = ""
-
-
-def _params(entry: TraceMessage) -> dict[str, Any]:
-    params = entry.message.get("params") if isinstance(entry.message, dict) else None
-    return params if isinstance(params, dict) else {}
 
 
 def _request_for(store: TraceStore, entry: TraceMessage) -> TraceMessage | None:
@@ -113,7 +109,7 @@ def analyse(store: TraceStore, entry: TraceMessage, studio: Any = None) -> State
     request = _request_for(store, entry)
     binding = None
     if request is not None:
-        params = _params(request)
+        params = params_of(request.message)
         name = params.get("uri") if request.method == "resources/read" else params.get("name")
         binding = Binding(str(request.method), str(name), params.get("arguments") or {}, "")
     inspection = inspect_token(token, secrets=secrets or None, binding=binding, now=now)
