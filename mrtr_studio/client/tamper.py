@@ -126,11 +126,6 @@ def replay(message: Message, new_id: str | int) -> Tampered:
     return Tampered(new, f"replayed the retry with id {new_id!r}")
 
 
-def replay_twice(message: Message, first_id: str | int, second_id: str | int) -> list[Tampered]:
-    """Two copies of one retry, to see whether the server lets a state be used more than once."""
-    return [replay(message, first_id), replay(message, second_id)]
-
-
 def reuse_on_tool(message: Message, tool: str, arguments: dict[str, Any] | None = None) -> Tampered:
     """The retry's state and answers sent to another tool (the state is bound to the first)."""
     new = copy.deepcopy(message)

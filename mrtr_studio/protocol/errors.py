@@ -12,18 +12,6 @@ MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
 UNSUPPORTED_PROTOCOL_VERSION = -32022
 RESOURCE_NOT_FOUND = -32002
 
-ERROR_NAMES = {
-    PARSE_ERROR: "Parse error",
-    INVALID_REQUEST: "Invalid request",
-    METHOD_NOT_FOUND: "Method not found",
-    INVALID_PARAMS: "Invalid params",
-    INTERNAL_ERROR: "Internal error",
-    HEADER_MISMATCH: "Header mismatch",
-    MISSING_REQUIRED_CLIENT_CAPABILITY: "Missing required client capability",
-    UNSUPPORTED_PROTOCOL_VERSION: "Unsupported protocol version",
-    RESOURCE_NOT_FOUND: "Resource not found",
-}
-
 
 class McpError(Exception):
     """A JSON-RPC error that a handler or the engine wants on the wire exactly as given."""
@@ -33,9 +21,3 @@ class McpError(Exception):
         self.code = code
         self.message = message
         self.data = data
-
-    def to_error(self) -> dict[str, Any]:
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.data is not None:
-            error["data"] = self.data
-        return error

@@ -57,10 +57,6 @@ def problems(instance: Any, definition: str, version: str = MODERN_VERSION) -> l
     return found[:8]
 
 
-def is_valid(instance: Any, definition: str, version: str = MODERN_VERSION) -> bool:
-    return not problems(instance, definition, version)
-
-
 _REQUEST_DEFS = {
     "tools/call": "CallToolRequest",
     "tools/list": "ListToolsRequest",

@@ -63,11 +63,12 @@ def test_swap_uses_the_other_operations_state() -> None:
     assert verdict(result.message) == "name"
 
 
-def test_replay_twice_gives_two_fresh_ids() -> None:
-    first, second = tamper.replay_twice(retry(), 10, 11)
+def test_replays_keep_everything_but_the_id() -> None:
+    original = retry()
+    first, second = tamper.replay(original, 10), tamper.replay(original, 11)
     assert (first.message["id"], second.message["id"]) == (10, 11)
-    assert first.message["params"] == second.message["params"] == retry()["params"] | {
-        "requestState": first.message["params"]["requestState"]}
+    assert first.message["params"] == second.message["params"] == original["params"]
+    assert first.message is not original and original["id"] not in (10, 11)
 
 
 def test_other_principal_is_not_a_message_edit() -> None:
