@@ -111,7 +111,7 @@ class Studio:
         self._stopping = False
         self._listeners: list[Callable[[StudioEvent], None]] = []
         self.store.subscribe(self._on_store)
-        self._unlint = lint.attach(self.store)
+        lint.attach(self.store)
         self.autosave: Autosave | None = None
         self._serving: Serving | None = None
 
@@ -452,15 +452,7 @@ class Studio:
 
     def open_trace(self, path: str | Path) -> None:
         """Replace the trace with a saved one, findings as they were recorded."""
-        self._load(*files.open_trace(path))
-
-    def _load(self, operations: list[Any], messages: list[Any]) -> None:
-        # Saved and journaled messages carry their findings: linting 10,000 of them again would take seconds.
-        self._unlint()
-        try:
-            self.store.load(operations, messages)
-        finally:
-            self._unlint = lint.attach(self.store)
+        self.store.load(*files.open_trace(path))  # findings as recorded: the linter skips loads
 
     def start_autosave(self, path: str | Path) -> int:
         """Journal this run to `path`. A journal left there means the last run did not close cleanly:
@@ -470,7 +462,7 @@ class Studio:
         if path.exists() and path.stat().st_size:
             operations, messages = recover(path)
             if operations:
-                self._load(operations, messages)
+                self.store.load(operations, messages)
                 recovered = len(operations)
             path.replace(last_session_path(path))
         self.autosave = Autosave(self.store, path)
@@ -481,7 +473,7 @@ class Studio:
         if not previous.exists():
             return 0
         operations, messages = recover(previous)
-        self._load(operations, messages)
+        self.store.load(operations, messages)
         return len(operations)
 
     async def close(self) -> None:

@@ -158,8 +158,8 @@ def attach(store: TraceStore) -> Callable[[], None]:
     """Lint each message as it is recorded; returns the unsubscribe function."""
 
     def on_event(event: StoreEvent) -> None:
-        if event.kind != "message_added" or event.message is None or event.message.findings:
-            return  # a message opened from a file keeps the findings it was saved with
+        if event.kind != "message_added" or event.message is None or event.loaded:
+            return  # a message opened from a file keeps the findings it was saved with (lint_all adds more)
         entry = event.message
         earlier = [m for m in store.messages_of(entry.operation_id) if m.seq < entry.seq]
         era = store.operation(entry.operation_id).era

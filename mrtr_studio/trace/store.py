@@ -22,6 +22,8 @@ class StoreEvent:
     kind: EventKind
     operation: Operation | None = None
     message: TraceMessage | None = None
+    #: The add comes from `load` (a file, a recovered journal): recorded before, not happening now.
+    loaded: bool = False
 
 
 Listener = Callable[[StoreEvent], None]
@@ -55,11 +57,11 @@ class TraceStore:
         self._add_operation(op)
         return op
 
-    def _add_operation(self, op: Operation) -> None:
+    def _add_operation(self, op: Operation, loaded: bool = False) -> None:
         self.operations.append(op)
         self._operations_by_id[op.id] = op
         self._by_operation.setdefault(op.id, [])
-        self._emit(StoreEvent("operation_added", operation=op))
+        self._emit(StoreEvent("operation_added", operation=op, loaded=loaded))
 
     def record(self, operation_id: str, round_number: int, direction: Direction, message: Any,
                method: str | None = None, timestamp: float | None = None, **transport: Any) -> TraceMessage:
@@ -78,10 +80,10 @@ class TraceStore:
             self._emit(StoreEvent("operation_updated", operation=op))
         return entry
 
-    def _append(self, entry: TraceMessage) -> None:
+    def _append(self, entry: TraceMessage, loaded: bool = False) -> None:
         self.messages.append(entry)
         self._by_operation.setdefault(entry.operation_id, []).append(entry)
-        self._emit(StoreEvent("message_added", message=entry))
+        self._emit(StoreEvent("message_added", message=entry, loaded=loaded))
 
     def add_findings(self, entry: TraceMessage, findings: list[Finding]) -> None:
         if not findings:
@@ -113,9 +115,9 @@ class TraceStore:
         """Replace the contents at once (opening a file): one `cleared`, then adds."""
         self.clear()
         for op in operations:
-            self._add_operation(op)
+            self._add_operation(op, loaded=True)
         for entry in sorted(messages, key=lambda m: m.seq):
-            self._append(entry)
+            self._append(entry, loaded=True)
         self._seq = itertools.count(max((m.seq for m in self.messages), default=-1) + 1)
 
     # --- reading -----------------------------------------------------------------------------

@@ -137,3 +137,14 @@ def test_lint_all_on_an_opened_trace_does_not_duplicate() -> None:
     lint.lint_all(store)
     lint.lint_all(store)
     assert [f.rule for f in store.messages[0].findings] == ["mrtr-data-on-first-call"]
+
+
+def test_the_live_linter_leaves_loaded_messages_as_recorded() -> None:
+    store = TraceStore()
+    unsubscribe = lint.attach(store)
+    store.load([Operation("op", "tools/call", "t", {}, "modern", "x", 0.0)], [request(1, 1, requestState="s")])
+    assert store.messages[0].findings == []  # a file's messages keep the findings they were saved with
+    op = store.begin_operation("tools/call", "t", {}, "modern", "x")
+    live = store.record(op.id, 1, "client->server", copy.deepcopy(store.messages[0].message), method="tools/call")
+    assert [f.rule for f in live.findings] == ["mrtr-data-on-first-call"]
+    unsubscribe()
