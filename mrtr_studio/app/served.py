@@ -10,7 +10,7 @@ were sent from; the client's answer, POSTed separately, joins it by the request'
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..protocol.versions import META_PROTOCOL_VERSION, MODERN_VERSION, MRTR_METHODS
+from ..protocol.versions import META_PROTOCOL_VERSION, MODERN_VERSION, MRTR_METHODS, NAME_FIELDS
 from ..trace import TraceStore
 from ..trace.model import params_of
 from ..transport.base import WireEvent
@@ -56,7 +56,7 @@ class ServedTraffic:
         if continued is not None:
             where = (continued[0], continued[1] + 1)
         else:
-            target = params.get("uri") if method == "resources/read" else params.get("name")
+            target = params.get(NAME_FIELDS[method])
             arguments = _object(params.get("arguments"))
             era = "modern" if _object(params.get("_meta")).get(META_PROTOCOL_VERSION) == MODERN_VERSION else "legacy"
             operation = self.store.begin_operation(method, str(target), arguments, era, self.server_label, LABEL)

@@ -20,6 +20,8 @@ META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
 
 #: Methods whose results may be `input_required` in 2026-07-28.
 MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
+#: The params field each of them names its target with (mirrored in the HTTP `Mcp-Name` header).
+NAME_FIELDS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
 
 class Era(StrEnum):

@@ -19,11 +19,10 @@ from typing import Any
 import httpx
 
 from ..protocol import param_headers
-from ..protocol.versions import META_PROTOCOL_VERSION
+from ..protocol.versions import META_PROTOCOL_VERSION, NAME_FIELDS
 from .base import ServerRequestHandler, Tap, TransportError, answer_server_request, masked_headers
 
 ACCEPT = "application/json, text/event-stream"
-_NAME_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
 
 header_value = param_headers.encode  # the spec's Value Encoding, shared with the server
@@ -36,7 +35,7 @@ def modern_headers(message: dict[str, Any],
     raw_meta = params.get("_meta")
     meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
     headers = {"MCP-Protocol-Version": str(meta.get(META_PROTOCOL_VERSION, "")), "Mcp-Method": message["method"]}
-    field = _NAME_METHODS.get(message["method"])
+    field = NAME_FIELDS.get(message["method"])
     if field and isinstance(params.get(field), str):
         headers["Mcp-Name"] = header_value(params[field])
     if message["method"] == "tools/call" and header_params and params.get("name") in header_params:

@@ -35,7 +35,7 @@ from ..protocol.errors import (
     UNSUPPORTED_PROTOCOL_VERSION,
     McpError,
 )
-from ..protocol.versions import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
+from ..protocol.versions import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, NAME_FIELDS
 from .base import Tap, masked_headers
 from .sse import Receive, Reply, Send, dumps, send_bytes
 
@@ -50,7 +50,6 @@ STATUS_OF_CODE = {
     METHOD_NOT_FOUND: 404,
 }
 #: Methods whose `Mcp-Name` header mirrors a body field.
-NAME_FIELDS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 SESSION_HEADER = b"mcp-session-id"
 
