@@ -70,7 +70,7 @@ async def start_cluster(size: int = 3, shared_secret: bool = True, host: str = "
             args = [sys.executable, "-m", "mrtr_studio", "serve", "--host", host, "--port", "0",
                     "--explain-rejections"]
             if secret:
-                args += ["--secret", secret]
+                args.append(f"--secret={secret}")  # a token may start with "-"
             process = await asyncio.create_subprocess_exec(
                 *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env)
             url = await asyncio.wait_for(_listening_url(process), startup_timeout)

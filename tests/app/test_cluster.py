@@ -46,3 +46,14 @@ async def test_processes_stop_with_the_cluster() -> None:
     processes = [node.process for node in cluster.nodes]
     await cluster.stop()
     assert all(p.returncode is not None for p in processes)
+
+
+async def test_a_secret_starting_with_a_dash_still_reaches_every_node(monkeypatch: pytest.MonkeyPatch) -> None:
+    """token_urlsafe can start with "-"; it must not be read as a command-line option."""
+    import mrtr_studio.app.cluster as cluster_module
+
+    monkeypatch.setattr(cluster_module.secrets, "token_urlsafe", lambda n: "-starts-with-a-dash")
+    async with await start_cluster(2, shared_secret=True) as cluster:
+        assert cluster.secret == "-starts-with-a-dash"
+        result, _ = await run_delete(cluster.urls)
+    assert result.drive.outcome == "complete"
