@@ -18,7 +18,7 @@ from ..protocol.errors import INVALID_PARAMS
 from ..trace import StoreEvent, html_export
 from ..trace.mermaid import to_mermaid
 from .answering import GuiAnswerer
-from .arguments_editor import ArgumentsEditor
+from .arguments_panel import ArgumentsPanel
 from .async_bridge import error_sink, spawn
 from .client_panel import ClientPanel
 from .diagram import SequenceDiagramView
@@ -47,7 +47,7 @@ class MainWindow(QMainWindow):
             studio.answerer = GuiAnswerer(self)
         self.explorer = ServerExplorer(studio)
         self.client_panel = ClientPanel(studio)
-        self.arguments = ArgumentsEditor()
+        self.arguments = ArgumentsPanel()
         self.step_editor = StepEditor(studio)
         self.errors = ErrorPanel()
         self.diagram = SequenceDiagramView(studio.store, self.selection)

@@ -22,12 +22,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..app.state_analysis import StateView, analyse, ttl_left
 from ..client import tamper
 from ..engine.state_token import StateRejected, decode
 from ..trace import StoreEvent, TraceStore
 from ..trace.diagram_layout import request_state_of
 from .selection import Selection
-from .state_analysis import StateView, analyse, ttl_left
 from .store_bridge import StoreBridge, message_by_seq
 
 _STATUS = {"pass": ("✔ pass", "#1e7b34"), "fail": ("✖ fail", "#c0392b"), "unknown": ("? unknown", "#777777")}

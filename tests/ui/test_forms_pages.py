@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QLabel
 
 from mrtr_studio.protocol.models import Root
 from mrtr_studio.protocol.schema import problems
-from mrtr_studio.ui.forms.arguments_editor import ArgumentsEditor
+from mrtr_studio.ui.forms.arguments_form import ArgumentsForm
 from mrtr_studio.ui.forms.input_round_dialog import InputRoundDialog, ask_input_round, open_input_round
 from mrtr_studio.ui.forms.roots_page import RootsEditor, RootsPage
 from mrtr_studio.ui.forms.sampling_page import SamplingPage
@@ -262,7 +262,7 @@ def test_ask_input_round_awaits_the_answers(qtbot):
 
 def test_arguments_editor_uses_the_form_and_json_in_sync(qtbot):
     tool = load("CreateMessageRequestParams", "request-with-tools.json")["tools"][0]
-    editor = ArgumentsEditor(tool["inputSchema"])
+    editor = ArgumentsForm(tool["inputSchema"])
     qtbot.addWidget(editor)
     assert editor.validate() == {"city": ["This field is required."]}
     qtbot.keyClicks(editor.form.editor("city").line, "Paris")
@@ -281,7 +281,7 @@ def test_arguments_editor_uses_the_form_and_json_in_sync(qtbot):
 
 def test_arguments_editor_falls_back_to_json_for_schemas_without_a_form(qtbot):
     schema = {"type": "object", "$defs": {"p": {"type": "string"}}, "properties": {"p": {"$ref": "#/$defs/p"}}}
-    editor = ArgumentsEditor(schema)
+    editor = ArgumentsForm(schema)
     qtbot.addWidget(editor)
     assert editor.as_json.isChecked() and not editor.as_json.isEnabled()
     assert "unsupported top-level keyword(s): $defs" in editor.as_json.toolTip()

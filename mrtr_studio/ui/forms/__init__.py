@@ -3,11 +3,11 @@
 Entry points for the rest of the GUI:
 - `InputRoundDialog(input_requests, server_name=..., roots=[...])` with `submitted(dict)` /
   `cancelled()`, or `open_input_round(...)` / `await ask_input_round(...)`;
-- `ArgumentsEditor(input_schema)` for a tool's arguments;
+- `ArgumentsForm(input_schema)` for a tool's arguments;
 - `RootsEditor(roots)` for the roots settings.
 """
 
-from .arguments_editor import ArgumentsEditor
+from .arguments_form import ArgumentsForm
 from .elicitation_page import ElicitationPage
 from .input_round_dialog import InputRoundDialog, ask_input_round, open_input_round
 from .roots_page import RootsEditor, RootsPage
@@ -16,7 +16,7 @@ from .schema_form import SchemaForm
 from .url_consent import UrlConsentPage
 
 __all__ = [
-    "ArgumentsEditor",
+    "ArgumentsForm",
     "ElicitationPage",
     "InputRoundDialog",
     "RootsEditor",

@@ -1,4 +1,4 @@
-"""The main window's tool-arguments editor: the elicitation form where the inputSchema fits, JSON always.
+"""A tool's arguments as a form: the elicitation form where the inputSchema fits, JSON always.
 
 Tool inputSchemas are full JSON Schema, often richer than the elicitation subset; the generated
 form shows what it can (the rest as raw JSON fields) and a "JSON" toggle lets the person edit the
@@ -16,7 +16,7 @@ from mrtr_studio.client.forms.validation import FORM_KEY, validate_content
 from .schema_form import ERROR_STYLE, SchemaForm
 
 
-class ArgumentsEditor(QWidget):
+class ArgumentsForm(QWidget):
     """`arguments()` -> dict (raises ValueError with a readable message); `validate()` -> errors."""
 
     changed = Signal()

@@ -1,4 +1,4 @@
-"""The window's arguments panel: the forms' ArgumentsEditor for whichever target is picked.
+"""The window's arguments panel: an ArgumentsForm for whichever target the server explorer picked.
 
 The editor itself (a form generated from the input schema, JSON when asked or when the schema has
 no form) lives in ui/forms; this panel follows the server explorer's selection and applies the
@@ -11,7 +11,7 @@ from typing import Any
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from ..client.forms.validation import validate_content
-from .forms.arguments_editor import ArgumentsEditor as SchemaArgumentsEditor
+from .forms.arguments_form import ArgumentsForm
 from .server_explorer import Target
 
 ERROR_STYLE = "color: #b00020;"
@@ -19,11 +19,11 @@ WARNING_STYLE = "color: #8a5a00;"
 NO_TARGET = "Pick a tool, prompt or resource in the server explorer."
 
 
-class ArgumentsEditor(QWidget):
+class ArgumentsPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.target: Target | None = None
-        self.editor = SchemaArgumentsEditor({"type": "object"}, self)
+        self.editor = ArgumentsForm({"type": "object"}, self)
         self.title = QLabel(NO_TARGET)
         self.title.setWordWrap(True)
         self.message = QLabel("")
@@ -46,7 +46,7 @@ class ArgumentsEditor(QWidget):
         self.target = target
         self.title.setText(NO_TARGET if target is None else f"<b>{target.method}</b> {target.name}"
                            + (f"<br>{target.description}" if target.description else ""))
-        replacement = SchemaArgumentsEditor(self.schema, self)
+        replacement = ArgumentsForm(self.schema, self)
         self.box.replaceWidget(self.editor, replacement)
         self.editor.deleteLater()
         self.editor = replacement
