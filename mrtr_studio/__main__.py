@@ -7,9 +7,14 @@ import argparse
 import sys
 
 from .app.cli import main as _main
+from .app.qt_libraries import platform_problem
 
 
 def _gui(args: argparse.Namespace) -> int:
+    problem = platform_problem()  # before Qt loads: its own message names the wrong library
+    if problem:
+        print(problem, file=sys.stderr)
+        return 3
     from .ui.main import run_gui  # Qt is loaded only when the GUI is asked for
 
     return run_gui(args)
