@@ -35,6 +35,26 @@ def test_url_warnings(url, codes):
     assert analyse_url(url).codes == codes
 
 
+@pytest.mark.parametrize("url", [
+    "file:///etc/passwd", "file://host/share/x", "javascript:alert(1)", "JavaScript://example.com/%0Aalert(1)",
+    "vbscript:msgbox(1)", "data:text/html,<script>alert(1)</script>", "ftp://files.example.com/x",
+    "ms-settings://example.com/", "smb://fileserver/share", "https://", "https://example.com:notaport/",
+])
+def test_only_web_links_may_be_opened(url):
+    report = analyse_url(url)
+    assert not report.can_open
+    assert report.open_problem and "cannot be opened" in report.open_problem
+
+
+@pytest.mark.parametrize("url", ["https://example.com/x", "HTTP://example.com/", "https://203.0.113.7/"])
+def test_web_links_may_be_opened_even_with_warnings(url):
+    assert analyse_url(url).can_open and analyse_url(url).open_problem is None
+
+
+def test_the_reason_names_the_scheme():
+    assert "'file'" in str(analyse_url("file://host/share/x").open_problem)
+
+
 def test_url_is_split_around_the_host_for_emphasis():
     report = analyse_url("https://bob:pw@xn--pple-43d.com:8443/a?b=1")
     assert (report.before_host, report.host, report.after_host) == (

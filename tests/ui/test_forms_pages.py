@@ -37,15 +37,23 @@ def shown(qtbot, widget):
 
 # --- URL consent ---------------------------------------------------------------------------------
 
-def url_page(qtbot, url, opened):
+def recorder(opened, works=True):
+    """An opener like QDesktopServices.openUrl: records the URL, answers whether a browser took it."""
+    def opener(url):
+        opened.append(url)
+        return works
+    return opener
+
+
+def url_page(qtbot, url, opened, works=True):
     params = {"mode": "url", "message": "Connect your account", "url": url}
-    return shown(qtbot, UrlConsentPage(params, "Demo", opener=opened.append))
+    return shown(qtbot, UrlConsentPage(params, "Demo", opener=recorder(opened, works)))
 
 
 def test_url_example_has_no_warnings_and_emphasises_the_host(qtbot):
     params = load("ElicitRequestURLParams", "elicit-sensitive-data.json")
     opened = []
-    page = shown(qtbot, UrlConsentPage(params, "Demo", opener=opened.append))
+    page = shown(qtbot, UrlConsentPage(params, "Demo", opener=recorder(opened)))
     assert page.warning_codes == [] and page.findChildren(QLabel, "warning:not_https") == []
     assert page.url_label.text() == (
         "<code>https://<span style='font-weight: bold; font-size: large; background: #fff4d6; color: #000;'>"
@@ -80,6 +88,36 @@ def test_credentials_url_emphasises_the_real_host(qtbot):
     page = url_page(qtbot, "https://bank.example.com@evil.test/login", [])
     assert "bank.example.com@<span" in page.url_label.text() and ">evil.test</span>" in page.url_label.text()
     assert page.host_label.text() == "Host: <b>evil.test</b>"
+
+
+@pytest.mark.parametrize("url", ["file:///etc/passwd", "file://fileserver/share/run.exe", "javascript:alert(1)",
+                                 "vbscript:msgbox(1)", "ms-settings://example.com/"])
+def test_non_web_links_can_only_be_copied(qtbot, url):
+    opened = []
+    page = url_page(qtbot, url, opened)
+    assert not page.open_button.isEnabled() and page.copy_button.isEnabled()
+    blocked = page.findChild(QLabel, "openBlocked")
+    assert blocked.isVisible() and "cannot be opened" in blocked.text()
+    page.open_url()  # even when called directly (a shortcut, a test): nothing is handed to the desktop
+    assert opened == [] and not page.opened
+    click(qtbot, page.copy_button)
+    assert QGuiApplication.clipboard().text() == url
+
+
+def test_no_browser_is_said_inline_and_copy_is_offered(qtbot):
+    opened = []
+    page = url_page(qtbot, "https://mcp.example.com/connect", opened, works=False)
+    assert page.findChild(QLabel, "openBlocked").isHidden()
+    click(qtbot, page.open_button)
+    assert len(opened) == 1 and not page.opened
+    assert "No browser could be opened" in page.status.text() and "Opened in your browser" not in page.status.text()
+    assert page.copy_button.hasFocus() and page.copy_button.isDefault()
+
+
+def test_an_opened_link_says_so(qtbot):
+    page = url_page(qtbot, "https://mcp.example.com/connect", [])
+    click(qtbot, page.open_button)
+    assert page.opened and page.status.text().startswith("Opened in your browser")
 
 
 def test_url_decline_and_cancel(qtbot):

@@ -3,7 +3,10 @@
 The spec asks clients to show the full URL, highlight its domain and warn about ambiguous or
 suspicious URLs (punycode). This module only inspects the text — it never resolves or fetches
 anything (the spec forbids pre-fetching) — and returns the pieces a view needs: the URL split
-around its host so the host can be emphasised, the host decoded for display, and the warnings.
+around its host so the host can be emphasised, the host decoded for display, the warnings, and
+whether the link may be handed to a browser at all: only http and https may. `file:`, `javascript:`,
+`vbscript:`, `data:` or a custom scheme would run something local or hand the server's text to
+another program, so such a link can only be copied, with the reason said.
 """
 
 import contextlib
@@ -14,6 +17,7 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 WarningCode = Literal["invalid", "not_https", "punycode", "non_ascii", "credentials", "ip_host"]
+OPENABLE_SCHEMES = ("http", "https")
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,21 @@ class UrlReport:
     @property
     def risky(self) -> bool:
         return bool(self.warnings)
+
+    @property
+    def open_problem(self) -> str | None:
+        """Why the link must not be opened in a browser (it may still be copied), or None when it may."""
+        if self.scheme and self.scheme not in OPENABLE_SCHEMES:
+            return (f"This link cannot be opened from here: its scheme is {self.scheme!r}, and only http "
+                    "and https links are handed to a browser. Copy it if you trust it.")
+        invalid = [w.message for w in self.warnings if w.code == "invalid"]
+        if invalid or not self.host:
+            return "This link cannot be opened: " + (invalid[0] if invalid else "it has no host.")
+        return None
+
+    @property
+    def can_open(self) -> bool:
+        return self.open_problem is None
 
 
 def _decode_idna(host: str) -> str:

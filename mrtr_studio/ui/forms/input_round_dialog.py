@@ -89,7 +89,7 @@ class InputRoundDialog(QDialog):
 
     def __init__(self, input_requests: dict[str, Any], server_name: str = "",
                  roots: list[Root] | None = None, auto_roots: bool = True, auto_submit: bool = True,
-                 parent: QWidget | None = None, opener: Callable[[QUrl], Any] | None = None) -> None:
+                 parent: QWidget | None = None, opener: Callable[[QUrl], bool] | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(f"Input requested by {server_name or 'the server'}")
         self.requests = input_requests
@@ -136,7 +136,7 @@ class InputRoundDialog(QDialog):
             QTimer.singleShot(0, self.submit)  # after the caller has connected its slots
 
     def _add_page(self, key: str, request: dict[str, Any], server: str,
-                  opener: Callable[[QUrl], Any] | None) -> None:
+                  opener: Callable[[QUrl], bool] | None) -> None:
         method, params = request.get("method"), request.get("params") or {}
         page: QWidget
         if method == ELICIT and params.get("mode") == "url":

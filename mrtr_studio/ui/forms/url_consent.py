@@ -2,8 +2,10 @@
 
 Per the spec the client must not pre-fetch the URL, must show it in full before consent and
 should highlight the domain and warn about suspicious URLs. Nothing is opened until the person
-presses Open; "Done" answers accept (without content: the data went out of band).
-The opener is injectable so tests (and the headless studio) never launch a browser.
+presses Open, and only http(s) links can be opened at all (`UrlReport.open_problem` says why not);
+"Done" answers accept (without content: the data went out of band). The opener returns whether a
+browser took the link (QDesktopServices.openUrl's answer); when none did, the page says so and
+offers Copy. The opener is injectable so tests (and the headless studio) never launch a browser.
 """
 
 import html
@@ -22,6 +24,7 @@ from .elicitation_page import action_buttons, header_label
 
 HOST_STYLE = "font-weight: bold; font-size: large; background: #fff4d6; color: #000;"
 WARNING_STYLE = "color: #8a1c00; font-weight: bold;"
+NO_BROWSER = "\u26a0 No browser could be opened for this link. Copy it and open it yourself, then press Done."
 
 
 def url_markup(report: UrlReport) -> str:
@@ -36,7 +39,7 @@ class UrlConsentPage(ElicitAnswerPage):
     """Emits `answered(ElicitResult dict)`; `opened` records whether the link was opened."""
 
     def __init__(self, params: dict[str, Any], server_name: str = "", parent: QWidget | None = None,
-                 opener: Callable[[QUrl], Any] | None = None) -> None:
+                 opener: Callable[[QUrl], bool] | None = None) -> None:
         super().__init__(parent)
         self.params = params
         self.url = str(params.get("url", ""))
@@ -68,13 +71,23 @@ class UrlConsentPage(ElicitAnswerPage):
             label.setAccessibleName("Warning: " + warning.message)
             layout.addWidget(label)
             self.warning_labels.append(label)
+        self.blocked_label = QLabel(f"\u26d4 {self.report.open_problem or ''}", self)
+        self.blocked_label.setObjectName("openBlocked")
+        self.blocked_label.setStyleSheet(WARNING_STYLE)
+        self.blocked_label.setWordWrap(True)
+        self.blocked_label.setVisible(not self.report.can_open)
+        layout.addWidget(self.blocked_label)
         layout.addStretch(1)
         self.status = QLabel("", self)
+        self.status.setObjectName("openStatus")
+        self.status.setWordWrap(True)
         layout.addWidget(self.status)
         row, buttons = action_buttons(self, "&Open anyway" if self.report.risky else "&Open link",
                                       "Co&py link", "Do&ne", "&Decline", "&Cancel")
         self.open_button, self.copy_button, self.done_button, self.decline_button, self.cancel_button = buttons
-        self.open_button.setEnabled(bool(self.report.host))
+        self.open_button.setEnabled(self.report.can_open)
+        if not self.report.can_open:
+            self.open_button.setToolTip(self.report.open_problem or "")
         self.done_button.setToolTip("I finished in the browser: answer accept")
         layout.addLayout(row)
         self.open_button.clicked.connect(self.open_url)
@@ -88,12 +101,23 @@ class UrlConsentPage(ElicitAnswerPage):
     def warning_codes(self) -> list[str]:
         return self.report.codes
 
-    def open_url(self) -> None:
-        self.opened = True
-        self.opener(QUrl(self.url, QUrl.ParsingMode.StrictMode))
+    def open_url(self) -> bool:
+        """Hand the link to the browser (http/https only); say inline whether one took it."""
+        if not self.report.can_open:
+            self.status.setText(self.report.open_problem or "")
+            return False
+        self.opened = bool(self.opener(QUrl(self.url, QUrl.ParsingMode.StrictMode)))
+        if not self.opened:
+            self.status.setText(NO_BROWSER)
+            self.status.setStyleSheet(WARNING_STYLE)
+            self.copy_button.setDefault(True)
+            self.copy_button.setFocus()
+            return False
+        self.status.setStyleSheet("")
         self.status.setText("Opened in your browser. Press Done when you have finished there.")
         self.done_button.setDefault(True)
         self.done_button.setFocus()
+        return True
 
     def copy_url(self) -> None:
         QGuiApplication.clipboard().setText(self.url)
