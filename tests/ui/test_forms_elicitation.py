@@ -363,3 +363,32 @@ def test_label_mnemonics_move_focus_to_their_field(qtbot):
     assert page.focusWidget() is page.form.editor("age").spin
     qtbot.keyClick(page, Qt.Key.Key_E, Qt.KeyboardModifier.AltModifier)
     assert page.focusWidget() is page.form.editor("email").line
+
+
+def test_a_schema_too_large_to_render_is_one_raw_editor_that_can_still_answer(qtbot):
+    schema = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(20_000)}}
+    page = make_page(qtbot, {"message": "m", "requestedSchema": schema})
+    form = page.form
+    assert form.is_raw and list(form.editors) == [""]
+    assert form.note.isVisible() and "schema too large to render" in form.note.text()
+    form.raw_editor().text.setPlainText('{"p1": "x"}')
+    assert press_accept(qtbot, page) == {"action": "accept", "content": {"p1": "x"}}
+
+
+def test_a_deep_schema_and_deep_raw_json_are_refused_with_a_sentence(qtbot):
+    deep: dict = {"type": "string"}
+    for _ in range(2000):
+        deep = {"type": "object", "properties": {"x": deep}}
+    page = make_page(qtbot, {"message": "m", "requestedSchema": deep})
+    assert page.form.is_raw and "nested more than" in page.form.note.text()
+    page.form.raw_editor().text.setPlainText("[" * 100_000)
+    accept_is_blocked(qtbot, page)
+    assert page.form.error_text("") == "Nested more than 64 levels deep."
+
+
+def test_a_catastrophic_pattern_does_not_hang_the_form(qtbot):
+    schema = {"type": "object", "properties": {"w": {"type": "string", "pattern": "^(a|a)*$"}}, "required": ["w"]}
+    page = make_page(qtbot, {"message": "m", "requestedSchema": schema})
+    type_into(qtbot, page.form.editor("w").line, "a" * 40 + "!")
+    accept_is_blocked(qtbot, page)
+    assert "takes too long to check" in page.form.error_text("w")

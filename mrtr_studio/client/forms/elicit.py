@@ -3,7 +3,9 @@
 The three actions are the spec's: accept carries `content` only in form mode, decline and
 cancel carry nothing. `default_content` gives automated runs (headless client, "answer with
 defaults" in the GUI) an answer that validates whenever the schema can be satisfied at all:
-server defaults first, then the smallest value the constraints allow.
+server defaults first, then the smallest value the constraints allow. No generated string is
+longer than MAX_GENERATED_LENGTH: a field asking for more (`minLength: 10**12`) is left out, and the
+server's own validation says what is missing.
 """
 
 import math
@@ -12,6 +14,7 @@ from typing import Any
 from mrtr_studio.protocol.models import ElicitResult
 
 from .schema_fields import FieldSpec, parse_schema
+from .schema_limits import MAX_GENERATED_LENGTH
 from .validation import validate_content
 
 SAMPLE_EMAIL = "user@example.com"
@@ -33,10 +36,13 @@ def cancel() -> dict[str, Any]:
     return ElicitResult(action="cancel").wire()
 
 
-def _pad(text: str, spec: FieldSpec) -> str:
+def _pad(text: str, spec: FieldSpec) -> str | None:
+    """`text` lengthened to the field's minLength; None when that would exceed MAX_GENERATED_LENGTH."""
     short = (spec.min_length or 0) - len(text)
     if short <= 0:
         return text
+    if short + len(text) > MAX_GENERATED_LENGTH:
+        return None
     if spec.format == "email":
         local, _, domain = text.partition("@")
         return f"{local}{'x' * short}@{domain}"

@@ -3,11 +3,14 @@
 The elicitation spec allows only a flat object of primitive properties (PrimitiveSchemaDefinition).
 Anything outside that subset is still shown, as a raw JSON field with a note saying why, so a
 debugger never hides or crashes on what a server actually sent. The whole form falls back to raw
-JSON only when the top level itself is not a plain object of properties.
+JSON only when the top level itself is not a plain object of properties, or when the schema is too
+large or too deep to render (schema_limits).
 """
 
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from .schema_limits import schema_size_problem
 
 FieldKind = Literal["string", "number", "integer", "boolean", "enum", "multi_enum", "raw"]
 
@@ -209,6 +212,9 @@ def parse_schema(schema: Any) -> FormSpec:
     """Parse a requestedSchema / inputSchema; never raises, whatever the server sent."""
     if not isinstance(schema, dict):
         return FormSpec({}, raw=True, notes=["the schema is not a JSON object"])
+    too_large = schema_size_problem(schema)
+    if too_large:
+        return FormSpec(schema, raw=True, notes=[f"{too_large}; the answer is not checked against it"])
     if schema.get("type", "object") != "object":
         return FormSpec(schema, raw=True, notes=[f"top-level type {schema.get('type')!r} is not object"])
     props = schema.get("properties", {})

@@ -4,15 +4,24 @@ jsonschema does the checking (Draft 2020-12) so the studio agrees with what a co
 would accept; this module only adds strict checkers for the four formats the elicitation spec
 names (jsonschema's own need optional packages for `uri` and `date-time`) and maps each error
 to the field it belongs to. Key `""` holds errors about the form as a whole.
+
+What a server's schema may cost is bounded (schema_limits): `pattern` and `patternProperties` run
+on the `regex` engine with a timeout (a pattern that takes too long is reported on its field, not
+waited for), and a schema too large or too deep is not validated at all: the form says so.
 """
 
 import re
+from collections.abc import Iterator
 from datetime import date, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from jsonschema import Draft202012Validator, FormatChecker
+import regex
+from jsonschema import Draft202012Validator, FormatChecker, validators
 from jsonschema.exceptions import SchemaError, ValidationError
+from jsonschema.protocols import Validator
+
+from .schema_limits import PATTERN_SECONDS, PatternTimeout, pattern_search, schema_size_problem
 
 FORM_KEY = ""
 
@@ -69,6 +78,73 @@ def is_date_time(value: object) -> bool:
     return True
 
 
+def _search(pattern: Any, text: str) -> Iterator[ValidationError | bool]:
+    """One bounded search as (a ValidationError to report) or (whether it matched)."""
+    try:
+        yield pattern_search(str(pattern), text)
+    except PatternTimeout:
+        yield ValidationError(f"The server's pattern {pattern} takes too long to check (over "
+                              f"{int(PATTERN_SECONDS * 1000)} ms); this value cannot be validated.",
+                              validator="patternTimeout")
+    except (regex.error, ValueError) as exc:
+        yield ValidationError(f"The server's pattern {pattern} cannot be used: {exc}", validator="patternInvalid")
+
+
+def _pattern(validator: Validator, pattern: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "string"):
+        return
+    found = next(_search(pattern, instance))
+    if isinstance(found, ValidationError):
+        yield found
+    elif not found:
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _pattern_properties(validator: Validator, patterns: Any, instance: Any,
+                        schema: Any) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in patterns.items():
+        for key, value in instance.items():
+            found = next(_search(pattern, key))
+            if isinstance(found, ValidationError):
+                yield found
+            elif found:
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+_ADDITIONAL = Draft202012Validator.VALIDATORS["additionalProperties"]
+
+
+def _additional_properties(validator: Validator, additional: Any, instance: Any,
+                           schema: Any) -> Iterator[ValidationError]:
+    """jsonschema's own, except that keys matched by patternProperties are found with bounded searches."""
+    patterns = schema.get("patternProperties") if isinstance(schema, dict) else None
+    if not patterns or not validator.is_type(instance, "object"):
+        yield from _ADDITIONAL(validator, additional, instance, schema)
+        return
+    extras = []
+    for key in instance:
+        if key in schema.get("properties", {}):
+            continue
+        results = [next(_search(pattern, key)) for pattern in patterns]
+        errors = [r for r in results if isinstance(r, ValidationError)]
+        if errors:
+            yield errors[0]
+        elif not any(results):
+            extras.append(key)
+    if validator.is_type(additional, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], additional, path=extra)
+    elif additional is False and extras:
+        yield ValidationError(f"{', '.join(map(repr, sorted(extras)))} do not match any of the patterns")
+
+
+BoundedValidator = validators.extend(Draft202012Validator, {
+    "pattern": _pattern, "patternProperties": _pattern_properties, "additionalProperties": _additional_properties,
+})
+
+
 _FORMAT_MESSAGES = {
     "email": "Enter a valid email address, like name@example.com.",
     "uri": "Enter an absolute URI, like https://example.com/page.",
@@ -120,6 +196,9 @@ def _add(errors: dict[str, list[str]], key: str, message: str) -> None:
 
 def schema_problem(schema: Any) -> str | None:
     """Why the server's schema itself cannot be used for validation, or None when it can."""
+    too_large = schema_size_problem(schema)
+    if too_large:
+        return too_large
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
@@ -129,13 +208,19 @@ def schema_problem(schema: Any) -> str | None:
 
 
 def validate_content(schema: Any, content: Any) -> dict[str, list[str]]:
-    """Errors by field key (FORM_KEY for the whole form); an empty dict means the answer may be sent."""
+    """Errors by field key (FORM_KEY for the whole form); an empty dict means the answer may be sent.
+
+    A schema too large to render is not checked (an empty dict): the form shows it as raw JSON and
+    says that the answer goes unchecked, rather than blocking the answer for ever.
+    """
+    if schema_size_problem(schema):
+        return {}
     problem = schema_problem(schema)
     if problem:
         return {FORM_KEY: [problem]}
     errors: dict[str, list[str]] = {}
     try:
-        found = list(Draft202012Validator(schema, format_checker=FORMAT_CHECKER).iter_errors(content))
+        found = list(BoundedValidator(schema, format_checker=FORMAT_CHECKER).iter_errors(content))
     except Exception as exc:  # a hostile schema must never take the form down
         return {FORM_KEY: [f"The schema could not be applied: {exc}"]}
     for error in sorted(found, key=lambda e: [str(p) for p in e.absolute_path]):

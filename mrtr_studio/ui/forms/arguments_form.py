@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QCheckBox, QLabel, QPlainTextEdit, QStackedWidget,
 
 from mrtr_studio.client.forms.validation import FORM_KEY, validate_content
 
+from .editors import parse_json_text
 from .schema_form import ERROR_STYLE, SchemaForm
 
 
@@ -49,11 +50,9 @@ class ArgumentsForm(QWidget):
             self.as_json.setToolTip("This inputSchema has no form: " + "; ".join(self.form.spec.notes))
 
     def _parse_text(self) -> dict[str, Any]:
-        source = self.text.toPlainText().strip() or "{}"
-        try:
-            value = json.loads(source)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"Not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from exc
+        value, problem = parse_json_text(self.text.toPlainText().strip() or "{}")
+        if problem:
+            raise ValueError(problem.rstrip("."))
         if not isinstance(value, dict):
             raise ValueError("The arguments must be a JSON object.")
         return value

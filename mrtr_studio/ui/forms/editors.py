@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from mrtr_studio.client.forms.schema_fields import FieldSpec
+from mrtr_studio.protocol.wire_json import MAX_DEPTH, depth_of
 
 UNSET: Any = type("Unset", (), {"__repr__": lambda self: "UNSET"})()
 _PLACEHOLDERS = {"email": "name@example.com", "uri": "https://example.com/", "date": "YYYY-MM-DD",
@@ -272,13 +273,23 @@ class RawEditor(FieldEditor):
         source = self.text.toPlainText().strip()
         if not source:
             return UNSET, None
-        try:
-            return json.loads(source), None
-        except json.JSONDecodeError as exc:
-            return UNSET, f"Not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})."
+        return parse_json_text(source)
 
     def write(self, value: Any) -> None:
         self.text.setPlainText("" if value is UNSET else json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def parse_json_text(source: str) -> tuple[Any, str | None]:
+    """Typed JSON as (value, None), or (UNSET, a sentence saying what is wrong and where)."""
+    try:
+        value = json.loads(source)
+    except json.JSONDecodeError as exc:
+        return UNSET, f"Not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})."
+    except RecursionError:
+        value = None
+    if (value is None and source.strip() != "null") or depth_of(value, MAX_DEPTH) > MAX_DEPTH:
+        return UNSET, f"Nested more than {MAX_DEPTH} levels deep."
+    return value, None
 
 
 def make_editor(spec: FieldSpec, parent: QWidget | None = None) -> FieldEditor:
