@@ -1,6 +1,8 @@
 """What the state inspector shows, computed without Qt: the token, its checks, the server's verdict, the diff.
 
-Kept apart from the widget so it can be tested on a plain trace. `studio` is duck-typed: the
+Kept apart from the widget so it can be tested on a plain trace. It also names every payload field
+and every check for people (PAYLOAD_FIELDS, CHECK_LABELS): the token's keys are single letters to
+keep it short on the wire, which says nothing to someone learning what a requestState binds. `studio` is duck-typed: the
 shell's controller offers `engine_secret`, `external_secrets`, `engine_now()` and `identity.user`;
 anything missing simply makes the matching check "unknown", with the reason said.
 """
@@ -15,6 +17,86 @@ from ..protocol.errors import INVALID_PARAMS
 from ..trace import TraceMessage, TraceStore
 from ..trace.diagram_layout import request_state_of
 from ..trace.model import params_of
+
+#: key -> (label, what it binds and why), in the order DESIGN.md lists the payload.
+PAYLOAD_FIELDS: dict[str, tuple[str, str]] = {
+    "v": ("format version (v)", "The token format's version (1). Any other value is rejected, so a future format "
+          "is never misread as this one."),
+    "kid": ("key id (kid)", "Which of the server's keys signed the state. The first configured key signs and "
+            "all of them verify, so keys can be rotated without breaking flows in progress."),
+    "iat": ("issued at (iat)", "When the server minted the state (unix seconds). A state issued more than 60 s "
+            "in the future is rejected: the clocks disagree or the state was forged."),
+    "exp": ("expires at (exp)", "iat plus the server's state TTL. After it the retry is rejected as expired, so "
+            "an old round cannot be replayed for ever."),
+    "m": ("method (m)", "The request method the state was minted for (tools/call, prompts/get, "
+          "resources/read). A state cannot be carried over to another kind of request."),
+    "n": ("target name (n)", "The tool or prompt name, or the resource URI. A state minted for one tool cannot "
+          "authorise a call to another."),
+    "a": ("arguments digest (a)", "SHA-256 of the canonical JSON of the request's arguments. The retry must "
+          "carry the same arguments, so answers given for one call cannot complete a different one."),
+    "p": ("principal (p)", "Who the request was authenticated as. Another user cannot pick up this state and "
+          "finish the flow as themselves."),
+    "k": ("asked inputs (k)", "The input keys the server asked for, with their methods. Only answers to these "
+          "keys are read on the retry; others are ignored."),
+    "r": ("round (r)", "Which round of the multi-round flow minted the state, so the handler knows how far "
+          "the conversation has come."),
+    "nonce": ("nonce", "Random for every state, so two states for the same request are never equal and one "
+              "cannot be predicted from another."),
+    "s": ("handler state (s)", "The handler's own data carried to the next round. Signed, not encrypted: the "
+          "client can read it but cannot change it."),
+}
+#: The two raw parts of the token, compared in the diff too: a changed byte shows even when the
+#: payload no longer decodes or decodes to the same fields.
+TOKEN_PARTS: dict[str, tuple[str, str]] = {
+    "payload bytes": ("payload bytes", "The base64url payload exactly as sent. The signature covers these bytes, "
+                      "so changing any of them breaks it."),
+    "signature": ("signature", "HMAC-SHA256 over 'v1.' and the payload bytes, with the server's key. Only the "
+                  "server can make one; a changed character means the state was altered."),
+}
+#: check name (as the engine and data.reason say it) -> (label, what it verifies).
+CHECK_LABELS: dict[str, tuple[str, str]] = {
+    "malformed": ("shape", "v1.<payload>.<signature>, strict base64url, a JSON payload with every field of the "
+                  "right type (the server's reason for a failure: malformed)"),
+    "signature": ("signature", "the HMAC over the payload bytes matches one of the server's keys"),
+    "expired": ("expiry", "now is before exp, and iat is at most 60 s in the future (reason: expired)"),
+    "method": ("method", "the retry's method is the one the state was minted for"),
+    "name": ("name", "the retry targets the same tool, prompt or resource"),
+    "arguments": ("arguments", "the digest of the retry's arguments equals the bound digest"),
+    "principal": ("principal", "the retry comes from the same authenticated principal"),
+}
+
+
+def field_label(key: str) -> tuple[str, str]:
+    """(label, tooltip) for a payload key or token part; unknown keys say so."""
+    return PAYLOAD_FIELDS.get(key) or TOKEN_PARTS.get(key) or (key, "A field this studio does not know.")
+
+
+def check_label(name: str) -> tuple[str, str]:
+    return CHECK_LABELS.get(name, (name, ""))
+
+
+def token_parts(token: str | None) -> tuple[str, str] | None:
+    """(payload bytes, signature) as sent, or None when the token has no such shape."""
+    if not isinstance(token, str) or not token.startswith("v1."):
+        return None
+    body, dot, signature = token[3:].partition(".")
+    return (body, signature) if dot else None
+
+
+def token_diff(before: str | None, after: str | None) -> list[tuple[str, Any, Any]]:
+    """The token's raw payload bytes and signature, before and after (as payload_diff rows)."""
+    old, new = token_parts(before), token_parts(after)
+    return [(name, old[index] if old else None, new[index] if new else None)
+            for index, name in enumerate(("payload bytes", "signature"))]
+
+
+def first_difference(before: Any, after: Any) -> int | None:
+    """Where two texts first differ (None when equal or not both text)."""
+    if not isinstance(before, str) or not isinstance(after, str) or before == after:
+        return None
+    return next((i for i, (x, y) in enumerate(zip(before, after, strict=False)) if x != y),
+                min(len(before), len(after)))
+
 
 NO_SECRET = ("cannot be verified without the server's secret; method, name, arguments and principal are "
              "compared with the request that carried it")
@@ -78,6 +160,7 @@ def _payload(token: str | None) -> dict[str, Any] | None:
 
 
 def payload_diff(before: dict[str, Any] | None, after: dict[str, Any] | None) -> list[tuple[str, Any, Any]]:
+    """(key, before, after) for every payload field of either side, in the earlier one's order."""
     keys = list((before or {}).keys()) + [k for k in (after or {}) if k not in (before or {})]
     return [(k, (before or {}).get(k), (after or {}).get(k)) for k in keys]
 
@@ -121,7 +204,7 @@ def analyse(store: TraceStore, entry: TraceMessage, studio: Any = None) -> State
         _overlay_verdict(inspection, response, view.rejected, view.rejection_detail)
     before, view.diff_against = _previous_state(store, entry, token)
     if before is not None:
-        view.diff = payload_diff(_payload(before), inspection.payload)
+        view.diff = payload_diff(_payload(before), inspection.payload) + token_diff(before, token)
     return view
 
 

@@ -1,20 +1,26 @@
 """The requestState inspector: the selected message's state field by field, every check, the TTL, the diff.
 
-The analysis lives in state_analysis (Qt-free); this widget only shows it, ticks the countdown once a
-second, and offers tamper actions that edit the studio's held retry through client.tamper.
+The analysis lives in app.state_analysis (Qt-free); this widget only shows it, ticks the countdown
+once a second, and offers tamper actions that edit the studio's held retry through client.tamper.
+The seven checks are always all visible (the table is as tall as its rows, never scrolled) with the
+failed one marked by a symbol, bold text and the selection, not by colour alone; the payload and the
+round-to-round diff share the rest of the height in a splitter, each field named by its meaning.
 """
 
 import json
 import time
 from typing import Any
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFrame,
     QHeaderView,
     QLabel,
     QMenu,
+    QScrollArea,
+    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QToolButton,
@@ -22,21 +28,26 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..app.state_analysis import StateView, analyse, ttl_left
+from ..app.state_analysis import StateView, analyse, check_label, field_label, first_difference, ttl_left
 from ..client import tamper
-from ..engine.state_token import StateRejected, decode
+from ..engine.state_token import CHECKS, StateRejected, decode
 from ..trace import StoreEvent, TraceStore
 from ..trace.diagram_layout import request_state_of
 from .selection import Selection
 from .store_bridge import StoreBridge, message_by_seq
 
 _STATUS = {"pass": ("✔ pass", "#1e7b34"), "fail": ("✖ fail", "#c0392b"), "unknown": ("? unknown", "#777777")}
+NAME_ROLE = Qt.ItemDataRole.UserRole
+FAILED_MARK = "▶ "
+CHANGED_MARK = "≠ "
 
 
 def field_text(name: str, value: Any) -> str:
     """A payload field for people: times as local dates, nested values as compact JSON."""
     if name in ("iat", "exp") and isinstance(value, int | float):
         return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(value)) + f"  ({int(value)})"
+    if value is None:
+        return "—"
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
@@ -48,14 +59,29 @@ def countdown_text(seconds: float | None) -> str:
     return f"expires in {int(seconds) // 60}:{int(seconds) % 60:02d}"
 
 
-def _table(headers: list[str]) -> QTableWidget:
+def _table(headers: list[str], stretch: int) -> QTableWidget:
+    """One line per row (long values elided in the middle, whole in the tooltip), sized to contents."""
     table = QTableWidget(0, len(headers))
     table.setHorizontalHeaderLabels(headers)
     table.verticalHeader().setVisible(False)
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    table.horizontalHeader().setSectionResizeMode(len(headers) - 1, QHeaderView.ResizeMode.Stretch)
-    table.setWordWrap(True)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setWordWrap(False)
+    table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+    header = table.horizontalHeader()
+    for column in range(len(headers)):
+        mode = QHeaderView.ResizeMode.Stretch if column == stretch else QHeaderView.ResizeMode.ResizeToContents
+        header.setSectionResizeMode(column, mode)
+    header.setHighlightSections(False)
     return table
+
+
+def _heading(text: str) -> QLabel:
+    label = QLabel(text)
+    font = label.font()
+    font.setBold(True)
+    label.setFont(font)
+    return label
 
 
 class StateInspector(QWidget):
@@ -78,19 +104,45 @@ class StateInspector(QWidget):
         self.rejection_label = QLabel("")
         self.rejection_label.setStyleSheet("color: #c0392b; font-weight: bold")
         self.rejection_label.setWordWrap(True)
-        self.payload_table = _table(["field", "value"])
-        self.checks_table = _table(["check", "status", "why"])
+        self.checks_table = _table(["check", "status", "why"], stretch=2)
+        self.checks_table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.checks_table.setAccessibleName("requestState checks")
+        self.payload_table = _table(["field", "value"], stretch=1)
+        self.payload_table.setAccessibleName("requestState payload")
         self.diff_label = QLabel("")
-        self.diff_table = _table(["field", "before", "after"])
+        self.diff_label.setWordWrap(True)
+        self.diff_table = _table(["field", "before", "after"], stretch=2)
+        self.diff_table.setAccessibleName("Differences from the compared state")
         self.tamper_status = QLabel("")
         self.tamper_status.setWordWrap(True)
         self._build_tamper_menu()
-        box = QVBoxLayout(self)
+        payload_box, self.payload_heading = self._section("Payload", self.payload_table)
+        diff_box, _ = self._section(None, self.diff_table, self.diff_label)
+        self.split = QSplitter(Qt.Orientation.Vertical)
+        self.split.setChildrenCollapsible(False)
+        self.split.addWidget(payload_box)
+        self.split.addWidget(diff_box)
+        self.split.setStretchFactor(0, 3)
+        self.split.setStretchFactor(1, 2)
+        # In a panel shorter than the checks plus a few payload rows the whole inspector scrolls,
+        # rather than squeezing the checklist or drawing sections over each other.
+        self.content = QWidget()
+        box = QVBoxLayout(self.content)
         box.setContentsMargins(2, 2, 2, 2)
-        for widget in (self.header, self.ttl_label, self.rejection_label, QLabel("Payload"), self.payload_table,
-                       QLabel("Checks"), self.checks_table, self.diff_label, self.diff_table, self.tamper_button,
-                       self.tamper_status):
+        for widget in (self.header, self.ttl_label, self.rejection_label, _heading("Checks"), self.checks_table):
             box.addWidget(widget)
+        box.addWidget(self.split, 1)
+        box.addWidget(self.tamper_button)
+        box.addWidget(self.tamper_status)
+        self.scroll_area = QScrollArea(self)
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll_area.setWidget(self.content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.scroll_area)
+        self._fill_checks([(name, "unknown", "") for name in CHECKS], None)
         self.timer = QTimer(self)
         self.timer.setInterval(1000)
         self.timer.timeout.connect(self.tick)
@@ -102,6 +154,17 @@ class StateInspector(QWidget):
             unsubscribe = studio.subscribe(lambda event: self.studioEvent.emit(event))
             self.destroyed.connect(lambda *_: unsubscribe())
         self.show_seq(selection.message_seq)
+
+    @staticmethod
+    def _section(title: str | None, table: QTableWidget, label: QLabel | None = None) -> tuple[QWidget, QLabel]:
+        widget = QWidget()
+        column = QVBoxLayout(widget)
+        column.setContentsMargins(0, 2, 0, 0)
+        heading = label if label is not None else _heading(title or "")
+        column.addWidget(heading)
+        column.addWidget(table, 1)
+        table.setMinimumHeight(table.horizontalHeader().sizeHint().height() + 2 * table.fontMetrics().height())
+        return widget, heading
 
     # --- showing ----------------------------------------------------------------------------
 
@@ -119,13 +182,14 @@ class StateInspector(QWidget):
 
     def _render(self) -> None:
         view = self.view
-        for table in (self.payload_table, self.checks_table, self.diff_table):
+        for table in (self.payload_table, self.diff_table):
             table.setRowCount(0)
         self.rejection_label.setText("")
-        self.diff_label.setText("")
+        self.diff_label.setText("No earlier state to compare with.")
         if view is None:
             self.header.setText("Select an input_required result or a retry to inspect its requestState.")
             self.ttl_label.setText("")
+            self._fill_checks([(name, "unknown", "no requestState selected") for name in CHECKS], None)
             self.timer.stop()
             self._update_tamper_enabled()
             return
@@ -134,40 +198,89 @@ class StateInspector(QWidget):
                             f"({'embedded engine' if view.embedded else 'external server'}) — "
                             f"verdict: {view.inspection.verdict}")
         for name, value in (view.inspection.payload or {}).items():
-            self._add_row(self.payload_table, [name, field_text(name, value)])
-        for check in view.inspection.checks:
-            text, colour = _STATUS[check.status]
-            self._add_row(self.checks_table, [check.name, text, check.why], colour,
-                          bold=check.name == view.rejected)
+            label, why = field_label(name)
+            self._add_row(self.payload_table, [label, field_text(name, value)], tooltip=why)
+        if view.inspection.payload is None:
+            self.payload_heading.setText("Payload (does not decode: see the shape check)")
+        else:
+            self.payload_heading.setText("Payload")
+        failed = view.rejected or next((c.name for c in view.inspection.checks if c.status == "fail"), None)
+        self._fill_checks([(c.name, c.status, c.why) for c in view.inspection.checks], failed)
         if view.rejected:
             self.rejection_label.setText(f"The server rejected this state: -32602 Invalid requestState, "
                                          f"reason {view.rejected!r} ({view.rejection_detail})")
         if view.diff:
-            self.diff_label.setText(f"Compared with {view.diff_against}")
-            for name, before, after in view.diff:
-                self._add_row(self.diff_table, [("≠ " if before != after else "  ") + name,
-                                                field_text(name, before), field_text(name, after)],
-                              "#b26a00" if before != after else None)
-        for table in (self.payload_table, self.checks_table, self.diff_table):
-            table.resizeRowsToContents()
+            self._fill_diff(view)
         self.tick()
         self.timer.start()
         self._update_tamper_enabled()
 
+    def _fill_checks(self, checks: list[tuple[str, str, str]], failed: str | None) -> None:
+        """All seven rows, the table exactly as tall as them; the failed one marked and scrolled to."""
+        table = self.checks_table
+        table.setRowCount(0)
+        marked_row, marked_item = -1, None
+        for name, status, why in checks:
+            label, what = check_label(name)
+            marked = name == failed
+            text, colour = _STATUS.get(status, (status, "#777777"))
+            row = self._add_row(table, [(FAILED_MARK if marked else "") + label, text, why], colour, bold=marked,
+                                tooltip=f"{label}: {what}\n{text}: {why}" if what else why)
+            first = table.item(row, 0)
+            assert first is not None
+            first.setData(NAME_ROLE, name)
+            if marked:
+                marked_row, marked_item = row, first
+        table.resizeRowsToContents()
+        height = table.horizontalHeader().sizeHint().height() + 2 * table.frameWidth()
+        height += sum(table.rowHeight(row) for row in range(table.rowCount()))
+        table.setFixedHeight(height)
+        if marked_item is not None:
+            table.setCurrentCell(marked_row, 0)
+            table.scrollToItem(marked_item)
+        else:
+            table.clearSelection()
+
+    def _fill_diff(self, view: StateView) -> None:
+        changed = []
+        for name, before, after in view.diff:
+            label, why = field_label(name)
+            differs = before != after
+            position = first_difference(before, after) if name in ("payload bytes", "signature") else None
+            if differs:
+                changed.append(label)
+            tip = why + (f"\nFirst difference at character {position}." if position is not None else "")
+            row = self._add_row(self.diff_table, [(CHANGED_MARK if differs else "  ") + label,
+                                                  field_text(name, before), field_text(name, after)],
+                                "#b26a00" if differs else None, bold=False, tooltip=tip)
+            first = self.diff_table.item(row, 0)
+            assert first is not None
+            first.setData(NAME_ROLE, name)
+        summary = ", ".join(changed) if changed else "nothing"
+        self.diff_label.setText(f"Compared with {view.diff_against}: {len(changed)} of {len(view.diff)} "
+                                f"differ ({summary})")
+        font = self.diff_label.font()
+        font.setBold(True)
+        self.diff_label.setFont(font)
+
     @staticmethod
-    def _add_row(table: QTableWidget, cells: list[str], colour: str | None = None, bold: bool = False) -> None:
+    def _add_row(table: QTableWidget, cells: list[str], colour: str | None = None, bold: bool = False,
+                 tooltip: str = "") -> int:
         row = table.rowCount()
         table.insertRow(row)
         for column, text in enumerate(cells):
             item = QTableWidgetItem(text)
-            if colour and (column == 1 or bold):
+            item.setToolTip(f"{text}\n\n{tooltip}" if tooltip and column else tooltip or text)
+            if colour and (column >= 1 or bold):
                 item.setForeground(QBrush(QColor(colour)))
             if bold:
                 font = item.font()
                 font.setBold(True)
                 item.setFont(font)
                 item.setBackground(QBrush(QColor("#fde2e0")))
+                item.setForeground(QBrush(QColor("#8a1c00")))
             table.setItem(row, column, item)
+        return row
 
     def tick(self) -> None:
         """Once a second: the live TTL on the engine's clock (which the studio can move ahead)."""
@@ -180,8 +293,13 @@ class StateInspector(QWidget):
         rows = []
         for row in range(self.checks_table.rowCount()):
             item = self.checks_table.item(row, 0)
-            rows.append((item.text(), self.checks_table.item(row, 1).text(), item.font().bold()))
+            rows.append((str(item.data(NAME_ROLE)), self.checks_table.item(row, 1).text(), item.font().bold()))
         return rows
+
+    def changed_fields(self) -> list[str]:
+        """The diff rows marked as changed, by payload key or token part."""
+        return [str(self.diff_table.item(row, 0).data(NAME_ROLE)) for row in range(self.diff_table.rowCount())
+                if self.diff_table.item(row, 0).text().startswith(CHANGED_MARK)]
 
     # --- tampering --------------------------------------------------------------------------
 

@@ -7,7 +7,9 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 
+from mrtr_studio.app.state_analysis import PAYLOAD_FIELDS
 from mrtr_studio.client import tamper
+from mrtr_studio.engine.state_token import CHECKS, decode
 from mrtr_studio.trace import TraceStore
 from mrtr_studio.transport.memory import MemoryTransport
 from mrtr_studio.ui.selection import Selection
@@ -77,9 +79,60 @@ def test_payload_edit_shows_in_the_diff(qtbot) -> None:  # type: ignore[no-untyp
     assert rejection(store, op.id)["data"]["reason"] == "signature"
     widget, selection = inspector(qtbot, store, FakeStudio())
     selection.select(store.messages_of(op.id)[2])
-    changed = [widget.diff_table.item(r, 0).text() for r in range(widget.diff_table.rowCount())
-               if widget.diff_table.item(r, 0).text().startswith("≠")]
-    assert changed == ["≠ nonce"]
+    # The nonce field and the raw payload bytes changed; the signature was left as the server made it.
+    assert widget.changed_fields() == ["nonce", "payload bytes"]
+    assert "2 of 14 differ (nonce, payload bytes)" in widget.diff_label.text()
+
+
+def test_signature_tamper_marks_the_signature_in_the_diff(qtbot) -> None:  # type: ignore[no-untyped-def]
+    store = TraceStore()
+    op = run_flow(store, "delete_file", step=on_round(2, lambda m: tamper.flip_signature_byte(m, 5).message))
+    widget, selection = inspector(qtbot, store, FakeStudio())
+    selection.select(store.messages_of(op.id)[2])
+    assert widget.changed_fields() == ["signature"]
+    table = widget.diff_table
+    row_of = {table.item(r, 0).data(Qt.ItemDataRole.UserRole): r for r in range(table.rowCount())}
+    signature = widget.diff_table.item(row_of["signature"], 0)
+    assert signature.text() == "≠ signature" and "First difference at character 5" in signature.toolTip()
+    assert widget.diff_table.item(row_of["payload bytes"], 0).text().startswith("  ")
+
+
+def test_every_payload_field_is_named_by_its_meaning(qtbot) -> None:  # type: ignore[no-untyped-def]
+    store = TraceStore()
+    op = run_flow(store, "delete_file")
+    widget, selection = inspector(qtbot, store, FakeStudio())
+    selection.select(store.messages_of(op.id)[1])
+    payload = decode(store.messages_of(op.id)[1].message["result"]["requestState"]).payload
+    assert set(payload) == set(PAYLOAD_FIELDS)  # every key DESIGN.md lists has a name and an explanation
+    labels = [widget.payload_table.item(r, 0).text() for r in range(widget.payload_table.rowCount())]
+    assert labels == [PAYLOAD_FIELDS[key][0] for key in payload]
+    assert {"arguments digest (a)", "principal (p)", "asked inputs (k)", "issued at (iat)"} <= set(labels)
+    for r in range(widget.payload_table.rowCount()):
+        tip = widget.payload_table.item(r, 0).toolTip()
+        assert tip == PAYLOAD_FIELDS[list(payload)[r]][1] and len(tip) > 40
+
+
+def test_all_seven_checks_are_visible_and_the_failed_one_is_marked(qtbot) -> None:  # type: ignore[no-untyped-def]
+    store = TraceStore()
+    op = run_flow(store, "delete_file", step=on_round(2, lambda m: tamper.flip_signature_byte(m).message))
+    widget, selection = inspector(qtbot, store, FakeStudio())
+    widget.resize(340, 430)  # a right-hand tab at 1366x768
+    with qtbot.waitExposed(widget):
+        widget.show()
+    selection.select(store.messages_of(op.id)[2])
+    qtbot.wait(10)
+    table = widget.checks_table
+    assert [name for name, _status, _marked in widget.checklist()] == list(CHECKS)
+    viewport = table.viewport().rect()
+    for r in range(table.rowCount()):
+        rect = table.visualItemRect(table.item(r, 0))
+        assert viewport.contains(rect), (r, rect, viewport)
+    assert table.verticalScrollBar().maximum() == 0
+    failed = list(CHECKS).index("signature")
+    assert table.currentRow() == failed
+    assert table.item(failed, 0).text() == "▶ signature" and table.item(failed, 1).text() == "✖ fail"
+    assert table.item(failed, 0).font().bold()
+    assert widget.payload_table.isVisible() and widget.payload_table.height() > 40
 
 
 def test_expired_state_via_the_codec_clock(qtbot) -> None:  # type: ignore[no-untyped-def]
@@ -167,3 +220,19 @@ def test_nothing_held_disables_tampering(qtbot) -> None:  # type: ignore[no-unty
     widget, _ = inspector(qtbot, TraceStore(), FakeStudio())
     assert not widget.tamper_button.isEnabled()
     assert "nothing to tamper" in widget.apply_tamper(tamper.drop_state)
+
+
+def test_a_short_panel_scrolls_instead_of_overlapping(qtbot) -> None:  # type: ignore[no-untyped-def]
+    store = TraceStore()
+    op = run_flow(store, "delete_file", step=on_round(2, lambda m: tamper.flip_signature_byte(m).message))
+    widget, selection = inspector(qtbot, store, FakeStudio())
+    widget.resize(340, 220)
+    with qtbot.waitExposed(widget):
+        widget.show()
+    selection.select(store.messages_of(op.id)[2])
+    qtbot.wait(10)
+    checks = widget.checks_table.geometry()
+    below = widget.split.geometry()  # same parent: the scrolled content
+    assert checks.bottom() < below.top()
+    assert checks.height() >= sum(widget.checks_table.rowHeight(r) for r in range(7))
+    assert widget.scroll_area.verticalScrollBar().maximum() > 0
