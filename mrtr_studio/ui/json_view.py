@@ -1,11 +1,17 @@
-"""The selected message as JSON: a collapsible tree to find things, the raw text to copy them."""
+"""The selected message as JSON: a collapsible tree to find things, the raw text to copy them.
+
+The key column is sized to the keys it shows (never cutting "requestedSchema" to "requested…"),
+up to KEY_SHARE of the width so values stay readable; the divider drags, and every key and value
+carries its whole text (and the key's JSON path) in a tooltip.
+"""
 
 import json
 from typing import Any
 
-from PySide6.QtGui import QFontDatabase, QGuiApplication
+from PySide6.QtGui import QFontDatabase, QGuiApplication, QResizeEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QPlainTextEdit,
     QPushButton,
@@ -21,19 +27,25 @@ from .selection import Selection
 from .store_bridge import StoreBridge, message_by_seq
 
 _AUTO_EXPAND = 200  # expand everything for small messages; big ones open one level deep
+KEY_SHARE = 0.6  # the key column takes at most this share of the tree's width when sized automatically
+TOOLTIP_CHARS = 2000
 
 
 def _scalar(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def fill_tree(parent: QTreeWidgetItem, value: Any) -> None:
+def fill_tree(parent: QTreeWidgetItem, value: Any, path: str = "") -> None:
     """Children for a dict or list; scalars are shown in the value column of their key."""
     pairs = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
     for key, child in pairs:
-        item = QTreeWidgetItem(parent, [str(key), _summary(child)])
+        summary = _summary(child)
+        where = f"{path}[{key}]" if isinstance(value, list) else f"{path}.{key}" if path else str(key)
+        item = QTreeWidgetItem(parent, [str(key), summary])
+        item.setToolTip(0, where)
+        item.setToolTip(1, summary if len(summary) <= TOOLTIP_CHARS else summary[:TOOLTIP_CHARS] + "…")
         if isinstance(child, dict | list):
-            fill_tree(item, child)
+            fill_tree(item, child, where)
 
 
 def _summary(value: Any) -> str:
@@ -53,7 +65,10 @@ class JsonInspector(QWidget):
         self.header = QLabel("No message selected")
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["key", "value"])
-        self.tree.setColumnWidth(0, 180)
+        self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        self.tree.header().setStretchLastSection(True)
+        self.tree.setUniformRowHeights(True)
+        self.tree.expanded.connect(lambda _index: self.fit_keys())
         self.raw = QPlainTextEdit()
         self.raw.setReadOnly(True)
         self.raw.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
@@ -103,6 +118,17 @@ class JsonInspector(QWidget):
             self.tree.expandAll()
         else:
             self.tree.expandToDepth(0)
+        self.fit_keys()
+
+    def fit_keys(self) -> None:
+        """Widen the key column to the widest visible key, within KEY_SHARE of the width."""
+        wanted = self.tree.sizeHintForColumn(0) + self.tree.indentation() // 2
+        limit = max(120, int(self.tree.viewport().width() * KEY_SHARE))
+        self.tree.setColumnWidth(0, max(60, min(wanted, limit)))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit_keys()
 
     def pretty_text(self) -> str:
         if self.entry is None:

@@ -2,6 +2,7 @@
 
 import json
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
 from mrtr_studio.trace import TraceStore
@@ -27,3 +28,30 @@ def test_tree_raw_and_copy(qtbot) -> None:  # type: ignore[no-untyped-def]
     assert json.loads(QGuiApplication.clipboard().text()) == entry.message
     selection.select_message(-1)
     assert widget.raw.toPlainText() == "" and not widget.copy_button.isEnabled()
+
+
+def test_keys_are_not_cut_off(qtbot) -> None:  # type: ignore[no-untyped-def]
+    store = TraceStore()
+    selection = Selection()
+    widget = JsonInspector(store, selection)
+    qtbot.addWidget(widget)
+    widget.resize(380, 500)
+    with qtbot.waitExposed(widget):
+        widget.show()
+    op = run_flow(store, "delete_file")
+    selection.select(store.messages_of(op.id)[1])  # input_required: result.inputRequests.confirm.params...
+    tree = widget.tree
+    metrics = tree.fontMetrics()
+    checked = 0
+    stack = [tree.topLevelItem(i) for i in range(tree.topLevelItemCount())]
+    while stack:
+        item = stack.pop()
+        stack += [item.child(i) for i in range(item.childCount())]
+        rect = tree.visualItemRect(item)
+        if rect.isValid():
+            # the key's text fits between where the item starts and the column's right edge
+            assert rect.x() + metrics.horizontalAdvance(item.text(0)) <= tree.columnWidth(0), item.text(0)
+            checked += 1
+    assert checked > 10
+    item = tree.findItems("requestedSchema", Qt.MatchFlag.MatchRecursive | Qt.MatchFlag.MatchExactly)[0]
+    assert item.toolTip(0) == "result.inputRequests.confirm.params.requestedSchema"
