@@ -27,7 +27,7 @@ from ..transport.base import ClientTransport, Tap
 from ..transport.http_host import Serving
 from ..transport.http_server import HttpServerConfig
 from .auto_answers import auto_respond
-from .connect import TransportFactory, default_transport_factory
+from .connect import TransportFactory, connect_error, default_transport_factory, listing_failure
 from .identities import IDENTITY_PRESETS, Identity
 from .served import ServedTraffic
 from .server_entries import EMBEDDED, ServerEntry
@@ -207,22 +207,25 @@ class Studio:
             session = await self._client()
             era = await session.ensure_era()
             catalog = Catalog(self.entry.label, era.value, server_info=dict(session.server_info))
-            for attr, lister in (("tools", session.list_tools), ("prompts", session.list_prompts),
-                                 ("resources", session.list_resources),
-                                 ("templates", session.list_resource_templates)):
+            failures: list[tuple[str, str, str]] = []
+            for attr, method, lister in (("tools", "tools/list", session.list_tools),
+                                         ("prompts", "prompts/list", session.list_prompts),
+                                         ("resources", "resources/list", session.list_resources),
+                                         ("templates", "resources/templates/list", session.list_resource_templates)):
                 try:
                     setattr(catalog, attr, await lister())
                 except RuntimeError as exc:  # a JSON-RPC error: this server just lacks that listing
                     catalog.problems.append(f"{attr}: {exc}")
-            if len(catalog.problems) == 4:
-                raise ConnectionError("; ".join(catalog.problems))
+                    failures.append((attr, method, str(exc)))
+            if len(failures) == 4:
+                raise ConnectionError(listing_failure(failures))
             rejected = getattr(session.transport, "rejected_tools", {})
             catalog.problems += [f"tool {name!r} left out: its x-mcp-header annotations are invalid ({why})"
                                  for name, why in rejected.items()]
         except Exception as exc:
             await self._drop_session()
             self.catalog = None
-            self._error(f"cannot connect to {self.entry.label}: {type(exc).__name__}: {exc}")
+            self._error(connect_error(self.entry.label, exc))
             return None
         finally:
             self._set_state("idle")

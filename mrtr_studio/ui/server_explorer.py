@@ -1,4 +1,9 @@
-"""The server explorer: where to connect, and the tools, prompts, resources and templates found there."""
+"""The server explorer: where to connect, and the tools, prompts, resources and templates found there.
+
+Laid out for a narrow column (about 300 px): the connection kind and Connect share a row, the
+address gets a row of its own at full width. A failed connect empties the contents (the previous
+server's tools must not look runnable) and the reason is shown once, here.
+"""
 
 import json
 import re
@@ -108,9 +113,14 @@ class ServerExplorer(QWidget):
         self.schema_view.setReadOnly(True)
         self.schema_view.setAccessibleName("Input schema")
 
+        self.kind_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.kind_box.setMinimumContentsLength(10)
+        self.imported_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.imported_box.setMinimumContentsLength(10)
+        self.address.setMinimumWidth(self.address.fontMetrics().horizontalAdvance("http://127.0.0.1:8765/mcp"))
+        self.address.setClearButtonEnabled(True)
         row1 = QHBoxLayout()
-        row1.addWidget(self.kind_box)
-        row1.addWidget(self.address, 1)
+        row1.addWidget(self.kind_box, 1)
         row1.addWidget(self.connect_button)
         row2 = QHBoxLayout()
         row2.addWidget(self.imported_box, 1)
@@ -124,6 +134,7 @@ class ServerExplorer(QWidget):
         box = QVBoxLayout(self)
         box.setContentsMargins(4, 4, 4, 4)
         box.addLayout(row1)
+        box.addWidget(self.address)
         box.addLayout(row2)
         box.addWidget(self.status)
         box.addWidget(split, 1)
@@ -205,6 +216,7 @@ class ServerExplorer(QWidget):
         elif event.kind == "state" and event.state == "connecting":
             self.status.setText(f"Connecting to {self.studio.entry.label}…")
         elif event.kind == "error" and self.studio.catalog is None:
+            self.clear_catalog()
             self.status.setText(event.text)
         elif event.kind == "settings" and self.studio.catalog is not None:
             self.status.setText(f"Connected: {self._server_name()} ({self.studio.catalog.era}); the next run uses "
@@ -215,6 +227,16 @@ class ServerExplorer(QWidget):
     def _server_name(self) -> str:
         catalog = self.studio.catalog
         return str(catalog.server_info.get("name") or catalog.server) if catalog is not None else ""
+
+    def clear_catalog(self) -> None:
+        """No server: nothing listed, nothing selected (the arguments panel hears None)."""
+        had_target = self.current_target() is not None
+        self.tree.blockSignals(True)
+        self.tree.clear()
+        self.tree.blockSignals(False)
+        self.schema_view.setPlainText("")
+        if had_target:
+            self.targetChanged.emit(None)
 
     def show_catalog(self, catalog: Catalog) -> None:
         previous = self.current_target()

@@ -1,0 +1,60 @@
+"""The server explorer in a narrow column, and what a failed connect leaves behind."""
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import qasync
+from PySide6.QtWidgets import QApplication
+
+from mrtr_studio.app.connect import default_transport_factory
+from mrtr_studio.app.server_entries import EMBEDDED, http_entry
+from mrtr_studio.app.studio import Studio
+from mrtr_studio.transport.base import TransportError
+from mrtr_studio.ui.server_explorer import ServerExplorer
+
+
+@pytest.fixture
+def loop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
+    event_loop = qasync.QEventLoop(qapp)
+    asyncio.set_event_loop(event_loop)
+    yield event_loop
+    event_loop.close()
+    asyncio.set_event_loop(None)
+
+
+async def refusing_http(entry: Any, identity: Any, studio: Studio) -> Any:
+    if entry.kind == "http":
+        raise TransportError(f"cannot connect to {entry.url}: All connection attempts failed")
+    return await default_transport_factory(entry, identity, studio)
+
+
+def test_the_address_is_usable_in_a_300_px_column(qtbot: Any) -> None:
+    explorer = ServerExplorer(Studio())
+    qtbot.addWidget(explorer)
+    explorer.resize(300, 500)
+    with qtbot.waitExposed(explorer):
+        explorer.show()
+    explorer.kind_box.setCurrentIndex(explorer.kind_box.findData("http"))
+    assert explorer.address.width() >= 250
+    assert explorer.address.fontMetrics().horizontalAdvance("http://127.0.0.1:8765/mcp") < explorer.address.width()
+    for widget in (explorer.kind_box, explorer.connect_button, explorer.imported_box, explorer.import_button):
+        assert explorer.rect().contains(widget.geometry()), widget
+
+
+def test_a_failed_connect_clears_the_previous_servers_tools(qtbot: Any, loop: asyncio.AbstractEventLoop) -> None:
+    studio = Studio(transport_factory=refusing_http)
+    explorer = ServerExplorer(studio)
+    qtbot.addWidget(explorer)
+    targets: list[Any] = []
+    explorer.targetChanged.connect(targets.append)
+    loop.run_until_complete(asyncio.wait_for(studio.connect(EMBEDDED), 20))
+    assert len(explorer.items()) > 5 and explorer.select("delete_file")
+    loop.run_until_complete(asyncio.wait_for(studio.connect(http_entry("http://127.0.0.1:9/mcp")), 20))
+    assert explorer.items() == [] and explorer.tree.topLevelItemCount() == 0
+    assert explorer.current_target() is None and targets[-1] is None
+    assert explorer.schema_view.toPlainText() == ""
+    assert explorer.status.text().count("All connection attempts failed") == 1
+    assert explorer.status.text().count("cannot connect to") == 1
+    loop.run_until_complete(studio.close())
