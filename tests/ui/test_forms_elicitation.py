@@ -5,10 +5,11 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QDate, QDateTime, Qt, QTimeZone
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QApplication, QLabel
 
 from mrtr_studio.protocol.schema import problems
 from mrtr_studio.ui.forms.elicitation_page import ElicitationPage
+from mrtr_studio.ui.forms.input_round_dialog import InputRoundDialog
 from mrtr_studio.ui.forms.schema_form import SchemaForm, with_mnemonic
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "resources" / "mcp-examples"
@@ -214,7 +215,8 @@ EVERY_FEATURE = {
 def test_every_feature_filled_through_the_widgets(qtbot):
     page = make_page(qtbot, {"message": "Tell me everything", "requestedSchema": EVERY_FEATURE})
     form = page.form
-    assert form.content() == {"email": "a@example.com", "ok": True, "hex": "#f00", "tags": []}
+    # a required number shows its minimum and that is what is sent unless changed
+    assert form.content() == {"email": "a@example.com", "age": 18, "ok": True, "hex": "#f00", "tags": []}
     type_into(qtbot, form.editor("name").line, "Ann")
     type_into(qtbot, form.editor("email").line, "ann@example.org")
     type_into(qtbot, form.editor("site").line, "https://ann.example.org/")
@@ -270,7 +272,7 @@ def test_invalid_input_blocks_sending_and_shows_messages_next_to_fields(qtbot):
     assert page.focusWidget() is form.editor("name").focus_widget
     assert "Error: Must be at least 2" in form.editor("name").focus_widget.accessibleDescription()
     error_label = form.findChild(QLabel, "error:email")
-    assert error_label.isVisible() and error_label.text().startswith("Enter a valid email")
+    assert error_label.isVisible() and error_label.text().startswith("\u2716 Enter a valid email")
     toggle_item(qtbot, form.editor("tags").list, 0)
     toggle_item(qtbot, form.editor("tags").list, 1)
     toggle_item(qtbot, form.editor("tags").list, 2)  # too many now
@@ -392,3 +394,65 @@ def test_a_catastrophic_pattern_does_not_hang_the_form(qtbot):
     type_into(qtbot, page.form.editor("w").line, "a" * 40 + "!")
     accept_is_blocked(qtbot, page)
     assert "takes too long to check" in page.form.error_text("w")
+
+
+# --- what the person sees is what is checked; nothing jumps; Tab goes through the fields first ----
+
+def test_a_required_date_that_shows_a_value_is_provided(qtbot):
+    schema = {"type": "object", "properties": {"when": {"type": "string", "format": "date", "title": "When"},
+                                               "at": {"type": "string", "format": "date-time"},
+                                               "n": {"type": "integer", "minimum": 3}},
+              "required": ["when", "at", "n"]}
+    page = make_page(qtbot, {"message": "m", "requestedSchema": schema})
+    form = page.form
+    assert all(form.editor(key).provided.isHidden() for key in ("when", "at", "n"))  # no box to tick
+    assert form.validate() == {}
+    assert form.error_text("when") == ""
+    shown = form.editor("when").edit.date().toString("yyyy-MM-dd")
+    content = press_accept(qtbot, page)["content"]
+    assert content["when"] == shown and content["n"] == 3 and content["at"].endswith("Z")
+
+
+def test_inline_errors_do_not_move_the_fields_or_buttons(qtbot):
+    page = ElicitationPage({"message": "m", "requestedSchema": EVERY_FEATURE}, "Test server")
+    qtbot.addWidget(page)
+    page.resize(760, 1400)
+    with qtbot.waitExposed(page):
+        page.show()
+    watched = [e.focus_widget for e in page.form.editors.values()] + [
+        page.accept_button, page.decline_button, page.cancel_button]
+    watched += [e.provided for e in page.form.editors.values() if hasattr(e, "provided") and e.provided.isVisible()]
+
+    def places():
+        return [w.mapTo(page, w.rect().topLeft()) for w in watched]
+
+    before = places()
+    accept_is_blocked(qtbot, page)
+    assert page.form.error_text("name") and page.form.error_text("tags")  # errors are showing
+    qtbot.wait(10)
+    assert places() == before
+
+
+def test_tab_visits_the_fields_before_the_buttons(qtbot):
+    schema = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"},
+                                               "city": {"type": "string"}}, "required": ["name"]}
+    dialog = InputRoundDialog({"ask": {"method": "elicitation/create",
+                                       "params": {"message": "m", "requestedSchema": schema}}},
+                              "Test server", auto_submit=False)
+    qtbot.addWidget(dialog)
+    with qtbot.waitExposed(dialog):
+        dialog.show()
+    with qtbot.waitActive(dialog):
+        dialog.activateWindow()
+    page = dialog.page("ask")
+    fields = [e.focus_widget for e in page.form.editors.values()]
+    assert QApplication.focusWidget() is fields[0]  # the round opens in its first field
+    visited = []
+    for _ in range(12):
+        visited.append(QApplication.focusWidget())
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+    positions = [visited.index(w) for w in fields]
+    buttons = [visited.index(b) for b in (page.accept_button, dialog.auto_button, dialog.submit_button,
+                                          dialog.cancel_button) if b in visited]
+    assert positions == sorted(positions) and buttons and max(positions) < min(buttons)
+    assert visited.index(page.accept_button) < visited.index(dialog.auto_button)  # (submit is disabled)

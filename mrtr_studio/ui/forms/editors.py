@@ -1,7 +1,9 @@
 """One editor per field kind, each able to say "no value" so optional fields can be left out.
 
-Spin boxes and date editors always hold some value, so those fields get a "Provide a value"
-check box: editing the value ticks it, unticking it leaves the field out of the answer. Number
+Spin boxes and date editors always hold some value, so optional ones get a "Provide a value"
+check box: editing the value ticks it, unticking it leaves the field out of the answer. A required
+one has no such box: the value it shows is the value sent (what the person sees is what the
+validator checks, never "This field is required" next to a visible date). Number
 ranges are deliberately not clamped to the schema: a server's out-of-range default stays visible
 and the validator explains the limit next to the field instead of keystrokes being swallowed.
 """
@@ -80,15 +82,25 @@ class StringEditor(FieldEditor):
 
 
 class _Optional(FieldEditor):
-    """An editor with a "Provide a value" box; editing the value ticks it."""
+    """An editor with a "Provide a value" box when optional; editing the value ticks it."""
 
     def _add_value_widget(self, widget: QWidget) -> None:
         self.provided = QCheckBox("Provide a value", self)
         self.provided.setAccessibleName(f"Provide {self.spec.title}")
         self.provided.toggled.connect(self._emit)
         self.row.addWidget(widget, 1)
-        self.row.addWidget(self.provided)
+        if self.spec.required:
+            self.provided.setChecked(True)
+            self.provided.setVisible(False)  # not in the layout, not a Tab stop: always provided
+        else:
+            self.row.addWidget(self.provided)
         self.focus_widget = widget
+
+    def is_provided(self) -> bool:
+        return self.spec.required or self.provided.isChecked()
+
+    def _set_provided(self, value: bool) -> None:
+        self.provided.setChecked(value or self.spec.required)
 
     def _touched(self, *_: Any) -> None:
         self.provided.setChecked(True)
@@ -112,7 +124,7 @@ class NumberEditor(_Optional):
         self._add_value_widget(self.spin)
 
     def read(self) -> tuple[Any, str | None]:
-        if not self.provided.isChecked():
+        if not self.is_provided():
             return UNSET, None
         value = self.spin.value()
         if isinstance(value, float) and value.is_integer():
@@ -124,7 +136,7 @@ class NumberEditor(_Optional):
             self.spin.blockSignals(True)
             self.spin.setValue(value)  # type: ignore[arg-type]
             self.spin.blockSignals(False)
-        self.provided.setChecked(value is not UNSET and value is not None)
+        self._set_provided(value is not UNSET and value is not None)
 
 
 def _decimals(spec: FieldSpec) -> int:
@@ -154,7 +166,7 @@ class DateEditor(_Optional):
         self._add_value_widget(self.edit)
 
     def read(self) -> tuple[Any, str | None]:
-        if not self.provided.isChecked():
+        if not self.is_provided():
             return UNSET, None
         if self.with_time:
             return self.edit.dateTime().toUTC().toString("yyyy-MM-ddTHH:mm:ssZ"), None
@@ -170,7 +182,7 @@ class DateEditor(_Optional):
         if parsed is not None and parsed.isValid():
             self.edit.setDateTime(parsed.toUTC() if self.with_time else parsed)
         self.edit.blockSignals(False)
-        self.provided.setChecked(parsed is not None and parsed.isValid())
+        self._set_provided(parsed is not None and parsed.isValid())
 
 
 class BoolEditor(FieldEditor):

@@ -52,6 +52,7 @@ class ElicitationPage(ElicitAnswerPage):
         self.form = SchemaForm(params.get("requestedSchema", {}), self)
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
+        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes from the last field to the buttons
         scroll.setWidget(self.form)
         layout.addWidget(scroll, 1)
         row, (self.accept_button, self.decline_button, self.cancel_button) = action_buttons(
@@ -67,6 +68,10 @@ class ElicitationPage(ElicitAnswerPage):
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
             QShortcut(QKeySequence(keys), self, self.accept, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
         QShortcut(QKeySequence("Escape"), self, self.cancel, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+
+    def first_field(self) -> QWidget | None:
+        editors = list(self.form.editors.values())
+        return editors[0].focus_widget if editors else None
 
     def accept(self) -> dict[str, Any] | None:
         """Validate, then answer; on errors show them, focus the first and return None."""

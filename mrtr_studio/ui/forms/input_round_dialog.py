@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QTimer, QUrl, Signal
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
@@ -109,6 +109,9 @@ class InputRoundDialog(QDialog):
         splitter.setSizes([240, 660])
         layout = QVBoxLayout(self)
         layout.addWidget(splitter, 1)
+        # The pages are made before the round's own buttons: Tab visits the fields first.
+        for key, request in input_requests.items():
+            self._add_page(str(key), request if isinstance(request, dict) else {}, server_name, opener)
         bottom = QHBoxLayout()
         self.status = QLabel(self)
         bottom.addWidget(self.status, 1)
@@ -118,8 +121,6 @@ class InputRoundDialog(QDialog):
         for button in (self.auto_button, self.submit_button, self.cancel_button):
             bottom.addWidget(button)
         layout.addLayout(bottom)
-        for key, request in input_requests.items():
-            self._add_page(str(key), request if isinstance(request, dict) else {}, server_name, opener)
         self.keys.currentRowChanged.connect(self.stack.setCurrentIndex)
         self.auto_button.clicked.connect(self.answer_rest_automatically)
         self.submit_button.clicked.connect(self.submit)
@@ -191,9 +192,13 @@ class InputRoundDialog(QDialog):
         return [key for key in self.pages if key not in self.answers]
 
     def show_next_pending(self) -> None:
+        """Show the first unanswered request, with the keyboard in its first field."""
         waiting = self.pending()
         if waiting:
             self.keys.setCurrentRow(list(self.pages).index(waiting[0]))
+            first = getattr(self.pages[waiting[0]], "first_field", lambda: None)()
+            if isinstance(first, QWidget):
+                first.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def responses(self) -> dict[str, Any]:
         """The inputResponses as answered so far (skipped keys left out)."""

@@ -73,12 +73,17 @@ class SchemaForm(QWidget):
 
     # --- building -------------------------------------------------------------------------
 
-    def _error_label(self, key: str) -> QLabel:
+    def _error_label(self, key: str, reserve: bool = False) -> QLabel:
+        """The line under a field that validation fills in; `reserve` keeps its line even when empty,
+        so an error appearing never pushes the fields (or buttons) below it from under the mouse."""
         label = QLabel(self)
         label.setObjectName(f"error:{key}")
         label.setStyleSheet(ERROR_STYLE)
         label.setWordWrap(True)
-        label.setVisible(False)
+        if reserve:
+            label.setMinimumHeight(label.fontMetrics().lineSpacing())
+        else:
+            label.setVisible(False)
         self.error_labels[key] = label
         return label
 
@@ -101,7 +106,7 @@ class SchemaForm(QWidget):
             note.setWordWrap(True)
             note.setStyleSheet(NOTE_STYLE)
             column.addWidget(note)
-        error = self._error_label(field.key) if field.key != FORM_KEY else self.form_error
+        error = self._error_label(field.key, reserve=True) if field.key != FORM_KEY else self.form_error
         column.addWidget(error)
         title = field.title + (" *" if field.required else "")
         label = QLabel(with_mnemonic(title, used), self)
@@ -118,9 +123,8 @@ class SchemaForm(QWidget):
         field = editor.spec
         editor.focus_widget.setAccessibleName(field.title + (" (required)" if field.required else ""))
         parts = [field.description, field.constraint_hint()]
-        error = self.error_labels.get(key)
-        if error is not None and error.text():
-            parts.append("Error: " + error.text())
+        if self.error_text(key):
+            parts.append("Error: " + self.error_text(key))
         description = ". ".join(p for p in parts if p)
         editor.focus_widget.setAccessibleDescription(description)
         editor.focus_widget.setToolTip(description)
@@ -172,11 +176,12 @@ class SchemaForm(QWidget):
     def show_errors(self, errors: dict[str, list[str]]) -> None:
         for key, label in self.error_labels.items():
             messages = errors.get(key, [])
-            label.setText(" ".join(messages))
-            label.setVisible(bool(messages))
+            label.setText(("\u2716 " if messages else "") + " ".join(messages))  # a symbol, not colour alone
+            if key == FORM_KEY:
+                label.setVisible(bool(messages))
         stray = [f"{k}: {' '.join(v)}" for k, v in errors.items() if k not in self.error_labels]
         if stray:
-            self.form_error.setText(" ".join([self.form_error.text(), *stray]).strip())
+            self.form_error.setText(" ".join([self.form_error.text() or "\u2716", *stray]).strip())
             self.form_error.setVisible(True)
         for key in self.editors:
             self._describe(key)
@@ -194,7 +199,8 @@ class SchemaForm(QWidget):
 
     def error_text(self, key: str) -> str:
         label = self.error_labels.get(key)
-        return label.text() if label is not None and label.isVisibleTo(self) else ""
+        text = label.text() if label is not None and label.isVisibleTo(self) else ""
+        return text.removeprefix("\u2716 ")
 
     @property
     def is_raw(self) -> bool:
