@@ -44,8 +44,8 @@ CHANGED_MARK = "≠ "
 
 def field_text(name: str, value: Any) -> str:
     """A payload field for people: times as local dates, nested values as compact JSON."""
-    if name in ("iat", "exp") and isinstance(value, int | float):
-        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(value)) + f"  ({int(value)})"
+    if name in ("iat", "exp") and isinstance(value, int | float):  # the unix seconds are in the tooltip
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(value))
     if value is None:
         return "—"
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
@@ -199,7 +199,8 @@ class StateInspector(QWidget):
                             f"verdict: {view.inspection.verdict}")
         for name, value in (view.inspection.payload or {}).items():
             label, why = field_label(name)
-            self._add_row(self.payload_table, [label, field_text(name, value)], tooltip=why)
+            raw = json.dumps(value, ensure_ascii=False)[:2000]
+            self._add_row(self.payload_table, [label, field_text(name, value)], tooltip=f"{why}\nAs sent: {raw}")
         if view.inspection.payload is None:
             self.payload_heading.setText("Payload (does not decode: see the shape check)")
         else:
