@@ -327,3 +327,11 @@ def test_arguments_editor_falls_back_to_json_for_schemas_without_a_form(qtbot):
     assert editor.validate() == {"p": ["Must be text."]}
     editor.text.setPlainText('{"p": "five"}')
     assert editor.validate() == {} and editor.arguments() == {"p": "five"}
+
+
+def test_the_round_dialog_opens_inside_the_screen(qtbot):
+    dialog = shown(qtbot, InputRoundDialog(round_requests(), "Demo", roots=ROOTS, auto_submit=False,
+                                           opener=lambda url: True))
+    available = dialog.screen().availableGeometry()
+    assert dialog.width() <= available.width() and dialog.height() <= available.height()
+    assert dialog.height() >= min(600, int(available.height() * 0.9))  # room for several fields

@@ -112,7 +112,8 @@ def analyse_url(url: str) -> UrlReport:
         return report
     report.scheme = parts.scheme.lower()
     if not parts.scheme or not parts.netloc or not host:
-        report.warnings.append(UrlWarning("invalid", "The URL has no scheme or host."))
+        missing = "host" if parts.scheme else "scheme or host"
+        report.warnings.append(UrlWarning("invalid", f"The URL has no {missing}."))
         if report.scheme and report.scheme not in ("http", "https"):
             report.warnings.append(UrlWarning(
                 "not_https", f"Not a web link: the scheme is {report.scheme!r}, not https."))

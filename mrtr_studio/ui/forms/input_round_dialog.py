@@ -126,6 +126,7 @@ class InputRoundDialog(QDialog):
         self.submit_button.clicked.connect(self.submit)
         self.cancel_button.clicked.connect(self.cancel)
         self.rejected.connect(self._on_rejected)
+        self._fit_screen()
         if auto_roots:
             for key, request in input_requests.items():
                 if isinstance(request, dict) and request.get("method") == ROOTS:
@@ -135,6 +136,15 @@ class InputRoundDialog(QDialog):
         self.show_next_pending()
         if self.is_complete() and auto_submit:
             QTimer.singleShot(0, self.submit)  # after the caller has connected its slots
+
+    def _fit_screen(self) -> None:
+        """Room for a form of several fields, never larger than the screen it opens on."""
+        screen = (self.parent().screen() if isinstance(self.parent(), QWidget) else None) or self.screen()
+        available = screen.availableGeometry() if screen is not None else None
+        width, height = 960, 680
+        if available is not None:
+            width, height = min(width, int(available.width() * 0.9)), min(height, int(available.height() * 0.9))
+        self.resize(width, height)
 
     def _add_page(self, key: str, request: dict[str, Any], server: str,
                   opener: Callable[[QUrl], bool] | None) -> None:

@@ -71,7 +71,7 @@ class UrlConsentPage(ElicitAnswerPage):
             label.setAccessibleName("Warning: " + warning.message)
             layout.addWidget(label)
             self.warning_labels.append(label)
-        self.blocked_label = QLabel(f"\u26d4 {self.report.open_problem or ''}", self)
+        self.blocked_label = QLabel(f"\u2716 {self.report.open_problem or ''}", self)
         self.blocked_label.setObjectName("openBlocked")
         self.blocked_label.setStyleSheet(WARNING_STYLE)
         self.blocked_label.setWordWrap(True)
@@ -82,8 +82,8 @@ class UrlConsentPage(ElicitAnswerPage):
         self.status.setObjectName("openStatus")
         self.status.setWordWrap(True)
         layout.addWidget(self.status)
-        row, buttons = action_buttons(self, "&Open anyway" if self.report.risky else "&Open link",
-                                      "Co&py link", "Do&ne", "&Decline", "&Cancel")
+        open_text = "&Open anyway" if self.report.risky and self.report.can_open else "&Open link"
+        row, buttons = action_buttons(self, open_text, "Co&py link", "Do&ne", "&Decline", "&Cancel")
         self.open_button, self.copy_button, self.done_button, self.decline_button, self.cancel_button = buttons
         self.open_button.setEnabled(self.report.can_open)
         if not self.report.can_open:
