@@ -73,6 +73,7 @@ def _table(headers: list[str], stretch: int) -> QTableWidget:
         mode = QHeaderView.ResizeMode.Stretch if column == stretch else QHeaderView.ResizeMode.ResizeToContents
         header.setSectionResizeMode(column, mode)
     header.setHighlightSections(False)
+    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
     return table
 
 
@@ -107,6 +108,10 @@ class StateInspector(QWidget):
         self.checks_table = _table(["check", "status", "why"], stretch=2)
         self.checks_table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.checks_table.setAccessibleName("requestState checks")
+        self.failed_label = QLabel("")  # the failed checks' reasons in full (the table elides them)
+        self.failed_label.setObjectName("failedChecks")
+        self.failed_label.setWordWrap(True)
+        self.failed_label.setStyleSheet("color: #8a1c00")
         self.payload_table = _table(["field", "value"], stretch=1)
         self.payload_table.setAccessibleName("requestState payload")
         self.diff_label = QLabel("")
@@ -129,7 +134,8 @@ class StateInspector(QWidget):
         self.content = QWidget()
         box = QVBoxLayout(self.content)
         box.setContentsMargins(2, 2, 2, 2)
-        for widget in (self.header, self.ttl_label, self.rejection_label, _heading("Checks"), self.checks_table):
+        for widget in (self.header, self.ttl_label, self.rejection_label, _heading("Checks"), self.checks_table,
+                       self.failed_label):
             box.addWidget(widget)
         box.addWidget(self.split, 1)
         box.addWidget(self.tamper_button)
@@ -190,6 +196,8 @@ class StateInspector(QWidget):
             self.header.setText("Select an input_required result or a retry to inspect its requestState.")
             self.ttl_label.setText("")
             self._fill_checks([(name, "unknown", "no requestState selected") for name in CHECKS], None)
+            self.failed_label.setText("")
+            self.failed_label.setVisible(False)
             self.timer.stop()
             self._update_tamper_enabled()
             return
@@ -207,6 +215,9 @@ class StateInspector(QWidget):
             self.payload_heading.setText("Payload")
         failed = view.rejected or next((c.name for c in view.inspection.checks if c.status == "fail"), None)
         self._fill_checks([(c.name, c.status, c.why) for c in view.inspection.checks], failed)
+        self.failed_label.setText("\n".join(f"\u2716 {check_label(c.name)[0]}: {c.why}"
+                                             for c in view.inspection.checks if c.status == "fail"))
+        self.failed_label.setVisible(bool(self.failed_label.text()))
         if view.rejected:
             self.rejection_label.setText(f"The server rejected this state: -32602 Invalid requestState, "
                                          f"reason {view.rejected!r} ({view.rejection_detail})")

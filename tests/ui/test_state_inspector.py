@@ -236,3 +236,14 @@ def test_a_short_panel_scrolls_instead_of_overlapping(qtbot) -> None:  # type: i
     assert checks.bottom() < below.top()
     assert checks.height() >= sum(widget.checks_table.rowHeight(r) for r in range(7))
     assert widget.scroll_area.verticalScrollBar().maximum() > 0
+
+
+def test_the_failed_checks_reason_is_shown_whole(qtbot) -> None:  # type: ignore[no-untyped-def]
+    store = TraceStore()
+    op = run_flow(store, "delete_file", step=on_round(2, lambda m: tamper.flip_signature_byte(m).message))
+    widget, selection = inspector(qtbot, store, FakeStudio())
+    selection.select(store.messages_of(op.id)[2])
+    assert widget.failed_label.isVisibleTo(widget)
+    assert widget.failed_label.text().startswith("✖ signature: the server rejected it")
+    selection.select(store.messages_of(op.id)[1])
+    assert not widget.failed_label.isVisibleTo(widget)
