@@ -1,7 +1,8 @@
 """Eras side by side: the same call as a modern client (left) and a legacy client (right).
 
 Each diagram has its own Selection pinned to its era's operation, so both stay put whatever the
-rest of the window selects; the line under each says how that era ended (the modern-only
+rest of the window selects; a click on an arrow is passed on to the window's selection, so the JSON
+inspector shows that message. The line under each says how that era ended (the modern-only
 `delete_file` completes for one and is -32603 for the other; a dual-era tool completes for both,
 in different shapes).
 """
@@ -21,7 +22,7 @@ from ..async_bridge import spawn
 from ..diagram import SequenceDiagramView
 from ..selection import Selection
 from ..store_bridge import StoreBridge
-from .common import FitWidth, OperationPicker, symbol
+from .common import OperationPicker, symbol
 from .connections import TargetPicker, close_all
 
 ERAS = ("modern", "legacy")
@@ -41,14 +42,18 @@ def verdict_line(era: str, result: RunResult) -> str:
 
 
 class ErasView(QWidget):
-    def __init__(self, studio: Studio, store: TraceStore | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, studio: Studio, store: TraceStore | None = None, parent: QWidget | None = None,
+                 shared: Selection | None = None) -> None:
         super().__init__(parent)
         self.studio = studio
         self.store = store if store is not None else studio.store
+        #: The window's selection: a message clicked in either diagram is selected there too.
+        self.shared = shared
         self.selections = {era: Selection(self) for era in ERAS}
         self.diagrams = {era: SequenceDiagramView(self.store, self.selections[era]) for era in ERAS}
         self.verdicts = {era: QLabel("") for era in ERAS}
-        self._fits = [FitWidth(diagram) for diagram in self.diagrams.values()]
+        for era in ERAS:
+            self.selections[era].messageChanged.connect(lambda seq, era=era: self._pass_on(era, seq))
         self.last: SideBySide | None = None
         self.task: asyncio.Task[SideBySide | None] | None = None
         self._pinning = False
@@ -86,6 +91,15 @@ class ErasView(QWidget):
         box.addWidget(self.status)
         box.addLayout(grid, 1)
         self.picker.fill(self.target.targets())
+
+    def _pass_on(self, era: str, seq: int) -> None:
+        if self.shared is not None and seq >= 0:
+            self.shared.select_message(seq, self.selections[era].operation_id)
+
+    def set_presentation(self, on: bool) -> None:
+        """Presentation mode: both diagrams at the larger reading scale."""
+        for diagram in self.diagrams.values():
+            diagram.set_presentation(on)
 
     def _on_studio(self, event: StudioEvent) -> None:
         if event.kind == "catalog":

@@ -9,7 +9,6 @@ import asyncio
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -217,9 +216,9 @@ class LabView(QWidget):
                 item.setToolTip(text if column != REQUIREMENT else f"{text}\n{attack.spec}")
                 if column == VERDICT:
                     item.setIcon(mark_icon(result.verdict, self))
-                    item.setForeground(mark_colour(result.verdict))
+                    item.setForeground(mark_colour(result.verdict, self.palette()))
                 elif column == STATUS and result.status in ("accepted", "broken"):
-                    item.setForeground(QColor("#c0392b"))
+                    item.setForeground(mark_colour("fail", self.palette()))
                 item.setData(Qt.ItemDataRole.UserRole, result.operation_id)
                 self.grid.setItem(row, column, item)
             if result.operation_id:
@@ -244,6 +243,9 @@ class LabView(QWidget):
             self.selection.select_operation(op_id)
         else:
             self.selection.select(focus)
+
+    def set_presentation(self, on: bool) -> None:
+        self.diagram.set_presentation(on)
 
     def row_texts(self, row: int) -> dict[str, str]:
         return {name: self.grid.item(row, column).text() for column, name in enumerate(COLUMNS)}
