@@ -252,6 +252,12 @@ class SequenceDiagramView(QWidget):
         self._highlight(self.selection.message_seq)
         self.canvas.refit()
 
+    def set_lanes(self, lanes: tuple[str, ...]) -> None:
+        """The lanes drawn before any message (the Cluster view: one per node); redraws at once."""
+        if lanes != self.initial_lanes:
+            self.initial_lanes = lanes
+            self.rebuild()
+
     # --- lanes over the width ----------------------------------------------------------------
 
     def _target_geometry(self) -> LaneGeometry:
