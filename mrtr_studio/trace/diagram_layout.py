@@ -32,12 +32,13 @@ class LaneGeometry:
     gap: float
 
     def slot(self, src: str, dst: str) -> tuple[float, float]:
-        """The horizontal room an arrow's text may use: its span plus most of a gap on each side.
+        """The horizontal room an arrow's text may use: the whole row, inside the scene.
 
-        Each row holds exactly one arrow, so a label may reach past its lanes; it never leaves the scene.
+        Each row holds exactly one arrow, so a label centred on its arrow may reach past its two lanes
+        (it is shifted, never cut, when it would leave the scene); only what is wider than the row elides.
         """
-        left, right = sorted((self.x[src], self.x[dst]))
-        return max(4.0, left - self.gap * 0.9), min(self.width - 4.0, right + self.gap * 0.9)
+        del src, dst  # every arrow owns its whole row
+        return 4.0, self.width - 4.0
 
 
 def natural_width(lane_count: int, min_gap: float = MIN_GAP) -> float:

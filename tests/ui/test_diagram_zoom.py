@@ -342,9 +342,9 @@ def test_presentation_mode_on_a_diagram_reads_larger_and_comes_back(qtbot) -> No
     assert view.zoom == 1.0
     view.set_presentation(True)  # what the window calls on every view it finds the method on
     settle()
-    assert view.zoom == pytest.approx(1.5) and not view.png_action.isVisible()
+    assert view.zoom == pytest.approx(1.5) and not view.export_widget.isVisible()
     view.set_presentation(False)
-    assert view.zoom == 1.0 and view.png_action.isVisible()
+    assert view.zoom == 1.0 and view.export_widget.isVisible()
 
 
 def lesson_at(qtbot, width: int, height: int) -> Any:

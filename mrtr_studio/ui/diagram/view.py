@@ -17,8 +17,10 @@ from PySide6.QtWidgets import (
     QGraphicsScene,
     QGraphicsSimpleTextItem,
     QLabel,
+    QMenu,
     QMessageBox,
     QToolBar,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -143,8 +145,15 @@ class SequenceDiagramView(QWidget):
         self.svg_action.triggered.connect(lambda: self._export("SVG image (*.svg)", "svg"))
         self.mermaid_action = QAction("Export as Mermaid…", self)
         self.mermaid_action.triggered.connect(lambda: self._export("Mermaid (*.mmd *.md)", "mmd"))
+        menu = QMenu(self)
         for action in (self.png_action, self.svg_action, self.mermaid_action):
-            self.toolbar.addAction(action)
+            menu.addAction(action)
+        self.export_button = QToolButton()
+        self.export_button.setText("Export")
+        self.export_button.setToolTip("Export the diagram as PNG, SVG or Mermaid")
+        self.export_button.setMenu(menu)
+        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.export_widget = self.toolbar.addWidget(self.export_button)  # one button: the zoom stays in view
 
     def _action(self, text: str, tip: str, slot: Any, shortcut: str) -> QAction:
         action = QAction(text, self)
@@ -181,8 +190,7 @@ class SequenceDiagramView(QWidget):
         """Presentation mode: a larger default scale, the export actions out of the way."""
         self.presenting = on
         self.canvas.default_zoom = PRESENTATION_ZOOM if on else 1.0
-        for action in (self.png_action, self.svg_action, self.mermaid_action):
-            action.setVisible(not on)
+        self.export_widget.setVisible(not on)
         self.reset_zoom()
 
     def natural_width(self) -> float:

@@ -87,6 +87,10 @@ class LessonView(QWidget):
     def _build(self) -> None:
         self.lessons = QListWidget()
         self.lessons.setAccessibleName("Lessons")
+        self.lessons.setWordWrap(True)  # whole titles, on two lines when the list is narrow
+        self.lessons.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.lessons.setResizeMode(QListWidget.ResizeMode.Adjust)
+        self.lessons.setSpacing(2)
         for lesson in LESSONS:
             item = QListWidgetItem(lesson.title)
             item.setData(Qt.ItemDataRole.UserRole, lesson.id)
@@ -126,7 +130,7 @@ class LessonView(QWidget):
         self.explanation.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
         self.source = QPlainTextEdit()
         self.source.setReadOnly(True)
-        self.source.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.source.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)  # no line hidden past the edge
         self.source.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.source.setAccessibleName("Handler source; ▶ marks the lines that ran in this round")
         self.source_label = QLabel()
