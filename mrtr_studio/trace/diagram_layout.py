@@ -209,6 +209,11 @@ class DiagramLayout:
             self._start(operation)
 
     @property
+    def open_activations(self) -> list[Activation]:
+        """The activations still waiting for their answer (their bars grow with the diagram)."""
+        return list(self._open.values())
+
+    @property
     def height(self) -> float:
         return self._y + ROW / 2
 

@@ -6,6 +6,8 @@ is elided to one line, the summary wrapped to two; the whole text is always in t
 message itself in the JSON inspector).
 """
 
+from functools import cache
+
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
@@ -24,6 +26,14 @@ SUB_FONT = QFont("Sans Serif", 8)
 ACTIVATION_W = 10.0
 PAD = 6.0  # room left and right of a text, so a rendering a pixel wider than measured is never cut
 SUB_LINES = 2
+
+
+@cache
+def _metrics(bold: bool = False, sub: bool = False) -> QFontMetricsF:
+    """Metrics of the label (bold for errors) or summary font, made once (a QApplication must exist)."""
+    font = QFont(SUB_FONT if sub else LABEL_FONT)
+    font.setBold(bold)
+    return QFontMetricsF(font)
 
 
 def lane_edge(geometry: LaneGeometry, lane: str, toward: str, depth: int) -> float:
@@ -62,6 +72,8 @@ class ArrowItem(QGraphicsItem):
         self.highlighted = False
         self.label_text = arrow.label
         self.sub_lines: list[str] = []
+        self._measured: tuple[str, str] | None = None
+        self._label_w = self._sub_w = 0.0
         self.setAcceptedMouseButtons(Qt.MouseButton.LeftButton)
         self.setCursor(Qt.CursorShape.PointingHandCursor if arrow.seq is not None else Qt.CursorShape.ArrowCursor)
         self.relayout(geometry)
@@ -69,7 +81,11 @@ class ArrowItem(QGraphicsItem):
     # --- geometry ----------------------------------------------------------------------------
 
     def relayout(self, geometry: LaneGeometry) -> None:
-        """Move to a new lane geometry: endpoints, the text's room, and the fitted text."""
+        """Move to a new lane geometry: endpoints, the text's room, and the fitted text.
+
+        The full texts' widths are measured once; eliding and wrapping run only for what does not fit,
+        so spreading the lanes of a long diagram moves items without re-measuring most of them.
+        """
         self.prepareGeometryChange()
         self.geometry = geometry
         a = self.arrow
@@ -77,18 +93,31 @@ class ArrowItem(QGraphicsItem):
         self.x2 = lane_edge(geometry, a.dst, a.src, a.depth)
         self.slot = geometry.slot(a.src, a.dst)
         room = self.slot[1] - self.slot[0] - 2 * PAD
-        label_metrics, sub_metrics = QFontMetricsF(self._label_font()), QFontMetricsF(SUB_FONT)
-        self.label_text = label_metrics.elidedText(a.label, Qt.TextElideMode.ElideRight, room)
-        self.sub_lines = wrap(a.sublabel, sub_metrics, room, SUB_LINES) if a.sublabel else []
-        widths = [label_metrics.horizontalAdvance(self.label_text)]
-        widths += [sub_metrics.horizontalAdvance(line) for line in self.sub_lines]
-        text_w = min(max(widths) + 2 * PAD, self.slot[1] - self.slot[0])
+        if self._measured != (a.label, a.sublabel):
+            self._measured = (a.label, a.sublabel)
+            self._label_w = _metrics(a.kind == "error").horizontalAdvance(a.label)
+            self._sub_w = _metrics(sub=True).horizontalAdvance(a.sublabel) if a.sublabel else 0.0
+            self.setToolTip("\n".join(t for t in (a.label, a.sublabel) if t))
+        label_w, sub_w = self._label_w, self._sub_w
+        if label_w <= room:
+            self.label_text = a.label
+        else:
+            self.label_text = _metrics(a.kind == "error").elidedText(a.label, Qt.TextElideMode.ElideRight, room)
+            label_w = _metrics(a.kind == "error").horizontalAdvance(self.label_text)
+        if not a.sublabel:
+            self.sub_lines = []
+        elif sub_w <= room:
+            self.sub_lines = [a.sublabel]
+        else:
+            self.sub_lines = wrap(a.sublabel, _metrics(sub=True), room, SUB_LINES)
+            sub_w = max(_metrics(sub=True).horizontalAdvance(line) for line in self.sub_lines)
+        text_w = min(max(label_w, sub_w) + 2 * PAD, self.slot[1] - self.slot[0])
         mid = (self.x1 + self.x2) / 2
         left = min(max(mid - text_w / 2, self.slot[0]), self.slot[1] - text_w)
-        self._text_rect = QRectF(left, a.y - 19, text_w, 21 + max(len(self.sub_lines), 1) * sub_metrics.height())
+        line_h = _metrics(sub=True).height()
+        self._text_rect = QRectF(left, a.y - 19, text_w, 21 + max(len(self.sub_lines), 1) * line_h)
         span = QRectF(min(self.x1, self.x2), a.y - 5, abs(self.x2 - self.x1), 10)
         self._rect = self._text_rect.united(span)
-        self.setToolTip("\n".join(t for t in (a.label, a.sublabel) if t))
 
     def relabel(self, label: str) -> None:
         self.arrow.label = label

@@ -364,9 +364,9 @@ class SequenceDiagramView(QWidget):
         for line in self._lifelines.values():
             x = line.line().x1()
             line.setLine(x, HEADER, x, height)
-        for activation in self.layout_model.activations if self.layout_model else []:
+        for activation in self.layout_model.open_activations if self.layout_model else []:
             item = self._items.get(id(activation))
-            if activation.y1 is None and isinstance(item, QGraphicsRectItem):
+            if isinstance(item, QGraphicsRectItem):
                 self._place_activation(activation, item)
         self.scene.setSceneRect(QRectF(0, 0, self.geometry_now.width, height + 10))
         self.place_header()
