@@ -18,6 +18,7 @@ HEADER = 56.0  # the title line and the lane boxes above the first row
 TOP = 80.0  # y of the first row, below the lane headers
 ROW = 50.0  # vertical distance between two rows: a label above the line, up to two summary lines below
 MIN_GAP = 170.0  # the narrowest distance between two lanes at which a short label still reads whole
+COMPACT_GAP = 130.0  # the same with four lanes or more (still wider than a lane's header box)
 
 #: Names the server-side lane of a message (the Cluster diagram: the node that answered); None: "Server".
 LaneOf = Callable[[TraceMessage], str | None]
@@ -41,15 +42,21 @@ class LaneGeometry:
         return 4.0, self.width - 4.0
 
 
-def natural_width(lane_count: int, min_gap: float = MIN_GAP) -> float:
-    """The narrowest scene in which `lane_count` lanes keep `min_gap` between them."""
-    return max(lane_count, 1) * min_gap
+def min_gap(lane_count: int) -> float:
+    """Lanes may sit closer when there are many (a cluster's nodes): labels use their whole row anyway."""
+    return MIN_GAP if lane_count <= 3 else COMPACT_GAP
 
 
-def spread_lanes(lanes: list[str] | tuple[str, ...], width: float, min_gap: float = MIN_GAP) -> LaneGeometry:
-    """Spread `lanes` over `width` (never closer than `min_gap`): the diagram uses the room it is given."""
+def natural_width(lane_count: int) -> float:
+    """The narrowest scene in which `lane_count` lanes keep their minimum gap."""
+    count = max(lane_count, 1)
+    return count * min_gap(count)
+
+
+def spread_lanes(lanes: list[str] | tuple[str, ...], width: float) -> LaneGeometry:
+    """Spread `lanes` over `width` (never closer than their minimum gap): the diagram uses the room it has."""
     count = max(len(lanes), 1)
-    width = max(width, natural_width(count, min_gap))
+    width = max(width, natural_width(count))
     gap = width / count
     return LaneGeometry({lane: gap / 2 + i * gap for i, lane in enumerate(lanes)}, width, gap)
 

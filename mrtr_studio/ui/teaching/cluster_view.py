@@ -119,6 +119,7 @@ class ClusterView(QWidget):
         self.rounds.setHorizontalHeaderLabels(list(ROUND_COLUMNS))
         self.rounds.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.rounds.horizontalHeader().setStretchLastSection(True)
+        self.rounds.setWordWrap(False)  # one line per round, elided; the whole answer in the cell's tooltip
         self.diagram = SequenceDiagramView(self.store, self.selection, lane_of=node_lane, lanes=cluster_lanes(0))
         tables = QSplitter(Qt.Orientation.Horizontal)
         tables.addWidget(self.nodes)
@@ -212,7 +213,9 @@ class ClusterView(QWidget):
             cells = (str(entry.round), f"node {node}" if node is not None else "?",
                      str(entry.transport.get("node_url", "")), f"{entry.kind}: {message_summary(entry)}")
             for column, text in enumerate(cells):
-                self.rounds.setItem(row, column, QTableWidgetItem(text))
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                self.rounds.setItem(row, column, item)
         self.rounds.resizeColumnsToContents()
         hops = ", ".join(f"round {m.round} on node {m.transport.get('node')}" for m in answers)
         drive = result.drive
@@ -233,7 +236,9 @@ class ClusterView(QWidget):
         for node in cluster.nodes:
             code = node.process.returncode
             state = "running" if code is None else f"exited ({code})"
-            self.nodes.addItem(f"node {node.index} · {node.url} · pid {node.process.pid} · {state}")
+            text = f"node {node.index} · {state} · pid {node.process.pid} · {node.url}"  # what matters first
+            self.nodes.addItem(text)
+            self.nodes.item(self.nodes.count() - 1).setToolTip(text)
         if cluster is self.cluster:
             secret = "one shared secret" if cluster.secret else "a random secret each"
             running = sum(1 for n in cluster.nodes if n.process.returncode is None)

@@ -10,14 +10,15 @@ in different shapes).
 import asyncio
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
 from ...app.auto_answers import auto_respond
 from ...app.eras import SideBySide, run_side_by_side
 from ...app.studio import Studio, StudioEvent, describe_error
 from ...client.session import RunResult
 from ...trace import StoreEvent, TraceStore
+from ...trace.diagram_layout import natural_width
 from ..async_bridge import spawn
 from ..diagram import SequenceDiagramView
 from ..selection import Selection
@@ -26,6 +27,8 @@ from .common import OperationPicker, symbol
 from .connections import TargetPicker, close_all
 
 ERAS = ("modern", "legacy")
+#: Below this width (px) the two diagrams are stacked: side by side each would drop under a readable scale.
+SIDE_BY_SIDE_MIN = int(2 * natural_width(3) + 40)
 #: Pins a diagram to nothing before the first run (an id no store holds).
 NOTHING = "(not run yet)"
 
@@ -71,26 +74,47 @@ class ErasView(QWidget):
         self.run_button = QPushButton("▶ Run in both eras")
         self.run_button.clicked.connect(self.start)
         self.status = QLabel("The same call, as a 2026-07-28 client and as a 2025-11-25 client.")
-        top = QHBoxLayout()
-        for widget in (QLabel("Server"), self.target, QLabel("Call"), self.tool, QLabel("Arguments"),
-                       self.arguments, self.run_button):
-            top.addWidget(widget)
-        top.setStretch(5, 1)
-        grid = QGridLayout()
-        for column, era in enumerate(ERAS):
+        top = QGridLayout()
+        for column, widget in enumerate((QLabel("Server"), self.target, QLabel("Call"), self.tool, self.run_button)):
+            top.addWidget(widget, 0, column)
+        top.addWidget(QLabel("Arguments"), 1, 0)
+        top.addWidget(self.arguments, 1, 1, 1, 4)  # the whole width: JSON arguments are rarely short
+        top.setColumnStretch(3, 1)
+        self.columns = QSplitter(Qt.Orientation.Horizontal)
+        self.columns.setChildrenCollapsible(False)
+        for era in ERAS:
             title = QLabel(f"<b>{era.capitalize()} client</b> ({'2026-07-28' if era == 'modern' else '2025-11-25'})")
             self.verdicts[era].setObjectName(f"verdict:{era}")
+            self.verdicts[era].setWordWrap(True)
             self.verdicts[era].setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             self.selections[era].select_operation(NOTHING)
-            grid.addWidget(title, 0, column)
-            grid.addWidget(self.diagrams[era], 1, column)
-            grid.addWidget(self.verdicts[era], 2, column)
-        grid.setRowStretch(1, 1)
+            pane = QWidget()
+            column_box = QVBoxLayout(pane)
+            column_box.setContentsMargins(0, 0, 0, 0)
+            column_box.addWidget(title)
+            column_box.addWidget(self.diagrams[era], 1)
+            column_box.addWidget(self.verdicts[era])
+            self.columns.addWidget(pane)
         box = QVBoxLayout(self)
         box.addLayout(top)
         box.addWidget(self.status)
-        box.addLayout(grid, 1)
+        box.addWidget(self.columns, 1)
+        self.columns.installEventFilter(self)  # side by side when both fit, else one above the other
         self.picker.fill(self.target.targets())
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.columns and event.type() == QEvent.Type.Resize:
+            self._arrange()
+        return False
+
+    def _arrange(self) -> None:
+        """Side by side when each diagram keeps its readable width; stacked (modern on top) when not."""
+        wide = self.columns.width() >= SIDE_BY_SIDE_MIN
+        wanted = Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical
+        if self.columns.orientation() != wanted:
+            self.columns.setOrientation(wanted)
+            extent = self.columns.width() if wide else self.columns.height()
+            self.columns.setSizes([extent // 2, extent // 2])
 
     def _pass_on(self, era: str, seq: int) -> None:
         if self.shared is not None and seq >= 0:
@@ -148,7 +172,8 @@ class ErasView(QWidget):
         for era, result in (("modern", both.modern), ("legacy", both.legacy)):
             self.selections[era].select_operation(result.operation.id)
             self.verdicts[era].setText(verdict_line(era, result))
-        self.status.setText(f"{method} {target} on {self.target.label()}, modern left, legacy right.")
+        self.status.setText(f"{method} {target} on {self.target.label()}: the modern client first, then the legacy "
+                            "one.")
         return both
 
     def _on_store(self, event: StoreEvent) -> None:
