@@ -7,9 +7,13 @@ cue: line styles, arrow heads and the tags in the labels say the same thing.
 
 from dataclasses import dataclass, field, fields
 
+from PySide6.QtCore import QEvent
 from PySide6.QtGui import QColor, QPalette
 
 from ...trace.diagram_layout import Style
+
+#: The events a widget gets when its palette (or the application's: light/dark) changes.
+PALETTE_EVENTS = (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange)
 
 
 def is_dark(palette: QPalette) -> bool:

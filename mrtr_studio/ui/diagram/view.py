@@ -43,7 +43,7 @@ from ..selection import Selection
 from ..store_bridge import StoreBridge
 from . import export
 from .items import ACTIVATION_W, ArrowItem, LaneHeaderItem
-from .palette import DiagramColours
+from .palette import PALETTE_EVENTS, DiagramColours
 from .zoom import ZoomableCanvas
 
 PRESENTATION_ZOOM = 1.5
@@ -387,7 +387,7 @@ class SequenceDiagramView(QWidget):
         self.scene.update()
 
     def changeEvent(self, event: QEvent) -> None:
-        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+        if event.type() in PALETTE_EVENTS:
             self._apply_colours()
         super().changeEvent(event)
 

@@ -8,7 +8,7 @@ the JSON view and the requestState inspector then all show that attack's flow an
 import asyncio
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -31,6 +31,7 @@ from ...client.settings import ClientSettings
 from ...trace import StoreEvent, TraceStore
 from ..async_bridge import spawn
 from ..diagram import SequenceDiagramView
+from ..diagram.palette import PALETTE_EVENTS
 from ..selection import Selection
 from ..store_bridge import StoreBridge
 from .common import OperationPicker, mark, mark_colour, mark_icon
@@ -243,6 +244,12 @@ class LabView(QWidget):
             self.selection.select_operation(op_id)
         else:
             self.selection.select(focus)
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Light/dark switch: the verdict colours are re-picked for the new background."""
+        super().changeEvent(event)
+        if event.type() in PALETTE_EVENTS and self.last:
+            self._show(self.last)
 
     def set_presentation(self, on: bool) -> None:
         self.diagram.set_presentation(on)

@@ -39,7 +39,7 @@ from ...app.line_recorder import handler_source
 from ...trace import StoreEvent, TraceMessage, TraceStore
 from ..async_bridge import spawn
 from ..diagram import SequenceDiagramView, TextZoom
-from ..diagram.palette import line_highlight
+from ..diagram.palette import PALETTE_EVENTS, line_highlight
 from ..diagram.zoom import zoom_command
 from ..selection import Selection
 from ..store_bridge import StoreBridge
@@ -412,6 +412,16 @@ class LessonView(QWidget):
             self.content.setOrientation(wanted)
             extent = self.content.width() if wide else self.content.height()
             self.content.setSizes([extent * 55 // 100, extent * 45 // 100])
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Light/dark switch: the ran lines' highlight is re-picked for the new background."""
+        super().changeEvent(event)
+        if event.type() in PALETTE_EVENTS and hasattr(self, "source"):
+            messages = self.messages()
+            if 0 <= self.position < len(messages):
+                self._render(messages[self.position], self.position, len(messages))
+            else:
+                self._show_source(0, None)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """The zoom keys pressed anywhere else in the lesson (its buttons, its list) zoom it all."""
