@@ -94,11 +94,77 @@ def bench(operations: int) -> list[tuple[str, float]]:
     return results
 
 
+def bench_diagram_zoom(messages: int = 1200, steps: int = 20) -> list[tuple[str, float]]:
+    """Zooming and resizing one operation of `messages` messages: time per step, and items created (none).
+
+    Zoom is the view's transform alone; a resize moves the items to the new lane positions. Items are
+    counted twice: ArrowItem constructions (patched counter) and the scene's item count.
+    """
+    from mrtr_studio.ui.diagram import items as diagram_items
+
+    app = QApplication.instance() or QApplication(sys.argv)
+    results: list[tuple[str, float]] = []
+    store, selection = TraceStore(), Selection()
+    op = store.begin_operation("tools/call", "delete_file", {"path": "/big"}, "2026-07-28", "embedded")
+    for i in range(messages):
+        request = i % 2 == 0
+        store.record(op.id, 1 + i // 2, "client->server" if request else "server->client",
+                     {"jsonrpc": "2.0", "id": i // 2, "method": "tools/call", "params": {"name": "delete_file"}}
+                     if request else {"jsonrpc": "2.0", "id": i // 2, "result": {
+                         "resultType": "input_required", "inputRequests": {"confirm": {"method": "elicitation/create"}},
+                         "requestState": "s"}})
+    diagram = SequenceDiagramView(store, selection)
+    diagram.resize(1200, 800)
+    diagram.show()
+    selection.select_operation(op.id)
+    app.processEvents()
+    created = [0]
+    original = diagram_items.ArrowItem.__init__
+
+    def counting(self: Any, *args: Any, **kwargs: Any) -> None:
+        created[0] += 1
+        original(self, *args, **kwargs)
+
+    diagram_items.ArrowItem.__init__ = counting  # type: ignore[method-assign]
+    scene_items = len(diagram.scene.items())
+    try:
+        def zoom() -> None:
+            for i in range(steps):
+                (diagram.zoom_in if i % 2 == 0 else diagram.zoom_out)()
+                diagram.canvas.viewport().repaint()
+
+        timed(f"diagram of {len(diagram.arrow_items)} messages: {steps} zoom steps (transform + repaint)", zoom,
+              results)
+        results.append(("  per zoom step", results[-1][1] / steps))
+
+        def resize() -> None:
+            for i in range(steps):
+                diagram.resize(700 + 40 * (i % 10), 800)
+                app.processEvents()  # the resize, and the relayout it schedules, happen here
+                diagram.canvas.viewport().repaint()
+
+        timed(f"diagram: {steps} resizes (lanes re-spread: items move, none created)", resize, results)
+        results.append(("  per resize", results[-1][1] / steps))
+        timed("diagram: Fit width then Ctrl+0", lambda: (diagram.fit_width(), diagram.reset_zoom(),
+                                                          app.processEvents()), results)
+    finally:
+        diagram_items.ArrowItem.__init__ = original  # type: ignore[method-assign]
+    print(f"diagram zoom/resize: {created[0]} arrow items created, scene items {scene_items} -> "
+          f"{len(diagram.scene.items())}")
+    diagram.close()
+    diagram.deleteLater()
+    app.processEvents()
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--operations", type=int, default=2500, help="two-round operations (4 messages each)")
+    parser.add_argument("--diagram-messages", type=int, default=1200, help="messages in the zoomed diagram")
     args = parser.parse_args()
     for label, seconds in bench(args.operations):
+        print(f"{seconds * 1000:10.1f} ms  {label}")
+    for label, seconds in bench_diagram_zoom(args.diagram_messages):
         print(f"{seconds * 1000:10.1f} ms  {label}")
 
 

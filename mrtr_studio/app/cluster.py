@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..trace import TraceMessage
 from ..transport.base import ClientTransport, ServerRequestHandler, Tap, TransportError, WireEvent
 
 _LISTENING = re.compile(r"listening on (http://\S+)")
@@ -94,6 +95,17 @@ async def _listening_url(process: asyncio.subprocess.Process) -> str:
         found = _LISTENING.search(line.decode(errors="replace"))
         if found:
             return found.group(1)
+
+
+def node_lane(entry: TraceMessage) -> str | None:
+    """The diagram lane of a message: the node that carried it ("Node 1"), None when not recorded."""
+    node = entry.transport.get("node")
+    return f"Node {node}" if isinstance(node, int) else None
+
+
+def cluster_lanes(size: int) -> tuple[str, ...]:
+    """The lanes of a cluster's diagram before any message: the person, the client, every node."""
+    return ("User", "Client", *(f"Node {index}" for index in range(size)))
 
 
 class RoundRobinTransport:

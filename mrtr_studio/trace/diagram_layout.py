@@ -5,37 +5,86 @@ display, and an HTML export can reuse it. The layout is incremental: `add(messag
 rows one message needs and reports what changed, so a live view never rebuilds its scene.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from .model import Operation, TraceMessage, params_of, result_of
 
 LANES = ("User", "Client", "Server")
+#: Fixed lane positions for exports that have no view to fill (the HTML page's SVG).
 LANE_X = {"User": 90.0, "Client": 330.0, "Server": 610.0}
-TOP = 70.0  # below the lane headers
-ROW = 46.0  # vertical distance between two rows
+HEADER = 56.0  # the title line and the lane boxes above the first row
+TOP = 80.0  # y of the first row, below the lane headers
+ROW = 50.0  # vertical distance between two rows: a label above the line, up to two summary lines below
+MIN_GAP = 170.0  # the narrowest distance between two lanes at which a short label still reads whole
+COMPACT_GAP = 130.0  # the same with four lanes or more (still wider than a lane's header box)
+
+#: Names the server-side lane of a message (the Cluster diagram: the node that answered); None: "Server".
+LaneOf = Callable[[TraceMessage], str | None]
+
+
+@dataclass(frozen=True)
+class LaneGeometry:
+    """Where each lane sits for one scene width: lanes spread evenly, half a gap of margin at each end."""
+
+    x: dict[str, float]
+    width: float
+    gap: float
+
+    def slot(self, src: str, dst: str) -> tuple[float, float]:
+        """The horizontal room an arrow's text may use: the whole row, inside the scene.
+
+        Each row holds exactly one arrow, so a label centred on its arrow may reach past its two lanes
+        (it is shifted, never cut, when it would leave the scene); only what is wider than the row elides.
+        """
+        del src, dst  # every arrow owns its whole row
+        return 4.0, self.width - 4.0
+
+
+def min_gap(lane_count: int) -> float:
+    """Lanes may sit closer when there are many (a cluster's nodes): labels use their whole row anyway."""
+    return MIN_GAP if lane_count <= 3 else COMPACT_GAP
+
+
+def natural_width(lane_count: int) -> float:
+    """The narrowest scene in which `lane_count` lanes keep their minimum gap."""
+    count = max(lane_count, 1)
+    return count * min_gap(count)
+
+
+def spread_lanes(lanes: list[str] | tuple[str, ...], width: float) -> LaneGeometry:
+    """Spread `lanes` over `width` (never closer than their minimum gap): the diagram uses the room it has."""
+    count = max(len(lanes), 1)
+    width = max(width, natural_width(count))
+    gap = width / count
+    return LaneGeometry({lane: gap / 2 + i * gap for i, lane in enumerate(lanes)}, width, gap)
 
 
 @dataclass(frozen=True)
 class Style:
-    """How an arrow looks; `tag` carries the meaning in text so it is never colour-only."""
+    """How an arrow looks; `tag` carries the meaning in text so it is never colour-only.
+
+    `colour` reads on a light background, `dark` on a dark one (the view picks by its palette).
+    """
 
     colour: str
     line: str  # "solid" | "dash" | "dot" | "dashdot"
     width: float
     tag: str
+    dark: str = ""
 
 
 STYLES: dict[str, Style] = {
-    "request": Style("#1f4e79", "solid", 1.6, "→"),
-    "input_required": Style("#b26a00", "dashdot", 2.0, "‖ input_required"),
-    "complete": Style("#1e7b34", "dash", 2.0, "✔ complete"),
-    "error": Style("#c0392b", "solid", 2.6, "✖ error"),
-    "server_request": Style("#6a3d9a", "solid", 1.6, "↳ server request"),
-    "client_response": Style("#6a3d9a", "dot", 1.6, "↲ client response"),
-    "notification": Style("#777777", "dot", 1.2, "• notification"),
-    "invalid": Style("#c0392b", "dash", 1.6, "? invalid"),
-    "interaction": Style("#2a7f8f", "dot", 1.4, "👤"),
+    "request": Style("#1f4e79", "solid", 1.6, "→", "#8cc0f0"),
+    "input_required": Style("#b26a00", "dashdot", 2.0, "‖ input_required", "#f2b05a"),
+    "complete": Style("#1e7b34", "dash", 2.0, "✔ complete", "#6fd68a"),
+    "error": Style("#c0392b", "solid", 2.6, "✖ error", "#ff8a7a"),
+    "server_request": Style("#6a3d9a", "solid", 1.6, "↳ server request", "#c9a6f0"),
+    "client_response": Style("#6a3d9a", "dot", 1.6, "↲ client response", "#c9a6f0"),
+    "notification": Style("#777777", "dot", 1.2, "• notification", "#b0b0b0"),
+    "invalid": Style("#c0392b", "dash", 1.6, "? invalid", "#ff8a7a"),
+    "interaction": Style("#2a7f8f", "dot", 1.4, "👤", "#6fcbdc"),
 }
 
 
@@ -81,6 +130,7 @@ class Change:
 
     added: list[Any] = field(default_factory=list)
     updated: list[Any] = field(default_factory=list)
+    lanes: bool = False  # a lane was added: every x moves
 
 
 def request_state_of(entry: TraceMessage) -> str | None:
@@ -146,8 +196,12 @@ def response_method(entry: TraceMessage, requests: dict[Any, TraceMessage]) -> s
 class DiagramLayout:
     """Rows of one operation's diagram, grown one message at a time."""
 
-    def __init__(self, operation: Operation | None = None) -> None:
+    def __init__(self, operation: Operation | None = None, lane_of: LaneOf | None = None,
+                 lanes: tuple[str, ...] = LANES) -> None:
         self.operation = operation
+        #: Lanes in drawing order; a `lane_of` naming a lane not seen yet appends it (Change.lanes says so).
+        self.lanes: list[str] = list(lanes)
+        self._lane_of = lane_of
         self.arrows: list[Arrow] = []
         self.activations: list[Activation] = []
         self.separators: list[Separator] = []
@@ -160,6 +214,11 @@ class DiagramLayout:
         self._open: dict[Any, Activation] = {}
         if operation is not None:
             self._start(operation)
+
+    @property
+    def open_activations(self) -> list[Activation]:
+        """The activations still waiting for their answer (their bars grow with the diagram)."""
+        return list(self._open.values())
 
     @property
     def height(self) -> float:
@@ -195,7 +254,8 @@ class DiagramLayout:
             self._new_round(entry.round, change)
         nested = entry.kind in ("server_request", "client_response")
         depth = 1 if nested else 0
-        src, dst = ("Client", "Server") if entry.direction == "client->server" else ("Server", "Client")
+        server = self._server_lane(entry, change)
+        src, dst = ("Client", server) if entry.direction == "client->server" else (server, "Client")
         y = self._row()
         method = response_method(entry, self._requests)
         arrow = Arrow(entry.seq, src, dst, y, self._label(entry, method), entry.kind, entry.round, depth,
@@ -216,6 +276,13 @@ class DiagramLayout:
         if entry.kind == "input_required":
             self._last_asked = _asked(entry.message)
         return change
+
+    def _server_lane(self, entry: TraceMessage, change: Change) -> str:
+        lane = (self._lane_of(entry) if self._lane_of else None) or "Server"
+        if lane not in self.lanes:
+            self.lanes.append(lane)
+            change.lanes = True
+        return lane
 
     def _new_round(self, round_number: int, change: Change) -> None:
         self._round = round_number
@@ -249,9 +316,10 @@ def _short(arguments: dict[str, Any]) -> str:
     return text if len(text) <= 40 else text[:39] + "…"
 
 
-def layout_operation(operation: Operation | None, messages: list[TraceMessage]) -> DiagramLayout:
+def layout_operation(operation: Operation | None, messages: list[TraceMessage],
+                     lane_of: LaneOf | None = None) -> DiagramLayout:
     """The whole diagram at once (opening a trace, exporting)."""
-    layout = DiagramLayout(operation)
+    layout = DiagramLayout(operation, lane_of)
     for entry in messages:
         layout.add(entry)
     return layout

@@ -26,7 +26,7 @@ def test_two_rounds_draw_four_arrows(qtbot) -> None:  # type: ignore[no-untyped-
     selection.select_operation(op.id)
     assert [item.arrow.kind for item in view.arrow_items.values()] == [
         "request", "input_required", "request", "complete"]
-    assert "complete" in view._title.text()
+    assert "complete" in view.title_text() and view.header is not None and view.header.title == view.title_text()
 
 
 def test_newest_operation_is_shown_when_none_is_selected(qtbot) -> None:  # type: ignore[no-untyped-def]

@@ -131,3 +131,38 @@ def test_exports_wait_for_a_run(qtbot, loop, view, tmp_path: Path) -> None:
     assert not view.html_button.isEnabled()
     with pytest.raises(RuntimeError):
         view.export(str(tmp_path / "x.html"))
+
+
+def test_switching_lessons_shows_each_lessons_own_status(qtbot, loop, view) -> None:
+    view.select_lesson("confirm-delete")
+    run_to_end(qtbot, loop, view)
+    assert view.status.text().startswith("✔ Finished")
+    view.select_lesson("wizard")  # not run yet: nothing of the previous lesson's "Finished"
+    assert "Finished" not in view.status.text()
+    assert "Press Run" in view.step_label.text()
+    view.select_lesson("confirm-delete")
+    assert view.status.text().startswith("✔ Finished")
+
+
+def test_a_lesson_finishing_while_another_is_shown_keeps_its_status_to_itself(qtbot, loop, view) -> None:
+    view.select_lesson("confirm-delete")
+    view.start()
+    view.select_lesson("roots")
+    run_until(loop, lambda: not view.running, timeout=30, what="the lesson in the background")
+    assert "Finished" not in view.status.text()
+    view.select_lesson("confirm-delete")
+    assert view.status.text().startswith("✔ Finished")
+
+
+def test_step_forward_and_step_back_are_the_presenters_slots(qtbot, loop, view) -> None:
+    view.select_lesson("confirm-delete")
+    run_to_end(qtbot, loop, view)
+    last = len(view.messages()) - 1
+    assert view.position == last
+    view.step_forward()  # from the end, back to the start
+    assert view.position == 0
+    view.step_forward()
+    view.step_forward()
+    assert view.position == 2
+    view.step_back()
+    assert view.position == 1 and view.diagram.arrow_items[view.messages()[1].seq].highlighted

@@ -2,5 +2,6 @@
 
 from .items import ArrowItem
 from .view import DiagramCanvas, SequenceDiagramView
+from .zoom import TextZoom, ZoomableCanvas
 
-__all__ = ["ArrowItem", "DiagramCanvas", "SequenceDiagramView"]
+__all__ = ["ArrowItem", "DiagramCanvas", "SequenceDiagramView", "TextZoom", "ZoomableCanvas"]

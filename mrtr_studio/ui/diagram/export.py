@@ -14,10 +14,10 @@ from ...trace import TraceStore
 from ...trace.mermaid import to_mermaid as to_mermaid_text
 
 
-def to_png(scene: QGraphicsScene, path: str, scale: float = 2.0) -> None:
+def to_png(scene: QGraphicsScene, path: str, scale: float = 2.0, background: QColor | None = None) -> None:
     rect = scene.sceneRect()
     image = QImage(QSize(int(rect.width() * scale), int(rect.height() * scale)), QImage.Format.Format_ARGB32)
-    image.fill(QColor("white"))
+    image.fill(background or QColor("white"))
     painter = QPainter(image)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     scene.render(painter, QRectF(image.rect()), rect, Qt.AspectRatioMode.KeepAspectRatio)
@@ -26,7 +26,7 @@ def to_png(scene: QGraphicsScene, path: str, scale: float = 2.0) -> None:
         raise OSError(f"could not write {path}")
 
 
-def to_svg(scene: QGraphicsScene, path: str, title: str = "") -> None:
+def to_svg(scene: QGraphicsScene, path: str, title: str = "", background: QColor | None = None) -> None:
     rect = scene.sceneRect()
     generator = QSvgGenerator()
     generator.setFileName(path)
@@ -35,7 +35,7 @@ def to_svg(scene: QGraphicsScene, path: str, title: str = "") -> None:
     generator.setTitle(title or "MRTR sequence diagram")
     generator.setDescription("Exported by MRTR Studio")
     painter = QPainter(generator)
-    painter.fillRect(QRectF(0, 0, rect.width(), rect.height()), QColor("white"))
+    painter.fillRect(QRectF(0, 0, rect.width(), rect.height()), background or QColor("white"))
     scene.render(painter, QRectF(0, 0, rect.width(), rect.height()), rect)
     painter.end()
 

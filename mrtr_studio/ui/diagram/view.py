@@ -7,32 +7,49 @@ into one rebuild on the next turn of the event loop.
 
 from typing import Any
 
-from PySide6.QtCore import QPointF, QRectF, Qt, QTimer
-from PySide6.QtGui import QAction, QColor, QFont, QMouseEvent, QPainter, QPen
+import shiboken6
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence, QMouseEvent, QPainter, QPen
 from PySide6.QtWidgets import (
     QFileDialog,
     QGraphicsLineItem,
     QGraphicsRectItem,
     QGraphicsScene,
     QGraphicsSimpleTextItem,
-    QGraphicsView,
+    QLabel,
+    QMenu,
     QMessageBox,
     QToolBar,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from ...trace import Operation, StoreEvent, TraceStore
-from ...trace.diagram_layout import LANE_X, LANES, Activation, Arrow, Change, DiagramLayout, Separator
+from ...trace.diagram_layout import (
+    HEADER,
+    LANES,
+    Activation,
+    Arrow,
+    Change,
+    DiagramLayout,
+    LaneGeometry,
+    LaneOf,
+    Separator,
+    natural_width,
+    spread_lanes,
+)
 from ..selection import Selection
 from ..store_bridge import StoreBridge
 from . import export
-from .items import ACTIVATION_W, ArrowItem
+from .items import ACTIVATION_W, ArrowItem, LaneHeaderItem
+from .palette import PALETTE_EVENTS, DiagramColours
+from .zoom import ZoomableCanvas
 
-_WIDTH = LANE_X["Server"] + 170
+PRESENTATION_ZOOM = 1.5
 
 
-class DiagramCanvas(QGraphicsView):
+class DiagramCanvas(ZoomableCanvas):
     """The QGraphicsView; a click on an arrow selects its message everywhere."""
 
     def __init__(self, owner: "SequenceDiagramView") -> None:
@@ -40,36 +57,65 @@ class DiagramCanvas(QGraphicsView):
         self.owner = owner
         self.setRenderHint(QPainter.RenderHint.Antialiasing)
         self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # the zoom keys work once the diagram is clicked
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         for item in self.items(event.position().toPoint()):
+            if isinstance(item, LaneHeaderItem):
+                break  # the sticky header covers the rows under it
             if isinstance(item, ArrowItem) and item.arrow.seq is not None:
                 self.owner.arrow_clicked(item.arrow)
                 event.accept()
+                self.setFocus()
                 return
         super().mousePressEvent(event)
 
+    def scrollContentsBy(self, dx: int, dy: int) -> None:
+        super().scrollContentsBy(dx, dy)
+        self.owner.place_header()
+
 
 class SequenceDiagramView(QWidget):
-    def __init__(self, store: TraceStore, selection: Selection, parent: QWidget | None = None) -> None:
+    """One operation's sequence diagram: zoomable, lanes over the view's width, a header that stays.
+
+    `lane_of` names the server-side lane of each message (the Cluster diagram: one lane per node);
+    `lanes` are the lanes drawn before any message (more appear as `lane_of` names them).
+    """
+
+    def __init__(self, store: TraceStore, selection: Selection, parent: QWidget | None = None,
+                 lane_of: LaneOf | None = None, lanes: tuple[str, ...] = LANES) -> None:
         super().__init__(parent)
         self.store = store
         self.selection = selection
+        self.lane_of = lane_of
+        self.initial_lanes = lanes
+        self.colours = DiagramColours()
+        self.colours.update_from(self.palette())
         self.scene = QGraphicsScene(self)
         self.canvas = DiagramCanvas(self)
         self.canvas.setScene(self.scene)
+        self.canvas.natural_width = self.natural_width
         self.layout_model: DiagramLayout | None = None
+        self.geometry_now: LaneGeometry = spread_lanes(lanes, 0)
         self.operation_id = ""
         self.arrow_items: dict[int, ArrowItem] = {}  # seq -> item
         self._items: dict[int, Any] = {}  # id(layout object) -> graphics item
-        self._lifelines: list[QGraphicsLineItem] = []
-        self._title: QGraphicsSimpleTextItem | None = None
+        self._arrows: list[ArrowItem] = []  # every arrow item, interactions too
+        self._separators: list[tuple[Separator, QGraphicsLineItem, QGraphicsSimpleTextItem]] = []
+        self._lifelines: dict[str, QGraphicsLineItem] = {}
+        self.header: LaneHeaderItem | None = None
+        self._title_text = ""
         self._rebuild_pending = False
+        self._relayout_pending = False
+        self.presenting = False
         self._build_toolbar()
         box = QVBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(0)
         box.addWidget(self.toolbar)
         box.addWidget(self.canvas)
+        self.canvas.zoomChanged.connect(self._zoom_changed)
+        self.canvas.visibleWidthChanged.connect(lambda _w: self._schedule_relayout())
         self._bridge = StoreBridge(store, self)
         self._bridge.storeEvent.connect(self._on_event)
         selection.operationChanged.connect(lambda _op: self.rebuild())
@@ -78,14 +124,83 @@ class SequenceDiagramView(QWidget):
 
     def _build_toolbar(self) -> None:
         self.toolbar = QToolBar()
+        self.zoom_out_action = self._action("−", "Zoom out (Ctrl+-, Ctrl+wheel)", self.zoom_out, "Ctrl+-")  # noqa: RUF001
+        self.zoom_label = QLabel("100%")
+        self.zoom_label.setMinimumWidth(self.zoom_label.fontMetrics().horizontalAdvance("1000%") + 8)
+        self.zoom_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.zoom_label.setAccessibleName("Zoom")
+        self.zoom_in_action = self._action("+", "Zoom in (Ctrl+=, Ctrl++, Ctrl+wheel)", self.zoom_in, "Ctrl+=")
+        self.reset_zoom_action = self._action("Reset", "Back to the readable default size (Ctrl+0)",
+                                              self.reset_zoom, "Ctrl+0")
+        self.fit_action = self._action("Fit width", "Scale the diagram to the width of the view", self.fit_width, "")
+        self.toolbar.addAction(self.zoom_out_action)
+        self.toolbar.addWidget(self.zoom_label)
+        for action in (self.zoom_in_action, self.reset_zoom_action, self.fit_action):
+            self.toolbar.addAction(action)
+        self.addActions([self.zoom_out_action, self.zoom_in_action, self.reset_zoom_action])
+        self.toolbar.addSeparator()
         self.png_action = QAction("Export PNG…", self)
         self.png_action.triggered.connect(lambda: self._export("PNG image (*.png)", "png"))
         self.svg_action = QAction("Export SVG…", self)
         self.svg_action.triggered.connect(lambda: self._export("SVG image (*.svg)", "svg"))
         self.mermaid_action = QAction("Export as Mermaid…", self)
         self.mermaid_action.triggered.connect(lambda: self._export("Mermaid (*.mmd *.md)", "mmd"))
+        menu = QMenu(self)
         for action in (self.png_action, self.svg_action, self.mermaid_action):
-            self.toolbar.addAction(action)
+            menu.addAction(action)
+        self.export_button = QToolButton()
+        self.export_button.setText("Export")
+        self.export_button.setToolTip("Export the diagram as PNG, SVG or Mermaid")
+        self.export_button.setMenu(menu)
+        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.export_widget = self.toolbar.addWidget(self.export_button)  # one button: the zoom stays in view
+
+    def _action(self, text: str, tip: str, slot: Any, shortcut: str) -> QAction:
+        action = QAction(text, self)
+        action.setToolTip(tip)
+        action.triggered.connect(lambda _checked=False: slot())
+        if shortcut:  # shown in menus; the keys themselves are handled by the canvas while it has the focus
+            action.setShortcut(QKeySequence(shortcut))
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        return action
+
+    # --- zoom --------------------------------------------------------------------------------
+
+    @property
+    def zoom(self) -> float:
+        return self.canvas.zoom
+
+    def zoom_in(self) -> None:
+        self.canvas.zoom_in()
+
+    def zoom_out(self) -> None:
+        self.canvas.zoom_out()
+
+    def reset_zoom(self) -> None:
+        """Back to the readable default size (Ctrl+0)."""
+        self.canvas.reset_zoom()
+        self._schedule_relayout()
+
+    def fit_width(self) -> None:
+        """Scale the diagram's natural width to the view's width, and keep it fitted on resize."""
+        self.canvas.fit_width()
+        self._schedule_relayout()
+
+    def set_presentation(self, on: bool) -> None:
+        """Presentation mode: a larger default scale, the export actions out of the way."""
+        self.presenting = on
+        self.canvas.default_zoom = PRESENTATION_ZOOM if on else 1.0
+        self.export_widget.setVisible(not on)
+        self.reset_zoom()
+
+    def natural_width(self) -> float:
+        """The narrowest width at which every lane keeps its minimum gap (what Fit width fits)."""
+        lanes = self.layout_model.lanes if self.layout_model else list(self.initial_lanes)
+        return natural_width(len(lanes))
+
+    def _zoom_changed(self, zoom: float) -> None:
+        self.zoom_label.setText(f"{zoom * 100:.0f}%")
+        self.place_header()
 
     # --- what to show -----------------------------------------------------------------------
 
@@ -124,13 +239,18 @@ class SequenceDiagramView(QWidget):
         self.scene.clear()
         self.arrow_items.clear()
         self._items.clear()
-        self._lifelines = []
+        self._arrows = []
+        self._separators = []
+        self._lifelines = {}
         operation = self.shown_operation()
         self.operation_id = operation.id if operation else ""
-        self.layout_model = DiagramLayout(operation)
-        self._draw_lanes()
+        self.layout_model = DiagramLayout(operation, self.lane_of, self.initial_lanes)
+        self.geometry_now = self._target_geometry()
+        self.header = LaneHeaderItem(self.geometry_now, self.colours)
+        self.scene.addItem(self.header)
+        self._draw_lifelines()
         if operation is None:
-            self._title.setText("No operation yet: run a tool, prompt or resource.")
+            self._set_title("No operation yet: run a tool, prompt or resource.")
             self._fit_scene()
             return
         self._draw(Change(added=list(self.layout_model.arrows)))
@@ -138,46 +258,95 @@ class SequenceDiagramView(QWidget):
             self._draw(self.layout_model.add(entry))
         self._update_title()
         self._highlight(self.selection.message_seq)
+        self.canvas.refit()
+
+    def set_lanes(self, lanes: tuple[str, ...]) -> None:
+        """The lanes drawn before any message (the Cluster view: one per node); redraws at once."""
+        if lanes != self.initial_lanes:
+            self.initial_lanes = lanes
+            self.rebuild()
+
+    # --- lanes over the width ----------------------------------------------------------------
+
+    def _target_geometry(self) -> LaneGeometry:
+        lanes = self.layout_model.lanes if self.layout_model else list(self.initial_lanes)
+        return spread_lanes(lanes, self.canvas.visible_width())
+
+    def _schedule_relayout(self) -> None:
+        if not self._relayout_pending:
+            self._relayout_pending = True
+            QTimer.singleShot(0, self.relayout)
+
+    def relayout(self) -> None:
+        """Spread the lanes over the width the view now shows: items move, none is created."""
+        self._relayout_pending = False
+        geometry = self._target_geometry()
+        if geometry == self.geometry_now:
+            return
+        self.geometry_now = geometry
+        if self.header is not None:
+            self.header.set_geometry(geometry)
+        self._draw_lifelines()
+        for item in self._arrows:
+            item.relayout(geometry)
+        for activation in self.layout_model.activations if self.layout_model else []:
+            bar = self._items.get(id(activation))
+            if isinstance(bar, QGraphicsRectItem):
+                self._place_activation(activation, bar)
+        for separator, line, _label in self._separators:
+            line.setLine(10, separator.y, geometry.width - 10, separator.y)
+        self._fit_scene()
+
+    def place_header(self) -> None:
+        """Keep the lane header at the top of what the view shows, however far it is scrolled."""
+        if self.header is None or not shiboken6.isValid(self.header):
+            return  # nothing drawn yet, or the scene is being torn down with the widget
+        top = max(0.0, self.canvas.mapToScene(0, 0).y())
+        if abs(self.header.y() - top) > 0.01:
+            self.header.setY(top)
 
     # --- drawing ----------------------------------------------------------------------------
 
-    def _draw_lanes(self) -> None:
-        self._title = self.scene.addSimpleText("")
-        self._title.setPos(10, 4)
-        bold = QFont()
-        bold.setBold(True)
-        for lane in LANES:
-            x = LANE_X[lane]
-            box = self.scene.addRect(QRectF(x - 50, 24, 100, 26), QPen(QColor("#555555")), QColor("#eef2f7"))
-            box.setZValue(2)
-            text = self.scene.addSimpleText(lane, bold)
-            text.setPos(x - text.boundingRect().width() / 2, 29)
-            text.setZValue(3)
-            line = self.scene.addLine(x, 50, x, 60, QPen(QColor("#aaaaaa"), 1, Qt.PenStyle.DashLine))
-            line.setZValue(-2)
-            self._lifelines.append(line)
+    def _draw_lifelines(self) -> None:
+        """One dashed line per lane (new lanes get theirs), at the current geometry's x."""
+        pen = QPen(self.colours.lifeline, 1, Qt.PenStyle.DashLine)
+        height = self.layout_model.height if self.layout_model else 120
+        for lane, x in self.geometry_now.x.items():
+            line = self._lifelines.get(lane)
+            if line is None:
+                line = self.scene.addLine(0, 0, 0, 0, pen)
+                line.setZValue(-2)
+                self._lifelines[lane] = line
+            line.setLine(x, HEADER, x, height)
 
     def _draw(self, change: Change) -> None:
+        if change.lanes:
+            self._relayout_pending = False
+            self.geometry_now = spread_lanes([], 0)  # force every item onto the new lanes
+            self.relayout()
+        colours = self.colours
         for obj in change.added:
             if isinstance(obj, Arrow):
-                item = ArrowItem(obj)
+                item = ArrowItem(obj, self.geometry_now, colours)
                 item.setZValue(1)
                 self.scene.addItem(item)
                 self._items[id(obj)] = item
+                self._arrows.append(item)
                 if obj.seq is not None:
                     self.arrow_items[obj.seq] = item
             elif isinstance(obj, Activation):
-                rect = self.scene.addRect(QRectF(), QPen(QColor("#555555")), QColor("#fdfdfd"))
+                rect = self.scene.addRect(QRectF(), QPen(colours.border), colours.activation)
                 rect.setZValue(0.5 + obj.depth)
                 self._items[id(obj)] = rect
                 self._place_activation(obj, rect)
             elif isinstance(obj, Separator):
-                pen = QPen(QColor("#bbbbbb"), 1, Qt.PenStyle.DashLine)
-                line = self.scene.addLine(10, obj.y, _WIDTH - 10, obj.y, pen)
+                pen = QPen(colours.separator, 1, Qt.PenStyle.DashLine)
+                line = self.scene.addLine(10, obj.y, self.geometry_now.width - 10, obj.y, pen)
                 line.setZValue(-1)
                 label = self.scene.addSimpleText(obj.label)
-                label.setBrush(QColor("#555555"))
+                label.setBrush(colours.muted)
                 label.setPos(12, obj.y - 16)
+                self._separators.append((obj, line, label))
         for obj in change.updated:
             bar = self._items.get(id(obj))
             if isinstance(obj, Activation) and isinstance(bar, QGraphicsRectItem):
@@ -186,27 +355,57 @@ class SequenceDiagramView(QWidget):
 
     def _place_activation(self, activation: Activation, rect: QGraphicsRectItem) -> None:
         assert self.layout_model is not None
-        x = LANE_X[activation.lane] + activation.depth * ACTIVATION_W * 0.6 - ACTIVATION_W / 2
+        x = self.geometry_now.x[activation.lane] + activation.depth * ACTIVATION_W * 0.6 - ACTIVATION_W / 2
         end = activation.y1 if activation.y1 is not None else self.layout_model.height
         rect.setRect(QRectF(x, activation.y0, ACTIVATION_W, max(end - activation.y0, 4)))
 
     def _fit_scene(self) -> None:
         height = self.layout_model.height if self.layout_model else 120
-        for line in self._lifelines:
+        for line in self._lifelines.values():
             x = line.line().x1()
-            line.setLine(x, 50, x, height)
-        for activation in self.layout_model.activations if self.layout_model else []:
+            line.setLine(x, HEADER, x, height)
+        for activation in self.layout_model.open_activations if self.layout_model else []:
             item = self._items.get(id(activation))
-            if activation.y1 is None and isinstance(item, QGraphicsRectItem):
+            if isinstance(item, QGraphicsRectItem):
                 self._place_activation(activation, item)
-        self.scene.setSceneRect(QRectF(0, 0, _WIDTH, height + 10))
+        self.scene.setSceneRect(QRectF(0, 0, self.geometry_now.width, height + 10))
+        self.place_header()
+
+    def _apply_colours(self) -> None:
+        """The palette changed (light/dark): repaint everything in colours derived from it."""
+        self.colours.update_from(self.palette())
+        colours = self.colours
+        for line in self._lifelines.values():
+            line.setPen(QPen(colours.lifeline, 1, Qt.PenStyle.DashLine))
+        for item in self._items.values():
+            if isinstance(item, QGraphicsRectItem):
+                item.setPen(QPen(colours.border))
+                item.setBrush(colours.activation)
+        for _separator, line, label in self._separators:
+            line.setPen(QPen(colours.separator, 1, Qt.PenStyle.DashLine))
+            label.setBrush(colours.muted)
+        self.scene.update()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() in PALETTE_EVENTS:
+            self._apply_colours()
+        super().changeEvent(event)
+
+    def _set_title(self, text: str) -> None:
+        self._title_text = text
+        if self.header is not None:
+            self.header.set_title(text)
+
+    def title_text(self) -> str:
+        """The diagram's whole title (the header shows it elided when the view is narrow)."""
+        return self._title_text
 
     def _update_title(self) -> None:
         op = self.shown_operation()
-        if op is None or self._title is None:
+        if op is None:
             return
         rounds = f"{op.rounds} round{'s' if op.rounds != 1 else ''}"
-        self._title.setText(f"{op.method} {op.target} — {op.outcome}, {rounds} ({op.era}, {op.server})")
+        self._set_title(f"{op.method} {op.target} — {op.outcome}, {rounds} ({op.era}, {op.server})")
 
     # --- selection --------------------------------------------------------------------------
 
@@ -217,8 +416,8 @@ class SequenceDiagramView(QWidget):
     def _highlight(self, seq: int) -> None:
         for item_seq, item in self.arrow_items.items():
             item.set_highlighted(item_seq == seq)
-        if seq in self.arrow_items:
-            self.canvas.ensureVisible(self.arrow_items[seq])
+        if seq in self.arrow_items:  # below the sticky header, not under it
+            self.canvas.ensureVisible(self.arrow_items[seq], 20, int(HEADER * self.zoom) + 12)
 
     def arrow_position(self, seq: int) -> QPointF:
         """Where the arrow of message `seq` is on the viewport (for tests and tooltips)."""
@@ -241,9 +440,15 @@ class SequenceDiagramView(QWidget):
         """Write the diagram as .png, .svg or Mermaid (.mmd/.md), chosen by the file's suffix."""
         if not self.operation_id:
             raise ValueError("no operation is shown")
-        if path.endswith(".png"):
-            export.to_png(self.scene, path)
-        elif path.endswith(".svg"):
-            export.to_svg(self.scene, path, title=self._title.text() if self._title else "")
+        if path.endswith((".png", ".svg")):
+            if self.header is not None:
+                self.header.setY(0)  # the whole diagram, headed as on screen before scrolling
+            try:
+                if path.endswith(".png"):
+                    export.to_png(self.scene, path, background=self.colours.background)
+                else:
+                    export.to_svg(self.scene, path, title=self._title_text, background=self.colours.background)
+            finally:
+                self.place_header()
         else:
             export.to_mermaid(self.store, self.operation_id, path)

@@ -1,7 +1,8 @@
 """A cluster of real engine processes: the seed's load-balancer advice, made visible.
 
 N `mrtr-studio serve` processes on loopback ports; each round of delete_file goes to the next node
-(app.cluster.RoundRobinTransport), and the table says which node answered which round. With one
+(app.cluster.RoundRobinTransport); the diagram draws one lane per node and the table says which node
+answered which round. A click on an arrow selects that message in the window (the JSON inspector). With one
 shared secret the second node verifies the first node's state and the flow completes; with random
 per-instance secrets it cannot, and round two is rejected. Starting, running and stopping are tasks
 on the qasync loop, so the window never waits for a process; closing the view or quitting the app
@@ -32,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...app.auto_answers import auto_respond
-from ...app.cluster import Cluster, RoundRobinTransport, start_cluster
+from ...app.cluster import Cluster, RoundRobinTransport, cluster_lanes, node_lane, start_cluster
 from ...app.studio import describe_error
 from ...client.session import ClientSession, RunResult
 from ...client.settings import ClientSettings
@@ -41,7 +42,7 @@ from ...trace.diagram_layout import message_summary
 from ..async_bridge import spawn
 from ..diagram import SequenceDiagramView
 from ..selection import Selection
-from .common import FitWidth, symbol
+from .common import symbol
 
 #: Clusters not stopped yet: terminated at interpreter exit, however the app ends (qasync's loop.stop()
 #: emits aboutToQuit on every run_until_complete, so that signal cannot mean "the app quits").
@@ -68,11 +69,15 @@ TOOL, ARGUMENTS = "delete_file", {"path": "/tmp/report.txt"}
 
 
 class ClusterView(QWidget):
-    def __init__(self, store: TraceStore | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, store: TraceStore | None = None, parent: QWidget | None = None,
+                 window_selection: Selection | None = None) -> None:
         super().__init__(parent)
         self.store = store if store is not None else TraceStore()
+        #: The window's selection (with `store` the window's store): a clicked arrow is selected there too.
+        self.window_selection = window_selection
         self.selection = Selection(self)
         self.selection.select_operation("(no run yet)")
+        self.selection.messageChanged.connect(self._pass_on)
         self.cluster: Cluster | None = None
         self.last: RunResult | None = None
         self.task: asyncio.Task[Any] | None = None
@@ -114,16 +119,18 @@ class ClusterView(QWidget):
         self.rounds.setHorizontalHeaderLabels(list(ROUND_COLUMNS))
         self.rounds.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.rounds.horizontalHeader().setStretchLastSection(True)
-        self.diagram = SequenceDiagramView(self.store, self.selection)
-        self._fit = FitWidth(self.diagram)
-        left = QSplitter(Qt.Orientation.Vertical)
-        left.addWidget(self.nodes)
-        left.addWidget(self.rounds)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(left)
+        self.rounds.setWordWrap(False)  # one line per round, elided; the whole answer in the cell's tooltip
+        self.diagram = SequenceDiagramView(self.store, self.selection, lane_of=node_lane, lanes=cluster_lanes(0))
+        tables = QSplitter(Qt.Orientation.Horizontal)
+        tables.addWidget(self.nodes)
+        tables.addWidget(self.rounds)
+        tables.setSizes([420, 600])
+        split = QSplitter(Qt.Orientation.Vertical)  # the diagram takes the full width: one lane per node
+        split.addWidget(tables)
         split.addWidget(self.diagram)
-        left.setSizes([110, 300])
-        split.setSizes([460, 680])
+        split.setChildrenCollapsible(False)
+        split.setStretchFactor(1, 1)
+        split.setSizes([150, 600])
         box = QVBoxLayout(self)
         box.addLayout(top)
         box.addWidget(self.status)
@@ -160,6 +167,7 @@ class ClusterView(QWidget):
         try:
             self.cluster = await start_cluster(size, shared_secret=shared)
             _LIVE[id(self.cluster)] = self.cluster
+            self.diagram.set_lanes(cluster_lanes(size))
         except Exception as exc:
             self.status.setText(f"✖ The cluster did not start: {type(exc).__name__}: {exc}")
             raise
@@ -205,7 +213,9 @@ class ClusterView(QWidget):
             cells = (str(entry.round), f"node {node}" if node is not None else "?",
                      str(entry.transport.get("node_url", "")), f"{entry.kind}: {message_summary(entry)}")
             for column, text in enumerate(cells):
-                self.rounds.setItem(row, column, QTableWidgetItem(text))
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                self.rounds.setItem(row, column, item)
         self.rounds.resizeColumnsToContents()
         hops = ", ".join(f"round {m.round} on node {m.transport.get('node')}" for m in answers)
         drive = result.drive
@@ -226,7 +236,9 @@ class ClusterView(QWidget):
         for node in cluster.nodes:
             code = node.process.returncode
             state = "running" if code is None else f"exited ({code})"
-            self.nodes.addItem(f"node {node.index} · {node.url} · pid {node.process.pid} · {state}")
+            text = f"node {node.index} · {state} · pid {node.process.pid} · {node.url}"  # what matters first
+            self.nodes.addItem(text)
+            self.nodes.item(self.nodes.count() - 1).setToolTip(text)
         if cluster is self.cluster:
             secret = "one shared secret" if cluster.secret else "a random secret each"
             running = sum(1 for n in cluster.nodes if n.process.returncode is None)
@@ -240,6 +252,13 @@ class ClusterView(QWidget):
         self.run_button.setEnabled(up and not busy)
         if up and self.cluster is not None and bool(self.cluster.secret) != self.shared.isChecked():
             self.status.setText("The secret setting applies when the cluster is (re)started.")
+
+    def _pass_on(self, seq: int) -> None:
+        if self.window_selection is not None and seq >= 0:
+            self.window_selection.select_message(seq, self.selection.operation_id)
+
+    def set_presentation(self, on: bool) -> None:
+        self.diagram.set_presentation(on)
 
     # --- shutting down -----------------------------------------------------------------------
 

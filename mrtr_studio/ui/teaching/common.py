@@ -6,14 +6,13 @@ Verdicts are shown as a symbol, a word and a colour together, so nobody has to t
 import json
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QColor, QIcon, QTransform
+from PySide6.QtGui import QColor, QIcon, QPalette
 from PySide6.QtWidgets import QApplication, QComboBox, QLineEdit, QStyle, QWidget
 
 from ...app.lesson_runner import LessonReport
 from ...app.lessons import LESSONS
 from ...trace.mermaid import to_mermaid
-from ..diagram import SequenceDiagramView
+from ..diagram.palette import pick
 
 #: What the pickers offer before a server has been listed (the demo server's askers).
 DEMO_TARGETS: tuple[tuple[str, str], ...] = (
@@ -22,13 +21,14 @@ DEMO_TARGETS: tuple[tuple[str, str], ...] = (
     ("prompts/get", "code_review"), ("resources/read", "config://secrets"),
 )
 
-_MARKS: dict[str, tuple[str, str, QStyle.StandardPixmap]] = {
-    "pass": ("✔", "#1e7b34", QStyle.StandardPixmap.SP_DialogApplyButton),
-    "complete": ("✔", "#1e7b34", QStyle.StandardPixmap.SP_DialogApplyButton),
-    "warn": ("⚠", "#b26a00", QStyle.StandardPixmap.SP_MessageBoxWarning),
-    "fail": ("✖", "#c0392b", QStyle.StandardPixmap.SP_MessageBoxCritical),
-    "error": ("✖", "#c0392b", QStyle.StandardPixmap.SP_MessageBoxCritical),
-    "skipped": ("○", "#666666", QStyle.StandardPixmap.SP_MessageBoxInformation),
+#: word -> (symbol, colour on a light background, colour on a dark one, icon)
+_MARKS: dict[str, tuple[str, str, str, QStyle.StandardPixmap]] = {
+    "pass": ("✔", "#1e7b34", "#6fd68a", QStyle.StandardPixmap.SP_DialogApplyButton),
+    "complete": ("✔", "#1e7b34", "#6fd68a", QStyle.StandardPixmap.SP_DialogApplyButton),
+    "warn": ("⚠", "#b26a00", "#f2b05a", QStyle.StandardPixmap.SP_MessageBoxWarning),
+    "fail": ("✖", "#c0392b", "#ff8a7a", QStyle.StandardPixmap.SP_MessageBoxCritical),
+    "error": ("✖", "#c0392b", "#ff8a7a", QStyle.StandardPixmap.SP_MessageBoxCritical),
+    "skipped": ("○", "#666666", "#b0b0b0", QStyle.StandardPixmap.SP_MessageBoxInformation),
 }
 
 
@@ -113,12 +113,16 @@ def mark(word: str) -> str:
     return f"{symbol(word)} {word}"
 
 
-def mark_colour(word: str) -> QColor:
-    return QColor(_MARKS[word][1]) if word in _MARKS else QColor(Qt.GlobalColor.black)
+def mark_colour(word: str, palette: QPalette | None = None) -> QColor:
+    """The verdict's colour, the one of its pair that reads on `palette` (the application's by default)."""
+    palette = palette or QApplication.palette()
+    if word not in _MARKS:
+        return palette.color(QPalette.ColorRole.Text)
+    return pick(palette, _MARKS[word][1], _MARKS[word][2])
 
 
 def mark_icon(word: str, widget: QWidget | None = None) -> QIcon:
-    pixmap = _MARKS.get(word, ("", "", QStyle.StandardPixmap.SP_MessageBoxInformation))[2]
+    pixmap = _MARKS.get(word, ("", "", "", QStyle.StandardPixmap.SP_MessageBoxInformation))[3]
     style = widget.style() if widget is not None else QApplication.style()
     return style.standardIcon(pixmap)
 
@@ -126,25 +130,3 @@ def mark_icon(word: str, widget: QWidget | None = None) -> QIcon:
 def mermaid_for(report: LessonReport) -> dict[str, str]:
     """Mermaid diagrams per operation, for a Markdown export."""
     return {run.operation.id: to_mermaid(run.operation, run.messages) for run in report.runs}
-
-
-class FitWidth(QObject):
-    """Scales a diagram down to its view's width (never up): side by side, the Server lane stays visible."""
-
-    def __init__(self, diagram: SequenceDiagramView) -> None:
-        super().__init__(diagram)
-        self.diagram = diagram
-        diagram.scene.sceneRectChanged.connect(lambda _rect: self.fit())
-        diagram.canvas.viewport().installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Resize:
-            self.fit()
-        return False
-
-    def fit(self) -> None:
-        canvas = self.diagram.canvas
-        width = self.diagram.scene.sceneRect().width()
-        available = canvas.viewport().width() - 4
-        scale = max(0.5, min(1.0, available / width)) if width > 0 and available > 0 else 1.0
-        canvas.setTransform(QTransform.fromScale(scale, scale))

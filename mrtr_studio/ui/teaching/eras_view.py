@@ -1,7 +1,8 @@
 """Eras side by side: the same call as a modern client (left) and a legacy client (right).
 
 Each diagram has its own Selection pinned to its era's operation, so both stay put whatever the
-rest of the window selects; the line under each says how that era ended (the modern-only
+rest of the window selects; a click on an arrow is passed on to the window's selection, so the JSON
+inspector shows that message. The line under each says how that era ended (the modern-only
 `delete_file` completes for one and is -32603 for the other; a dual-era tool completes for both,
 in different shapes).
 """
@@ -9,22 +10,25 @@ in different shapes).
 import asyncio
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
 from ...app.auto_answers import auto_respond
 from ...app.eras import SideBySide, run_side_by_side
 from ...app.studio import Studio, StudioEvent, describe_error
 from ...client.session import RunResult
 from ...trace import StoreEvent, TraceStore
+from ...trace.diagram_layout import natural_width
 from ..async_bridge import spawn
 from ..diagram import SequenceDiagramView
 from ..selection import Selection
 from ..store_bridge import StoreBridge
-from .common import FitWidth, OperationPicker, symbol
+from .common import OperationPicker, symbol
 from .connections import TargetPicker, close_all
 
 ERAS = ("modern", "legacy")
+#: Below this width (px) the two diagrams are stacked: side by side each would drop under a readable scale.
+SIDE_BY_SIDE_MIN = int(2 * natural_width(3) + 40)
 #: Pins a diagram to nothing before the first run (an id no store holds).
 NOTHING = "(not run yet)"
 
@@ -41,14 +45,18 @@ def verdict_line(era: str, result: RunResult) -> str:
 
 
 class ErasView(QWidget):
-    def __init__(self, studio: Studio, store: TraceStore | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, studio: Studio, store: TraceStore | None = None, parent: QWidget | None = None,
+                 shared: Selection | None = None) -> None:
         super().__init__(parent)
         self.studio = studio
         self.store = store if store is not None else studio.store
+        #: The window's selection: a message clicked in either diagram is selected there too.
+        self.shared = shared
         self.selections = {era: Selection(self) for era in ERAS}
         self.diagrams = {era: SequenceDiagramView(self.store, self.selections[era]) for era in ERAS}
         self.verdicts = {era: QLabel("") for era in ERAS}
-        self._fits = [FitWidth(diagram) for diagram in self.diagrams.values()]
+        for era in ERAS:
+            self.selections[era].messageChanged.connect(lambda seq, era=era: self._pass_on(era, seq))
         self.last: SideBySide | None = None
         self.task: asyncio.Task[SideBySide | None] | None = None
         self._pinning = False
@@ -66,26 +74,56 @@ class ErasView(QWidget):
         self.run_button = QPushButton("▶ Run in both eras")
         self.run_button.clicked.connect(self.start)
         self.status = QLabel("The same call, as a 2026-07-28 client and as a 2025-11-25 client.")
-        top = QHBoxLayout()
-        for widget in (QLabel("Server"), self.target, QLabel("Call"), self.tool, QLabel("Arguments"),
-                       self.arguments, self.run_button):
-            top.addWidget(widget)
-        top.setStretch(5, 1)
-        grid = QGridLayout()
-        for column, era in enumerate(ERAS):
+        top = QGridLayout()
+        for column, widget in enumerate((QLabel("Server"), self.target, QLabel("Call"), self.tool, self.run_button)):
+            top.addWidget(widget, 0, column)
+        top.addWidget(QLabel("Arguments"), 1, 0)
+        top.addWidget(self.arguments, 1, 1, 1, 4)  # the whole width: JSON arguments are rarely short
+        top.setColumnStretch(3, 1)
+        self.columns = QSplitter(Qt.Orientation.Horizontal)
+        self.columns.setChildrenCollapsible(False)
+        for era in ERAS:
             title = QLabel(f"<b>{era.capitalize()} client</b> ({'2026-07-28' if era == 'modern' else '2025-11-25'})")
             self.verdicts[era].setObjectName(f"verdict:{era}")
+            self.verdicts[era].setWordWrap(True)
             self.verdicts[era].setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             self.selections[era].select_operation(NOTHING)
-            grid.addWidget(title, 0, column)
-            grid.addWidget(self.diagrams[era], 1, column)
-            grid.addWidget(self.verdicts[era], 2, column)
-        grid.setRowStretch(1, 1)
+            pane = QWidget()
+            column_box = QVBoxLayout(pane)
+            column_box.setContentsMargins(0, 0, 0, 0)
+            column_box.addWidget(title)
+            column_box.addWidget(self.diagrams[era], 1)
+            column_box.addWidget(self.verdicts[era])
+            self.columns.addWidget(pane)
         box = QVBoxLayout(self)
         box.addLayout(top)
         box.addWidget(self.status)
-        box.addLayout(grid, 1)
+        box.addWidget(self.columns, 1)
+        self.columns.installEventFilter(self)  # side by side when both fit, else one above the other
         self.picker.fill(self.target.targets())
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.columns and event.type() == QEvent.Type.Resize:
+            self._arrange()
+        return False
+
+    def _arrange(self) -> None:
+        """Side by side when each diagram keeps its readable width; stacked (modern on top) when not."""
+        wide = self.columns.width() >= SIDE_BY_SIDE_MIN
+        wanted = Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical
+        if self.columns.orientation() != wanted:
+            self.columns.setOrientation(wanted)
+            extent = self.columns.width() if wide else self.columns.height()
+            self.columns.setSizes([extent // 2, extent // 2])
+
+    def _pass_on(self, era: str, seq: int) -> None:
+        if self.shared is not None and seq >= 0:
+            self.shared.select_message(seq, self.selections[era].operation_id)
+
+    def set_presentation(self, on: bool) -> None:
+        """Presentation mode: both diagrams at the larger reading scale."""
+        for diagram in self.diagrams.values():
+            diagram.set_presentation(on)
 
     def _on_studio(self, event: StudioEvent) -> None:
         if event.kind == "catalog":
@@ -134,7 +172,8 @@ class ErasView(QWidget):
         for era, result in (("modern", both.modern), ("legacy", both.legacy)):
             self.selections[era].select_operation(result.operation.id)
             self.verdicts[era].setText(verdict_line(era, result))
-        self.status.setText(f"{method} {target} on {self.target.label()}, modern left, legacy right.")
+        self.status.setText(f"{method} {target} on {self.target.label()}: the modern client first, then the legacy "
+                            "one.")
         return both
 
     def _on_store(self, event: StoreEvent) -> None:

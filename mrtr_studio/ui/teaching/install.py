@@ -58,8 +58,8 @@ def install_teaching(window: QMainWindow, studio: Studio, store: TraceStore, sel
         tabs.addTab(flow, "Flow")
     lessons = LessonView(store, selection)
     lab = LabView(studio, store, selection)
-    eras = ErasView(studio, store)
-    cluster = ClusterView(store)
+    eras = ErasView(studio, store, shared=selection)
+    cluster = ClusterView(store, window_selection=selection)
     pages: list[tuple[str, str, QWidget | None, str]] = [
         ("flow", "&Flow diagram", flow, "Ctrl+Alt+0"),
         ("lessons", "&Lessons (scenario library)", lessons, "Ctrl+Alt+1"),

@@ -8,8 +8,7 @@ the JSON view and the requestState inspector then all show that attack's flow an
 import asyncio
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -32,6 +31,7 @@ from ...client.settings import ClientSettings
 from ...trace import StoreEvent, TraceStore
 from ..async_bridge import spawn
 from ..diagram import SequenceDiagramView
+from ..diagram.palette import PALETTE_EVENTS
 from ..selection import Selection
 from ..store_bridge import StoreBridge
 from .common import OperationPicker, mark, mark_colour, mark_icon
@@ -217,9 +217,9 @@ class LabView(QWidget):
                 item.setToolTip(text if column != REQUIREMENT else f"{text}\n{attack.spec}")
                 if column == VERDICT:
                     item.setIcon(mark_icon(result.verdict, self))
-                    item.setForeground(mark_colour(result.verdict))
+                    item.setForeground(mark_colour(result.verdict, self.palette()))
                 elif column == STATUS and result.status in ("accepted", "broken"):
-                    item.setForeground(QColor("#c0392b"))
+                    item.setForeground(mark_colour("fail", self.palette()))
                 item.setData(Qt.ItemDataRole.UserRole, result.operation_id)
                 self.grid.setItem(row, column, item)
             if result.operation_id:
@@ -244,6 +244,15 @@ class LabView(QWidget):
             self.selection.select_operation(op_id)
         else:
             self.selection.select(focus)
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Light/dark switch: the verdict colours are re-picked for the new background."""
+        super().changeEvent(event)
+        if event.type() in PALETTE_EVENTS and self.last:
+            self._show(self.last)
+
+    def set_presentation(self, on: bool) -> None:
+        self.diagram.set_presentation(on)
 
     def row_texts(self, row: int) -> dict[str, str]:
         return {name: self.grid.item(row, column).text() for column, name in enumerate(COLUMNS)}

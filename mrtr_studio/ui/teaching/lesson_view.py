@@ -4,6 +4,11 @@ Lessons run on their own fresh engine (app.lesson_runner) and are recorded in a 
 same diagram widget as the studio's draws them. The view keeps a cursor over the lesson's messages:
 Step moves it, a click on an arrow moves it, and each position shows the explanation with its spec
 link and the handler lines that ran in that message's round.
+
+Readable on a laptop and on a projector: the diagram sits beside the code when there is room and
+above it when not; Ctrl+wheel and Ctrl+= / Ctrl+- / Ctrl+0 zoom the diagram, the code and the
+explanation; `set_presentation(True)` hides the lesson list and shows code and diagram side by side
+at a larger size. `step_forward()` and `step_back()` are the slots a presenter's keys drive.
 """
 
 import asyncio
@@ -11,8 +16,8 @@ import html
 import re
 from pathlib import Path
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFontDatabase, QTextCursor, QTextFormat
+from PySide6.QtCore import QEvent, QObject, Qt, Slot
+from PySide6.QtGui import QFontDatabase, QKeyEvent, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -33,14 +38,18 @@ from ...app.lessons import LESSONS, LESSONS_BY_ID, Lesson, Step, step_key
 from ...app.line_recorder import handler_source
 from ...trace import StoreEvent, TraceMessage, TraceStore
 from ..async_bridge import spawn
-from ..diagram import SequenceDiagramView
+from ..diagram import SequenceDiagramView, TextZoom
+from ..diagram.palette import PALETTE_EVENTS, line_highlight
+from ..diagram.zoom import zoom_command
 from ..selection import Selection
 from ..store_bridge import StoreBridge
-from .common import FitWidth, mermaid_for
+from .common import mermaid_for
 
 #: An operation id no store holds: the diagram then shows "No operation yet" instead of the newest one.
 NOT_RUN = "(lesson not run yet)"
-HIGHLIGHT = QColor("#fff3b0")
+#: Below this width (px) the diagram goes above the code instead of beside it.
+SIDE_BY_SIDE_MIN = 980
+PRESENTATION_TEXT = 1.6  # how much larger the code and explanation read in presentation mode
 
 
 def step_html(step: Step) -> str:
@@ -60,6 +69,8 @@ class LessonView(QWidget):
         self.shared = shared
         self.selection = Selection(self)
         self.reports: dict[str, LessonReport] = {}
+        self._statuses: dict[str, str] = {}  # lesson id -> its own status line ("Finished", "Running"…)
+        self.presenting = False
         self.operations: dict[str, list[str]] = {}  # lesson id -> its operations, in run order
         self.position = -1
         self.task: asyncio.Task[LessonReport | None] | None = None
@@ -76,6 +87,10 @@ class LessonView(QWidget):
     def _build(self) -> None:
         self.lessons = QListWidget()
         self.lessons.setAccessibleName("Lessons")
+        self.lessons.setWordWrap(True)  # whole titles, on two lines when the list is narrow
+        self.lessons.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.lessons.setResizeMode(QListWidget.ResizeMode.Adjust)
+        self.lessons.setSpacing(2)
         for lesson in LESSONS:
             item = QListWidgetItem(lesson.title)
             item.setData(Qt.ItemDataRole.UserRole, lesson.id)
@@ -101,10 +116,12 @@ class LessonView(QWidget):
             buttons.addWidget(button)
         buttons.addStretch(1)
         self.status = QLabel()
+        self.status.setObjectName("lessonStatus")
+        self.status.setWordWrap(True)
         self.diagram = SequenceDiagramView(self.store, self.selection)
-        self._fit = FitWidth(self.diagram)
         self.step_label = QLabel()
         self.step_label.setObjectName("lessonStep")
+        self.step_label.setWordWrap(True)
         self.explanation = QLabel()
         self.explanation.setObjectName("lessonExplanation")
         self.explanation.setWordWrap(True)
@@ -113,21 +130,24 @@ class LessonView(QWidget):
         self.explanation.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
         self.source = QPlainTextEdit()
         self.source.setReadOnly(True)
-        self.source.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.source.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)  # no line hidden past the edge
         self.source.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.source.setAccessibleName("Handler source; ▶ marks the lines that ran in this round")
         self.source_label = QLabel()
+        self.source_label.setWordWrap(True)
+        self.text_zoom = TextZoom([self.step_label, self.explanation, self.source_label, self.source], self)
         side = QWidget()
         side_box = QVBoxLayout(side)
         side_box.setContentsMargins(0, 0, 0, 0)
         for widget in (self.step_label, self.explanation, self.source_label, self.source):
             side_box.addWidget(widget)
         side_box.setStretch(3, 1)
-        split = QSplitter(Qt.Orientation.Horizontal)
+        self.content = split = QSplitter(Qt.Orientation.Horizontal)
+        split.setChildrenCollapsible(False)
         split.addWidget(self.diagram)
         split.addWidget(side)
         split.setSizes([560, 520])
-        main = QWidget()
+        self.main = main = QWidget()
         main_box = QVBoxLayout(main)
         main_box.setContentsMargins(0, 0, 0, 0)
         for widget in (self.title, self.intro):
@@ -135,10 +155,13 @@ class LessonView(QWidget):
         main_box.addLayout(buttons)
         main_box.addWidget(self.status)
         main_box.addWidget(split, 1)
-        outer = QSplitter(Qt.Orientation.Horizontal)
+        self.title.setWordWrap(True)
+        self.outer = outer = QSplitter(Qt.Orientation.Horizontal)
         outer.addWidget(self.lessons)
         outer.addWidget(main)
-        outer.setSizes([230, 1000])
+        outer.setStretchFactor(1, 1)
+        outer.setSizes([200, 1000])
+        main.installEventFilter(self)  # re-arrange diagram and code when the room changes
         box = QHBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
         box.addWidget(outer)
@@ -169,6 +192,7 @@ class LessonView(QWidget):
         self.title.setText(f"<b>{html.escape(lesson.title)}</b>")
         self.intro.setText(lesson.intro)
         self.position = -1
+        self.status.setText(self._statuses.get(lesson.id, ""))  # this lesson's own, never the previous one's
         ops = self.operations.get(lesson.id)
         if ops:
             self.show_step(len(self.messages()) - 1)
@@ -194,11 +218,11 @@ class LessonView(QWidget):
         self._running = lesson
         self.operations[lesson.id] = []
         self.reports.pop(lesson.id, None)
-        self.status.setText(f"Running “{lesson.title}”…")
+        self._set_status(lesson.id, f"Running “{lesson.title}”…")
         try:
             report = await run_lesson(lesson, store=self.store)
         except Exception as exc:
-            self.status.setText(f"✖ The lesson failed: {type(exc).__name__}: {exc}")
+            self._set_status(lesson.id, f"✖ The lesson failed: {type(exc).__name__}: {exc}")
             raise
         finally:
             self._running = None
@@ -206,11 +230,17 @@ class LessonView(QWidget):
         self.reports[lesson.id] = report
         self._update_buttons()  # now that the report exists, it can be exported
         ends = ", ".join(str(r.outcome) for r in report.runs)
-        self.status.setText(f"{'✔' if report.as_expected else '✖'} Finished: {ends}"
-                            + ("" if report.as_expected else " (not what the lesson expects)"))
+        self._set_status(lesson.id, f"{'✔' if report.as_expected else '✖'} Finished: {ends}"
+                         + ("" if report.as_expected else " (not what the lesson expects)"))
         if self.lesson().id == lesson.id:
             self.show_step(0 if step else len(self.messages()) - 1)
         return report
+
+    def _set_status(self, lesson_id: str, text: str) -> None:
+        """Remember `text` as that lesson's status; show it only while that lesson is the one shown."""
+        self._statuses[lesson_id] = text
+        if self.lesson().id == lesson_id:
+            self.status.setText(text)
 
     def _on_store(self, event: StoreEvent) -> None:
         lesson = self._running
@@ -238,6 +268,16 @@ class LessonView(QWidget):
     def back(self) -> None:
         if self.position > 0:
             self.show_step(self.position - 1)
+
+    @Slot()
+    def step_forward(self) -> None:
+        """The presenter's "next" (Right, Page Down): the Step button."""
+        self.step()
+
+    @Slot()
+    def step_back(self) -> None:
+        """The presenter's "previous" (Left, Page Up): the Back button."""
+        self.back()
 
     def show_step(self, index: int) -> None:
         messages = self.messages()
@@ -310,7 +350,7 @@ class LessonView(QWidget):
             if not block.isValid():
                 continue
             selection = QTextEdit.ExtraSelection()
-            selection.format.setBackground(HIGHLIGHT)
+            selection.format.setBackground(line_highlight(self.palette()))
             selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
             selection.cursor = QTextCursor(block)
             selections.append(selection)
@@ -329,7 +369,7 @@ class LessonView(QWidget):
     def _export_dialog(self, filter_text: str, suffix: str) -> None:
         lesson = self.lesson()
         if lesson.id not in self.reports:
-            self.status.setText("Run the lesson before exporting it.")
+            self._set_status(lesson.id, "Run the lesson before exporting it.")
             return
         path, _ = QFileDialog.getSaveFileName(self, "Export lesson", f"lesson-{lesson.id}{suffix}", filter_text)
         if path:
@@ -346,7 +386,7 @@ class LessonView(QWidget):
         else:
             text = lesson_markdown(report, mermaid_for(report))
         target.write_text(text, encoding="utf-8")
-        self.status.setText(f"Exported to {target}")
+        self._set_status(self.lesson().id, f"Exported to {target}")
         return target
 
     def _update_buttons(self) -> None:
@@ -356,3 +396,55 @@ class LessonView(QWidget):
         self.back_button.setEnabled(self.position > 0)
         self.html_button.setEnabled(has_report and not running)
         self.markdown_button.setEnabled(has_report and not running)
+
+    # --- size, zoom and presentation ---------------------------------------------------------
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.main and event.type() == QEvent.Type.Resize:
+            self._arrange()
+        return False
+
+    def _arrange(self) -> None:
+        """Diagram beside the code when both keep a readable width, else the diagram above the code."""
+        wide = self.presenting or self.main.width() >= SIDE_BY_SIDE_MIN
+        wanted = Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical
+        if self.content.orientation() != wanted:
+            self.content.setOrientation(wanted)
+            extent = self.content.width() if wide else self.content.height()
+            self.content.setSizes([extent * 55 // 100, extent * 45 // 100])
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Light/dark switch: the ran lines' highlight is re-picked for the new background."""
+        super().changeEvent(event)
+        if event.type() in PALETTE_EVENTS and hasattr(self, "source"):
+            messages = self.messages()
+            if 0 <= self.position < len(messages):
+                self._render(messages[self.position], self.position, len(messages))
+            else:
+                self._show_source(0, None)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """The zoom keys pressed anywhere else in the lesson (its buttons, its list) zoom it all."""
+        what = zoom_command(event)
+        if what is None:
+            super().keyPressEvent(event)
+            return
+        self.text_zoom.command(what)
+        self.diagram.canvas.command(what)
+        event.accept()
+
+    def set_presentation(self, on: bool) -> None:
+        """Presentation mode: no lesson list or export buttons; code and diagram side by side, larger."""
+        self.presenting = on
+        self.lessons.setVisible(not on)
+        self.intro.setVisible(not on)
+        for button in (self.html_button, self.markdown_button):
+            button.setVisible(not on)
+        scale = PRESENTATION_TEXT if on else 1.0
+        for label in (self.title, self.status):
+            font = label.font()
+            font.setPointSizeF(self.font().pointSizeF() * (1.3 if on else 1.0))
+            label.setFont(font)
+        self.text_zoom.set_default(scale)
+        self.diagram.set_presentation(on)
+        self._arrange()
