@@ -24,17 +24,18 @@ from ..protocol.errors import INVALID_PARAMS, McpError
 _SCALARS = (str, int, bool, type(None))
 
 
-def check_params(params: dict[str, Any], max_depth: int) -> None:
-    """Raise -32602 naming the first field that is not a JSON value within `max_depth` levels."""
+def check_params(params: dict[str, Any], max_depth: int, *, code: int = INVALID_PARAMS,
+                 label: str = "Invalid params") -> None:
+    """Raise -32602 (or `code`) naming the first field that is not a JSON value within `max_depth` levels."""
     if _plainly_clean(params, max_depth + 1):
         return
     for field, value in params.items():
         problem = _problem(value, max_depth, str(field))
         if problem is not None:
             where, what = problem
-            raise McpError(INVALID_PARAMS, f"Invalid params: {where} {what}", {"field": str(field), "path": where})
+            raise McpError(code, f"{label}: {where} {what}", {"field": str(field), "path": where})
     if not all(type(key) is str for key in params):
-        raise McpError(INVALID_PARAMS, "Invalid params: object keys must be strings")
+        raise McpError(code, f"{label}: object keys must be strings")
 
 
 def _plainly_clean(value: Any, max_depth: int) -> bool:
