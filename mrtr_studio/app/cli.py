@@ -2,9 +2,10 @@
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Callable, Sequence
+
+from .state_flags import DEFAULT_STATE_TTL, SECRET_ENV, SECRET_HELP, secrets_from, state_ttl
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -17,8 +18,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="serve the demo server on Streamable HTTP at /mcp")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8765)
-    serve.add_argument("--secret", default=None, help="requestState secret (or MRTR_STUDIO_SECRET)")
-    serve.add_argument("--state-ttl", type=int, default=600, help="requestState lifetime in seconds")
+    serve.add_argument("--secret", action="append", default=None, metavar="S", help=SECRET_HELP)
+    serve.add_argument("--state-ttl", type=state_ttl, default=DEFAULT_STATE_TTL, metavar="SEC",
+                       help=f"requestState lifetime in seconds, above 0 (default {DEFAULT_STATE_TTL})")
     serve.add_argument("--user", action="append", default=[], metavar="NAME:TOKEN",
                        help="map bearer TOKEN to principal NAME (repeatable)")
     serve.add_argument("--explain-rejections", action="store_true",
@@ -45,7 +47,12 @@ def build_parser() -> argparse.ArgumentParser:
     state_commands = state.add_subparsers(dest="state_command", required=True)
     decode = state_commands.add_parser("decode", help="print a requestState's payload and each check")
     decode.add_argument("token")
-    decode.add_argument("--secret", action="append", default=None, help="a server secret (repeatable)")
+    decode.add_argument("--secret", action="append", default=None, metavar="S",
+                        help="a server secret to verify the signature with; repeatable, any one may match "
+                             f"(default: ${SECRET_ENV})")
+    decode.add_argument("--state-ttl", type=state_ttl, default=DEFAULT_STATE_TTL, metavar="SEC",
+                        help="the server's --state-ttl: a longer lifetime fails the expiry check "
+                             f"(default {DEFAULT_STATE_TTL})")
     decode.add_argument("--json", action="store_true")
     return parser
 
@@ -73,8 +80,7 @@ def main(argv: Sequence[str] | None = None, gui: Callable[[argparse.Namespace], 
 def state_decode(args: argparse.Namespace) -> int:
     from ..engine.state_inspect import inspect_token
 
-    secrets = args.secret or ([os.environ["MRTR_STUDIO_SECRET"]] if os.environ.get("MRTR_STUDIO_SECRET") else None)
-    inspection = inspect_token(args.token, secrets=secrets)
+    inspection = inspect_token(args.token, secrets=secrets_from(args) or None, ttl=args.state_ttl)
     if args.json:
         print(json.dumps(inspection.as_dict(), indent=2))
     else:

@@ -16,6 +16,7 @@ from ..engine import MrtrOptions, ServerOptions
 from ..scenarios.demo import build_demo_server
 from ..transport.http_host import bind, create_app, make_server, wait_started
 from ..transport.http_server import HttpServerConfig
+from .state_flags import secrets_from
 
 #: Benchmarks only: `0` turns TCP_NODELAY off to measure what Nagle costs on loopback.
 NODELAY_ENV = "MRTR_STUDIO_TCP_NODELAY"
@@ -38,8 +39,7 @@ def run_serve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"mrtr-studio serve: {exc}", file=sys.stderr)
         return 2
-    secret = args.secret or os.environ.get("MRTR_STUDIO_SECRET", "")
-    options = ServerOptions(mrtr=MrtrOptions(secret=secret, state_ttl=args.state_ttl,
+    options = ServerOptions(mrtr=MrtrOptions(secret=secrets_from(args), state_ttl=args.state_ttl,
                                              explain_rejections=args.explain_rejections))
     server = build_demo_server(options)
     config = HttpServerConfig(users=users)

@@ -420,7 +420,8 @@ class Studio:
             binding = Binding(str(request.get("method")), str(name), params.get("arguments") or {},
                               self.identity.user if principal is None else principal)
         return inspect_token(token, secrets=keys or None, binding=binding,
-                             now=self.engine_now() if embedded else None)
+                             now=self.engine_now() if embedded else None,
+                             ttl=self.engine.codec.ttl if embedded else None)
 
     # --- serving the embedded engine to outside clients ---------------------------------------
 

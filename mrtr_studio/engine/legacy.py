@@ -14,6 +14,7 @@ from ..protocol import jsonrpc
 from ..protocol.errors import INTERNAL_ERROR, McpError
 from .options import ServerOptions
 from .session import Outbound, Session
+from .values import check_params
 
 #: The outbound channel of the request being served (HTTP sets it to the request's SSE stream).
 current_outbound: contextvars.ContextVar[Outbound | None] = contextvars.ContextVar("current_outbound", default=None)
@@ -69,12 +70,36 @@ class LegacyRequests:
         return await self.send_request(session_id, "roots/list", {})
 
     def _resolve_pending(self, message: dict[str, Any], session: Session) -> None:
-        future = session.pending.get(message.get("id"))  # type: ignore[arg-type]
+        """Hand a client's response to the handler awaiting it; a malformed one becomes a clear error
+        for that handler (never an exception out of `handle`, never a value no handler should see)."""
+        msg_id = message.get("id")
+        if isinstance(msg_id, bool) or not isinstance(msg_id, str | int):
+            return  # no request of ours has such an id (a list or an object is not even hashable)
+        future = session.pending.get(msg_id)
         if future is None or future.done():
             return
         if "error" in message:
-            err = message["error"] if isinstance(message["error"], dict) else {}
-            future.set_exception(McpError(int(err.get("code", INTERNAL_ERROR)), str(err.get("message", "error")),
-                                          err.get("data")))
-        else:
-            future.set_result(message.get("result") or {})
+            future.set_exception(_client_error(message["error"]))
+            return
+        result = message.get("result")
+        if result is None:
+            result = {}
+        if not isinstance(result, dict):
+            future.set_exception(McpError(INTERNAL_ERROR, "the client's result is not an object"))
+            return
+        try:
+            check_params(result, self.options.max_argument_depth, code=INTERNAL_ERROR, label="Invalid client result")
+        except McpError as exc:
+            future.set_exception(exc)
+            return
+        future.set_result(result)
+
+
+def _client_error(error: Any) -> McpError:
+    """The client's JSON-RPC error as raised in the handler; a code that is no integer is reported, not trusted."""
+    if not isinstance(error, dict):
+        return McpError(INTERNAL_ERROR, "the client answered with a malformed error")
+    code, text = error.get("code"), error.get("message")
+    if type(code) is not int:
+        return McpError(INTERNAL_ERROR, f"the client answered with a malformed error (code {code!r})")
+    return McpError(code, text if isinstance(text, str) else "error", error.get("data"))

@@ -2,12 +2,23 @@
 
 from dataclasses import dataclass, field
 
+#: How deep an MRTR request's arguments (and other params) may nest; one number for the whole engine.
+MAX_ARGUMENT_DEPTH = 32
+DEFAULT_STATE_TTL = 600
+
+
+def check_state_ttl(ttl: object) -> int:
+    """A requestState lifetime is a whole number of seconds above zero (0 would make every state born expired)."""
+    if type(ttl) is not int or ttl <= 0:
+        raise ValueError(f"the requestState TTL must be a whole number of seconds above 0, got {ttl!r}")
+    return ttl
+
 
 @dataclass
 class MrtrOptions:
     #: One secret, or several for rotation (the first signs, all verify); empty -> random per instance.
     secret: str | list[str] = ""
-    state_ttl: int = 600
+    state_ttl: int = DEFAULT_STATE_TTL
     #: Put the failed check's name in `error.data.reason` (the studio's own engine turns this on).
     explain_rejections: bool = False
     #: Answers count only for the keys the verified requestState asked for; answers sent without a state
@@ -16,6 +27,9 @@ class MrtrOptions:
     #: How long a legacy server-initiated request waits for the client's answer.
     legacy_request_timeout: float = 300.0
 
+    def __post_init__(self) -> None:
+        check_state_ttl(self.state_ttl)
+
 
 @dataclass
 class ServerOptions:
@@ -23,3 +37,5 @@ class ServerOptions:
     version: str = "0.1.0"
     instructions: str | None = None
     list_ttl_ms: int = 60_000
+    #: Deeper arguments, inputResponses or _meta get -32602 before any handler, digest or validation runs.
+    max_argument_depth: int = MAX_ARGUMENT_DEPTH

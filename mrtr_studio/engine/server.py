@@ -33,6 +33,7 @@ from .replay import ReplayGuard
 from .results import complete_result, scoped_notify
 from .session import Outbound, Session
 from .state_token import StateCodec
+from .values import check_params
 
 log = logging.getLogger(__name__)
 Entry = ToolEntry | PromptEntry | ResourceEntry
@@ -235,7 +236,8 @@ class McpServer(LegacyRequests):
 
     async def _serve_mrtr(self, method: str, params: dict[str, Any], message: dict[str, Any], session: Session,
                           era: Era, version: str, caps: dict[str, Any], notify: Notify | None) -> dict[str, Any]:
-        entry, name, arguments, variables = self._target(method, params)
+        check_params(params, self.options.max_argument_depth)
+        entry, name, arguments, variables = self._target(method, params, era)
         call = Call(method, name, arguments, era, version, caps, self.get_request_principal(session), message)
         explain = self.options.mrtr.explain_rejections
         verified = verify_state(self.codec, call, explain)
@@ -258,7 +260,8 @@ class McpServer(LegacyRequests):
             if guarded:
                 self.replay_guard.settle(str(verified.nonce), float(verified.expires or 0), completed)
 
-    def _target(self, method: str, params: dict[str, Any]) -> tuple[Entry, str, dict[str, Any], dict[str, str]]:
+    def _target(self, method: str, params: dict[str, Any],
+                era: Era) -> tuple[Entry, str, dict[str, Any], dict[str, str]]:
         arguments = params.get("arguments", {})
         if arguments is None:
             arguments = {}
@@ -270,7 +273,9 @@ class McpServer(LegacyRequests):
                 raise McpError(INVALID_PARAMS, "Invalid params: uri must be a string")
             found = self.registry.find_resource(uri)
             if found is None:
-                raise McpError(RESOURCE_NOT_FOUND, f"Resource not found: {uri}", {"uri": uri})
+                # 2026-07-28 (SEP-2164) answers an unknown URI with Invalid Params; 2025-11-25 used -32002.
+                code = INVALID_PARAMS if era is Era.MODERN else RESOURCE_NOT_FOUND
+                raise McpError(code, f"Resource not found: {uri}", {"uri": uri})
             return found[0], uri, {}, found[1]
         name = params.get("name")
         if not isinstance(name, str):

@@ -17,6 +17,7 @@ import orjson
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, hmac
 
+from ..protocol import wire_json
 from ..protocol.token_format import (
     PREFIX,
     arguments_digest,
@@ -24,8 +25,11 @@ from ..protocol.token_format import (
     b64url_encode,
     canonical_json,
 )
+from .options import DEFAULT_STATE_TTL, check_state_ttl
 
 MAX_CLOCK_SKEW = 60
+#: The payload is our own flat object (its `k` map one level down); a deeper one is not a v1 state.
+_PAYLOAD_DEPTH = 4
 #: Verification checks in the order they run; `reason` names the first that fails.
 CHECKS = ("malformed", "signature", "expired", "method", "name", "arguments", "principal")
 
@@ -80,6 +84,15 @@ class Binding:
 
 
 @dataclass
+class SplitToken:
+    """A token's pieces after the shape and base64url checks: nothing in it is trusted yet."""
+
+    signed: bytes  # "v1." + base64url(payload): what the MAC covers
+    body: bytes  # the payload's bytes, parsed only once the MAC over `signed` matched
+    tag: bytes
+
+
+@dataclass
 class DecodedToken:
     """A token taken apart, before (or without) any verification."""
 
@@ -91,8 +104,8 @@ class DecodedToken:
 _FIELD_TYPES = (("iat", int), ("exp", int), ("m", str), ("n", str), ("a", str), ("p", str))
 
 
-def decode(token: Any) -> DecodedToken:
-    """Split and parse a token; raises StateRejected('malformed') when it is not one."""
+def split(token: Any) -> SplitToken:
+    """Shape and strict base64url only, no JSON: raises StateRejected('malformed') when it is not a v1 token."""
     if type(token) is not str:
         raise StateRejected("malformed", "requestState must be a string")
     if not token.startswith(PREFIX):
@@ -103,15 +116,36 @@ def decode(token: Any) -> DecodedToken:
     try:
         body = b64url_decode(body_text)
         tag = b64url_decode(tag_text)
-        payload = orjson.loads(body)
-    except (ValueError, UnicodeDecodeError) as exc:  # orjson.JSONDecodeError is a ValueError
+    except ValueError as exc:
         raise StateRejected("malformed", str(exc)) from exc
-    if type(payload) is not dict or payload.get("v") != 1 or len(tag) != 32:
+    if len(tag) != 32:
+        raise StateRejected("malformed", "the signature is not 32 bytes (HMAC-SHA256)")
+    return SplitToken(signed=token[: len(PREFIX) + len(body_text)].encode("ascii"), body=body, tag=tag)
+
+
+def parse_payload(body: bytes, *, authentic: bool = False) -> dict[str, Any]:
+    """The payload's JSON, checked to be a v1 state; StateRejected('malformed') otherwise.
+
+    The engine parses only bytes whose MAC matched (`authentic`: this server or a peer holding its
+    key wrote them), with orjson directly; the decoder also shows unverified tokens, and those go
+    through the bounded reader, which limits their size and depth.
+    """
+    try:
+        payload = orjson.loads(body) if authentic else wire_json.loads(body, max_depth=_PAYLOAD_DEPTH)
+    except ValueError as exc:  # orjson.JSONDecodeError and WireJsonError are ValueErrors
+        raise StateRejected("malformed", f"the payload is not JSON: {exc}") from exc
+    if type(payload) is not dict or payload.get("v") != 1:
         raise StateRejected("malformed", "payload is not a v1 state")
     if not _well_typed(payload):
         bad = next(key for key, kind in _FIELD_TYPES if type(payload.get(key)) is not kind)
         raise StateRejected("malformed", f"payload field {bad!r} missing or of the wrong type")
-    return DecodedToken(payload=payload, signed=token[: len(PREFIX) + len(body_text)].encode("ascii"), tag=tag)
+    return payload
+
+
+def decode(token: Any) -> DecodedToken:
+    """Split and parse a token without verifying it (the decoder shows what a token claims)."""
+    pieces = split(token)
+    return DecodedToken(payload=parse_payload(pieces.body), signed=pieces.signed, tag=pieces.tag)
 
 
 def _well_typed(payload: dict[str, Any]) -> bool:
@@ -126,18 +160,19 @@ class StateCodec:
     """Signs with the first key, verifies against all of them (so keys can rotate)."""
 
     keys: list[bytes] = field(default_factory=lambda: [os.urandom(32)])
-    ttl: int = 600
+    ttl: int = DEFAULT_STATE_TTL
     #: Seconds since the epoch; the studio shifts it to show what expiry looks like without waiting.
     clock: Callable[[], float] = time.time
 
     def __post_init__(self) -> None:
+        check_state_ttl(self.ttl)
         if not self.keys:
             raise ValueError("at least one key is needed")
         self._kids = [key_id(k) for k in self.keys]
         self._keyed = [_keyed(k) for k in self.keys]
 
     @classmethod
-    def from_secrets(cls, secrets: list[str] | str | None, ttl: int = 600) -> "StateCodec":
+    def from_secrets(cls, secrets: list[str] | str | None, ttl: int = DEFAULT_STATE_TTL) -> "StateCodec":
         if isinstance(secrets, str):
             secrets = [secrets]
         keys = [s.encode("utf-8") for s in (secrets or []) if s]
@@ -169,29 +204,31 @@ class StateCodec:
         signed = PREFIX + b64url_encode(canonical_json(payload))
         return signed + "." + b64url_encode(_mac(self._keyed[0], signed.encode("ascii")))
 
-    def signature_ok(self, decoded: DecodedToken) -> bool:
-        kid = decoded.payload.get("kid")
-        # Try the key the token names first; every key is still tried so rotation never depends on kid.
-        if len(self._keyed) == 1:
-            return _mac_matches(self._keyed[0], decoded.signed, decoded.tag)
-        ordered = sorted(zip(self._kids, self._keyed, strict=True), key=lambda pair: pair[0] != kid)
-        return any(_mac_matches(keyed, decoded.signed, decoded.tag) for _, keyed in ordered)
+    def signature_ok(self, token: SplitToken | DecodedToken) -> bool:
+        """Constant-time HMAC check against every key, first (signing) key first.
+
+        The key id in the payload is not used to pick a key: it could only be read by parsing
+        bytes nobody has authenticated yet, and the keys are few.
+        """
+        signed, tag = token.signed, token.tag
+        return any(_mac_matches(keyed, signed, tag) for keyed in self._keyed)
 
     def verify(self, token: Any, binding: Binding, now: float | None = None) -> dict[str, Any]:
-        """The verified payload, or StateRejected naming the first failed check."""
-        decoded = decode(token)
-        if not self.signature_ok(decoded):
+        """The verified payload, or StateRejected naming the first failed check (DESIGN.md's order)."""
+        pieces = split(token)
+        if not self.signature_ok(pieces):
             raise StateRejected("signature", "the signature matches none of the server's keys")
-        return check_claims(decoded.payload, binding, self.clock() if now is None else now)
+        payload = parse_payload(pieces.body, authentic=True)
+        return check_claims(payload, binding, self.clock() if now is None else now, ttl=self.ttl)
 
 
-def check_claims(payload: dict[str, Any], binding: Binding, now: float | None = None) -> dict[str, Any]:
+def check_claims(payload: dict[str, Any], binding: Binding, now: float | None = None,
+                 ttl: int = DEFAULT_STATE_TTL) -> dict[str, Any]:
     """The checks after the signature, in DESIGN.md's order."""
     moment = time.time() if now is None else now
-    if payload["iat"] > moment + MAX_CLOCK_SKEW:
-        raise StateRejected("expired", "issued in the future (beyond 60 s of clock skew)")
-    if moment >= payload["exp"]:
-        raise StateRejected("expired", f"expired {int(moment - payload['exp'])} s ago")
+    problem = expiry_problem(payload, moment, ttl)
+    if problem is not None:
+        raise StateRejected("expired", problem)
     if payload["m"] != binding.method:
         raise StateRejected("method", f"minted for {payload['m']}, used on {binding.method}")
     if payload["n"] != binding.name:
@@ -201,3 +238,21 @@ def check_claims(payload: dict[str, Any], binding: Binding, now: float | None = 
     if payload["p"] != binding.principal:
         raise StateRejected("principal", "minted for another principal")
     return payload
+
+
+def expiry_problem(payload: dict[str, Any], moment: float, ttl: int) -> str | None:
+    """Why the state is out of its time window, or None. Part of the `expired` check.
+
+    Besides `exp` itself, the lifetime `exp - iat` may not exceed the configured TTL (with the
+    clock skew allowed on `iat`): a state signed with a ten-year lifetime, by a misconfigured node
+    or with a leaked key, is refused rather than honoured for ten years.
+    """
+    issued, expires = payload["iat"], payload["exp"]
+    if issued > moment + MAX_CLOCK_SKEW:
+        return f"issued in the future (beyond {MAX_CLOCK_SKEW} s of clock skew)"
+    if expires - issued > ttl + MAX_CLOCK_SKEW:
+        return (f"lifetime of {expires - issued} s is longer than the server's state TTL "
+                f"({ttl} s, +{MAX_CLOCK_SKEW} s skew)")
+    if moment >= expires:
+        return f"expired {int(moment - expires)} s ago"
+    return None

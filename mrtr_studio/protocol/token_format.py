@@ -8,6 +8,8 @@ import base64
 import binascii
 import hashlib
 import json
+import math
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -50,5 +52,66 @@ def canonical_json(value: Any) -> bytes:
 
 
 def arguments_digest(arguments: Any) -> str:
-    """What binds a state to its arguments: SHA-256 of their canonical JSON, base64url."""
-    return b64url_encode(hashlib.sha256(canonical_json(arguments or {})).digest())
+    """What binds a state to its arguments: SHA-256 of their canonical encoding, base64url."""
+    return b64url_encode(hashlib.sha256(canonical_arguments(arguments or {})).digest())
+
+
+def canonical_arguments(value: Any) -> bytes:
+    """An injective encoding of a JSON value: two values that differ never share their bytes.
+
+    It is canonical JSON, whose grammar tags every token with its type: `null`, `true`, `false`,
+    `"text"`, integers as bare digits (any size), floats always with a `.` or an exponent (so
+    `1`, `1.0` and `true` differ, and `-0.0` keeps its sign), and `NaN`, `Infinity`, `-Infinity`
+    as tokens of their own. orjson writes every value except those three non-finite floats (it
+    turns them into `null`, which would let `{"n": Infinity}` pass for `{"n": null}`) and integers
+    past 64 bits; the stdlib writes those, so the same value always takes the same path and the
+    bytes for a common value are those earlier releases signed. Object keys must be strings
+    (`{1: x}` and `{"1": x}` would otherwise meet); values nested past what the encoders handle
+    raise ValueError too. The engine refuses non-finite numbers and deep values before this runs;
+    the encoding stays injective without that so any caller (the tamper tools, the decoder) is safe.
+    """
+    try:
+        encoded = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # a big integer, a non-string key, a lone surrogate, too deep, not JSON
+        return _stdlib_arguments(value)
+    if b"null" in encoded and _has_non_finite(value):
+        return _stdlib_arguments(value)
+    return encoded
+
+
+#: allow_nan writes NaN / Infinity / -Infinity, which no finite value or null can produce.
+_CANONICAL_ARGUMENTS = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                                        allow_nan=True, check_circular=True)
+
+
+def _stdlib_arguments(value: Any) -> bytes:
+    _check_keys(value)
+    try:
+        text = _CANONICAL_ARGUMENTS.encode(value)
+    except RecursionError as exc:
+        raise ValueError("the value is nested too deeply to encode") from exc
+    except TypeError as exc:
+        raise ValueError(f"not a JSON value: {exc}") from exc
+    return text.encode("utf-8", "surrogatepass")  # a lone surrogate stays distinct from any other text
+
+
+def _walk(value: Any) -> Iterator[Any]:
+    """Every node of a value once, iteratively: no recursion limit to hit, no cycle to loop on."""
+    stack = [value]
+    seen: set[int] = set()
+    while stack:
+        item = stack.pop()
+        yield item
+        if isinstance(item, dict | list | tuple) and id(item) not in seen:
+            seen.add(id(item))
+            stack.extend(item.values() if isinstance(item, dict) else item)
+
+
+def _has_non_finite(value: Any) -> bool:
+    return any(isinstance(item, float) and not math.isfinite(item) for item in _walk(value))
+
+
+def _check_keys(value: Any) -> None:
+    for item in _walk(value):
+        if isinstance(item, dict) and not all(type(key) is str for key in item):
+            raise ValueError("object keys must be strings")

@@ -99,3 +99,58 @@ def test_bad_user_flag_and_busy_port_fail_clearly() -> None:
     assert taken.returncode == 1
     assert "cannot listen" in taken.stderr
     assert json.dumps(taken.stdout) == '""'
+
+
+def test_repeated_secrets_rotate_keys_the_first_signs_all_verify() -> None:
+    with serve("--secret", "old") as (_, url):
+        old_state = first_state(url)
+    with serve("--secret", "new", "--secret", "old") as (_, url):
+        assert second_round(url, old_state)["result"]["content"][0]["text"] == "File deleted"
+        new_state = first_state(url)
+    with serve("--secret", "new") as (_, url):
+        assert second_round(url, new_state)["result"]["content"][0]["text"] == "File deleted"
+    with serve("--secret", "old", "--explain-rejections") as (_, url):
+        assert second_round(url, new_state)["error"]["data"]["reason"] == "signature"
+    with serve("--secret", "new,old", "--explain-rejections") as (_, url):  # one key that is neither
+        assert second_round(url, old_state)["error"]["data"]["reason"] == "signature"
+
+
+def test_command_line_secrets_take_precedence_over_the_environment() -> None:
+    with serve("--secret", "flag", env={"MRTR_STUDIO_SECRET": "env"}) as (_, url):
+        state = first_state(url)
+    with serve(env={"MRTR_STUDIO_SECRET": "flag"}) as (_, url):
+        assert second_round(url, state)["result"]["content"][0]["text"] == "File deleted"
+
+
+def test_state_decode_verifies_with_any_of_the_secrets_and_the_given_ttl() -> None:
+    with serve("--secret", "new", "--state-ttl", "3600") as (_, url):
+        state = first_state(url)
+
+    def decode(*flags: str) -> dict[str, Any]:
+        done = subprocess.run([sys.executable, "-m", "mrtr_studio", "state", "decode", state, "--json", *flags],
+                              capture_output=True, text=True, timeout=30, env={**os.environ, "MRTR_STUDIO_SECRET": ""})
+        return {check["name"]: check["status"] for check in json.loads(done.stdout)["checks"]}
+
+    rotated = decode("--secret", "old", "--secret", "new", "--state-ttl", "3600")
+    assert (rotated["signature"], rotated["expired"]) == ("pass", "pass")
+    assert decode("--secret", "old", "--state-ttl", "3600")["signature"] == "fail"
+    assert decode("--secret", "new")["expired"] == "fail"  # a 3600 s lifetime against the default 600 s TTL
+
+
+@pytest.mark.parametrize("command", [["serve"], ["state", "decode", "v1.x.y"]])
+@pytest.mark.parametrize(("value", "why"), [("0", "above 0"), ("-5", "above 0"), ("ten", "whole number"),
+                                            ("1.5", "whole number")])
+def test_a_state_ttl_that_is_not_positive_whole_seconds_is_refused(command: list[str], value: str, why: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "mrtr_studio", *command, "--state-ttl", value],
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    assert "argument --state-ttl" in done.stderr and why in done.stderr
+    assert done.stdout == ""
+
+
+def test_help_says_how_to_rotate_keys() -> None:
+    done = subprocess.run([sys.executable, "-m", "mrtr_studio", "serve", "--help"], capture_output=True, text=True,
+                          timeout=30)
+    text = " ".join(done.stdout.split())
+    assert "repeat it to rotate keys: the first signs, all verify" in text
+    assert "MRTR_STUDIO_SECRET" in text

@@ -57,9 +57,19 @@ async def test_missing_meta_is_invalid_params() -> None:
         assert reply["error"]["code"] == -32602
 
 
-async def test_unknown_resource() -> None:
+async def test_unknown_resource_is_invalid_params_on_2026_07_28() -> None:
     reply = await Wire(build_demo_server()).call("config://nothing", method="resources/read")
-    assert reply["error"]["code"] == -32002
+    assert reply["error"] == {"code": -32602, "message": "Resource not found: config://nothing",
+                              "data": {"uri": "config://nothing"}}
+
+
+async def test_unknown_resource_keeps_the_legacy_code_on_2025_11_25() -> None:
+    wire = Wire(build_demo_server())
+    await wire.send("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                   "clientInfo": {"name": "t", "version": "1"}}, version="2025-11-25")
+    reply = await wire.send("resources/read", {"uri": "config://nothing"}, version="2025-11-25")
+    assert reply["error"] == {"code": -32002, "message": "Resource not found: config://nothing",
+                              "data": {"uri": "config://nothing"}}
 
 
 async def test_unknown_input_keys_are_ignored() -> None:

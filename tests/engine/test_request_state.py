@@ -32,12 +32,86 @@ def flip(text: str, index: int) -> str:
     return text[:index] + swapped + text[index + 1:]
 
 
-async def test_flipped_payload_byte_fails_the_signature() -> None:
+@pytest.mark.parametrize("index", [3, 4, 10, 20, -50])
+async def test_flipped_payload_byte_fails_the_signature(index: int) -> None:
+    """The MAC is checked over the raw bytes before any JSON is parsed: a payload byte is a signature problem."""
     wire = Wire(server_with())
     token = await minted(wire)
-    reply = await wire.call("delete_file", {"path": "/a"}, responses=CONFIRM, state=flip(token, 10))
-    assert reply["error"]["data"]["reason"] in ("signature", "malformed")
-    assert_rejected(reply, reply["error"]["data"]["reason"])
+    payload_end = token.rindex(".")
+    position = index % payload_end
+    assert 3 <= position < payload_end
+    assert_rejected(await wire.call("delete_file", {"path": "/a"}, responses=CONFIRM, state=flip(token, position)),
+                    "signature")
+
+
+def sealed(body: bytes, secret: str = "s3cret") -> str:
+    """A token whose MAC is right (made with the server's key) around any payload bytes."""
+    import hashlib
+    import hmac
+
+    signed = "v1." + b64url_encode(body)
+    return signed + "." + b64url_encode(hmac.new(secret.encode(), signed.encode(), hashlib.sha256).digest())
+
+
+@pytest.mark.parametrize("body", [b"not json", b"[1, 2]", b'{"v": 2}', b'{"v": 1, "iat": "now"}', b"[" * 5000])
+async def test_authentic_but_unreadable_payload_is_malformed(body: bytes) -> None:
+    wire = Wire(server_with())
+    assert_rejected(await wire.call("delete_file", {"path": "/a"}, responses=CONFIRM, state=sealed(body)),
+                    "malformed")
+
+
+@pytest.mark.parametrize("body", [b"not json", b"[" * 5000])
+async def test_unreadable_payload_with_a_wrong_mac_is_a_signature_failure(body: bytes) -> None:
+    wire = Wire(server_with())
+    assert_rejected(await wire.call("delete_file", {"path": "/a"}, responses=CONFIRM,
+                                    state=sealed(body, "another key")), "signature")
+
+
+def long_lived(lifetime: int, secret: str = "s3cret", now: float | None = None) -> str:
+    """A correctly signed state for delete_file {"path": "/a"} whose exp is `lifetime` s after its iat."""
+    import time
+
+    from mrtr_studio.protocol.token_format import arguments_digest, canonical_json
+
+    issued = int(time.time() if now is None else now)
+    payload = {"v": 1, "kid": "x", "iat": issued, "exp": issued + lifetime, "m": "tools/call", "n": "delete_file",
+               "a": arguments_digest({"path": "/a"}), "p": "", "k": {"confirm": "elicitation/create"}, "r": 1,
+               "nonce": "n", "s": "step=1"}
+    return sealed(canonical_json(payload), secret)
+
+
+async def test_a_ten_year_lifetime_is_expired_however_well_signed() -> None:
+    wire = Wire(server_with(ttl=600))
+    reply = await wire.call("delete_file", {"path": "/a"}, responses=CONFIRM, state=long_lived(10 * 365 * 86400))
+    assert_rejected(reply, "expired")
+    assert "longer than the server's state TTL" in reply["error"]["data"]["detail"]
+
+
+async def test_the_lifetime_may_reach_the_ttl_plus_the_skew() -> None:
+    wire = Wire(server_with(ttl=600))
+    done = await wire.call("delete_file", {"path": "/a"}, responses=CONFIRM, state=long_lived(660))
+    assert done["result"]["content"][0]["text"] == "File deleted"
+    assert_rejected(await wire.call("delete_file", {"path": "/a"}, responses=CONFIRM, state=long_lived(661)),
+                    "expired")
+
+
+async def test_a_lower_ttl_refuses_states_minted_under_a_higher_one() -> None:
+    old = Wire(server_with(ttl=3600))
+    token = await minted(old)
+    assert_rejected(await Wire(server_with(ttl=600)).call("delete_file", {"path": "/a"}, responses=CONFIRM,
+                                                          state=token), "expired")
+
+
+@pytest.mark.parametrize("ttl", [0, -1, -600, 1.5, "600", True, None])
+def test_a_ttl_that_is_not_a_positive_whole_number_is_refused(ttl: object) -> None:
+    with pytest.raises(ValueError, match="TTL"):
+        MrtrOptions(state_ttl=ttl)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="TTL"):
+        StateCodec(ttl=ttl)  # type: ignore[arg-type]
+    options = ServerOptions()
+    options.mrtr.state_ttl = ttl  # type: ignore[assignment]
+    with pytest.raises(ValueError, match="TTL"):
+        McpServer(options=options)
 
 
 async def test_resealed_payload_with_other_secret_fails_the_signature() -> None:
