@@ -6,6 +6,8 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
+from .serve_flags import add_limit_flags
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mrtr-studio", description="Debugger for MCP Multi Round-Trip Requests")
@@ -23,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="map bearer TOKEN to principal NAME (repeatable)")
     serve.add_argument("--explain-rejections", action="store_true",
                        help="name the failed check in error.data.reason")
+    add_limit_flags(serve)
 
     call = commands.add_parser("call", help="run one operation headless, every round")
     call.add_argument("url", help="http(s)://…/mcp, or stdio:COMMAND, or memory: for the embedded engine")
