@@ -99,3 +99,19 @@ def test_bad_user_flag_and_busy_port_fail_clearly() -> None:
     assert taken.returncode == 1
     assert "cannot listen" in taken.stderr
     assert json.dumps(taken.stdout) == '""'
+
+
+def test_help_lists_the_limit_flags() -> None:
+    shown = subprocess.run([sys.executable, "-m", "mrtr_studio", "serve", "--help"], capture_output=True, text=True,
+                           timeout=30)
+    assert shown.returncode == 0
+    for flag in ("--allow-host", "--max-sessions", "--session-idle", "--max-connections", "--header-timeout",
+                 "--body-timeout", "--keep-alive-timeout", "--legacy-request-timeout"):
+        assert flag in shown.stdout
+
+
+def test_a_bad_limit_fails_clearly() -> None:
+    bad = subprocess.run([sys.executable, "-m", "mrtr_studio", "serve", "--session-idle", "0"],
+                         capture_output=True, text=True, timeout=30)
+    assert bad.returncode == 2
+    assert "--session-idle: must be greater than 0" in bad.stderr
