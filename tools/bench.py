@@ -6,8 +6,9 @@ drives each server with raw JSON-RPC, the servers alternating in the same run so
 same machine state. Each server's CPU time per flow is reported too: unlike flows/s, it does not
 depend on what else the (shared, two-core) machine is doing. The SDK's own client is
 far too slow to measure a server with, so it is not used. Also measured: our server with
-TCP_NODELAY off (what Nagle costs on loopback) and the requestState sign/verify cost.
-Numbers are printed, never asserted.
+TCP_NODELAY off (what Nagle costs on loopback), the requestState sign/verify cost, and the
+resident memory of `serve` holding 10k idle legacy sessions: before and after they are reaped,
+and with the default session cap in force. Numbers are printed, never asserted.
 """
 
 import argparse
@@ -172,6 +173,71 @@ def state_costs(repeat: int = 20000) -> tuple[float, float]:
     return sign * 1e6, verify * 1e6
 
 
+LEGACY_INIT = {"jsonrpc": "2.0", "method": "initialize",
+               "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                          "clientInfo": {"name": "bench", "version": "1"}}}
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+async def open_sessions(url: str, count: int, workers: int) -> dict[str, int]:
+    """`count` legacy initializes over `workers` keep-alive connections; answers counted by outcome."""
+    numbers = iter(range(count))
+    outcomes: dict[str, int] = {}
+    connections = [Connection(url, [(b"Content-Type", b"application/json")]) for _ in range(workers)]
+
+    async def worker(connection: Connection) -> None:
+        for number in numbers:
+            reply = await connection.post({**LEGACY_INIT, "id": number})
+            key = "opened" if "result" in reply else f"refused ({reply['error']['code']})"
+            outcomes[key] = outcomes.get(key, 0) + 1
+
+    try:
+        await asyncio.gather(*(worker(c) for c in connections))
+    finally:
+        for connection in connections:
+            await connection.close()
+    return outcomes
+
+
+def session_memory(count: int, workers: int, idle: float) -> None:
+    """RSS of `serve` with `count` idle legacy sessions, after the idle expiry, and at the default cap."""
+    serve = [str(ROOT / ".venv" / "bin" / "mrtr-studio"), "serve", "--port"]
+    uncapped = Target("mrtr-studio", [*serve, str(free_port()), "--max-sessions", str(count + 20),
+                                      "--session-idle", str(idle)])
+    capped = Target("mrtr-studio", [*serve, str(free_port())])
+    try:
+        start(uncapped, None)
+        assert uncapped.proc is not None
+        asyncio.run(open_sessions(uncapped.url, 20, 1))  # warm-up; these expire with the rest
+        before = rss_kib(uncapped.proc.pid)
+        outcomes = asyncio.run(open_sessions(uncapped.url, count, workers))
+        held = rss_kib(uncapped.proc.pid)
+        when_full = asyncio.run(open_sessions(uncapped.url, 1, 1))
+        time.sleep(idle + 2)  # nothing is sent: the expiry timer alone ends them
+        reaped = rss_kib(uncapped.proc.pid)
+        after_expiry = asyncio.run(open_sessions(uncapped.url, 1, 1))
+        start(capped, None)
+        assert capped.proc is not None
+        capped_before = rss_kib(capped.proc.pid)
+        capped_outcomes = asyncio.run(open_sessions(capped.url, count, workers))
+        capped_after = rss_kib(capped.proc.pid)
+    finally:
+        stop(uncapped)
+        stop(capped)
+    per = (held - before) * 1024 / max(1, outcomes.get("opened", 0))
+    print(f"legacy sessions, {count} initializes, idle expiry {idle:g} s: {outcomes}")
+    print(f"  serve RSS: {before / 1024:.1f} MiB idle, {held / 1024:.1f} MiB holding them ({per:.0f} B each), "
+          f"{reaped / 1024:.1f} MiB after expiry (freed memory stays with the allocator)")
+    print(f"  one more initialize while they are held: {when_full}; after the expiry: {after_expiry}")
+    print(f"  default cap: {capped_outcomes}; serve RSS {capped_before / 1024:.1f} -> {capped_after / 1024:.1f} MiB")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--flows", type=int, default=3000, help="flows per server (split over the passes)")
@@ -183,6 +249,10 @@ def main() -> int:
                              "the client on the others, so each server's throughput is its own)")
     parser.add_argument("--client", choices=["raw", "httpx"], default="raw",
                         help="raw: lean keep-alive HTTP/1.1 connections (default); httpx: httpx.AsyncClient")
+    parser.add_argument("--sessions", type=int, default=10_000,
+                        help="legacy sessions for the memory measurement (0: skip it)")
+    parser.add_argument("--session-idle", type=float, default=5.0,
+                        help="idle expiry for the memory measurement, in seconds")
     args = parser.parse_args()
     serve = [str(ROOT / ".venv" / "bin" / "mrtr-studio"), "serve", "--port"]
     targets = [Target("mrtr-studio", [*serve, str(free_port())]),
@@ -227,6 +297,8 @@ def main() -> int:
               f"{statistics.median(targets[2].latencies) * 1e3:.2f} ms)")
     sign, verify = state_costs()
     print(f"requestState: sign {sign:.1f} us, verify {verify:.1f} us (target < 15 us each)")
+    if args.sessions > 0:
+        session_memory(args.sessions, args.workers, args.session_idle)
     return 0
 
 

@@ -38,6 +38,8 @@ SERVER_SCENARIOS = [
     "input-required-result-ignore-extra-params",
     "input-required-result-validate-input",
     "server-stateless",
+    "http-header-validation",
+    "http-custom-header-server-validation",
 ]
 
 

@@ -5,6 +5,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
+from .serve_flags import add_limit_flags
 from .state_flags import DEFAULT_STATE_TTL, SECRET_ENV, SECRET_HELP, secrets_from, state_ttl
 
 
@@ -25,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="map bearer TOKEN to principal NAME (repeatable)")
     serve.add_argument("--explain-rejections", action="store_true",
                        help="name the failed check in error.data.reason")
+    add_limit_flags(serve)
 
     call = commands.add_parser("call", help="run one operation headless, every round")
     call.add_argument("url", help="http(s)://…/mcp, or stdio:COMMAND, or memory: for the embedded engine")

@@ -16,6 +16,7 @@ from ..engine import MrtrOptions, ServerOptions
 from ..scenarios.demo import build_demo_server
 from ..transport.http_host import bind, create_app, make_server, wait_started
 from ..transport.http_server import HttpServerConfig
+from .serve_flags import limits_of
 from .state_flags import secrets_from
 
 #: Benchmarks only: `0` turns TCP_NODELAY off to measure what Nagle costs on loopback.
@@ -41,8 +42,9 @@ def run_serve(args: argparse.Namespace) -> int:
         return 2
     options = ServerOptions(mrtr=MrtrOptions(secret=secrets_from(args), state_ttl=args.state_ttl,
                                              explain_rejections=args.explain_rejections))
+    options.mrtr.legacy_request_timeout = args.legacy_request_timeout
     server = build_demo_server(options)
-    config = HttpServerConfig(users=users)
+    config = HttpServerConfig(users=users, **limits_of(args))
     try:
         sock = bind(args.host, args.port)
     except OSError as exc:
@@ -50,7 +52,7 @@ def run_serve(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     nodelay = os.environ.get(NODELAY_ENV, "1") != "0"
-    uv = make_server(create_app(server, config), nodelay=nodelay)
+    uv = make_server(create_app(server, config), nodelay=nodelay, limits=config)
 
     async def main() -> int:
         loop = asyncio.get_running_loop()

@@ -48,7 +48,8 @@ class JsonRpcResult(BaseModel):
 
 
 def kind_of(message: Any) -> MessageKind:
-    """Classify an incoming message, raising -32600 when it is no JSON-RPC message at all."""
+    """Classify an incoming message, raising -32600 when it is no well-formed JSON-RPC message: the
+    one check of the envelope (ids, result and error shapes) before any code looks inside it."""
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         raise McpError(INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 object")
     has_id = "id" in message
@@ -62,8 +63,14 @@ def kind_of(message: Any) -> MessageKind:
             return "request"
         return "notification"
     if has_id and "result" in message:
+        _check_id(message["id"])
+        if not isinstance(message["result"], dict):
+            raise McpError(INVALID_REQUEST, "Invalid request: result must be an object")
         return "result"
     if "error" in message:
+        if message.get("id") is not None:
+            _check_id(message["id"])
+        _check_error(message["error"])
         return "error"
     raise McpError(INVALID_REQUEST, "Invalid request: neither a request, a notification nor a response")
 
@@ -71,6 +78,17 @@ def kind_of(message: Any) -> MessageKind:
 def _check_id(value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise McpError(INVALID_REQUEST, "Invalid request: id must be a string or an integer")
+
+
+def _check_error(value: Any) -> None:
+    """A response's error must be {code: integer, message: string, data?: any} (JSON-RPC 2.0, 5.1)."""
+    if not isinstance(value, dict):
+        raise McpError(INVALID_REQUEST, "Invalid request: error must be an object")
+    code = value.get("code")
+    if isinstance(code, bool) or not isinstance(code, int):
+        raise McpError(INVALID_REQUEST, "Invalid request: error.code must be an integer")
+    if not isinstance(value.get("message"), str):
+        raise McpError(INVALID_REQUEST, "Invalid request: error.message must be a string")
 
 
 def request(id: RequestId, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:

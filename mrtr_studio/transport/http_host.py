@@ -5,6 +5,12 @@ uvicorn's `sys.exit`), own the signal handling (so SIGINT/SIGTERM end `serve` wi
 set TCP_NODELAY explicitly on every accepted connection: uvicorn's h11 protocol writes the status
 line, the body and the end of a response separately, and with Nagle on, a small second write waits
 for the peer's delayed ACK (tens of milliseconds on loopback). `tools/bench.py` measures both ways.
+
+Connections are bounded here, where they are accepted: uvicorn closes idle keep-alive connections
+and answers 503 past `limit_concurrency`, but it never times out a connection that opens and sends
+nothing, or sends its headers a byte at a time (slowloris), so the protocol class adds a header
+deadline: from the first byte of a request (or from the connection, for the first request) to the
+end of its headers. The body's deadline is the ASGI app's (`HttpServerConfig.body_timeout`).
 """
 
 import asyncio
@@ -25,10 +31,19 @@ from .http_server import HttpServerConfig, McpHttpApp
 
 
 def create_app(server: McpServer, config: HttpServerConfig | None = None, tap: Tap | None = None) -> Starlette:
-    """The Starlette application: `/mcp` (and `/mcp/`) routed straight to the lean ASGI endpoint."""
+    """The Starlette application: `/mcp` (and `/mcp/`) routed straight to the lean ASGI endpoint
+    (kept as `app.state.endpoint`, for its owner to `close()`)."""
     endpoint = McpHttpApp(server, config, tap)
     path = endpoint.config.path.rstrip("/") or "/"
-    return Starlette(routes=[Route(path, endpoint), Route(path + "/", endpoint)])
+    app = Starlette(routes=[Route(path, endpoint), Route(path + "/", endpoint)])
+    app.state.endpoint = endpoint
+    return app
+
+
+def close_app(app: Any) -> None:
+    endpoint = getattr(getattr(app, "state", None), "endpoint", None)
+    if isinstance(endpoint, McpHttpApp):
+        endpoint.close()
 
 
 def _parser_protocol() -> type[Any]:
@@ -40,13 +55,46 @@ def _parser_protocol() -> type[Any]:
     return HttpToolsProtocol
 
 
-def _protocol_class(nodelay: bool) -> type[Any]:
-    class Protocol(_parser_protocol()):  # type: ignore[misc]
+def _protocol_class(nodelay: bool, header_timeout: float) -> type[Any]:
+    base = _parser_protocol()
+    deadline = header_timeout if base is not H11Protocol else None  # the hooks below are httptools'
+
+    class Protocol(base):  # type: ignore[misc,valid-type]
+        _header_timer: asyncio.TimerHandle | None = None
+
         def connection_made(self, transport: Any) -> None:
             sock = transport.get_extra_info("socket")
             if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, int(nodelay))
             super().connection_made(transport)
+            self._arm_header_timer()
+
+        def data_received(self, data: bytes) -> None:
+            if self.cycle is None or self.cycle.response_complete:  # between requests: headers coming
+                self._arm_header_timer()
+            super().data_received(data)
+
+        def on_headers_complete(self) -> None:
+            self._cancel_header_timer()
+            super().on_headers_complete()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._cancel_header_timer()
+            super().connection_lost(exc)
+
+        def _arm_header_timer(self) -> None:
+            if deadline is not None and self._header_timer is None:
+                self._header_timer = self.loop.call_later(deadline, self._headers_too_slow)
+
+        def _cancel_header_timer(self) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+                self._header_timer = None
+
+        def _headers_too_slow(self) -> None:
+            self._header_timer = None
+            if not self.transport.is_closing():
+                self.transport.close()
 
     return Protocol
 
@@ -79,11 +127,16 @@ def url_of(sock: socket.socket, path: str = "/mcp") -> str:
     return f"http://{shown}:{port}{path}"
 
 
-def make_server(app: Any, nodelay: bool = True) -> uvicorn.Server:
+def make_server(app: Any, nodelay: bool = True, limits: HttpServerConfig | None = None) -> uvicorn.Server:
+    """uvicorn for `app`, with the connection limits of `limits` (header and keep-alive timeouts,
+    connections at once)."""
+    limits = limits or HttpServerConfig()
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", ws="none",
-                            server_header=False, proxy_headers=False, http=_protocol_class(nodelay),
+                            server_header=False, proxy_headers=False,
+                            http=_protocol_class(nodelay, limits.header_timeout),
                             timeout_graceful_shutdown=2,
-                            timeout_keep_alive=30)
+                            timeout_keep_alive=limits.keep_alive_timeout,  # type: ignore[arg-type]  # call_later takes float
+                            limit_concurrency=limits.max_connections)
     return _Server(config)
 
 
@@ -133,11 +186,12 @@ class Serving:
         self._sock: socket.socket | None = None
         self._uv: uvicorn.Server | None = None
         self._task: asyncio.Task[None] | None = None
+        self._app: Any = None
 
     async def start(self, port: int = 0) -> str:
         self._sock = bind(self.host, port)
-        app = create_app(self.server, self.config, self.tap)
-        self._uv = make_server(app, self.nodelay)
+        app = self._app = create_app(self.server, self.config, self.tap)
+        self._uv = make_server(app, self.nodelay, self.config)
         self._task = asyncio.create_task(self._uv.serve(sockets=[self._sock]))
         try:
             await wait_started(self._uv, self._task)
@@ -152,7 +206,8 @@ class Serving:
             await stop(self._uv, self._task)
         if self._sock is not None:
             self._sock.close()
-        self._uv = self._task = self._sock = None
+        close_app(self._app)
+        self._uv = self._task = self._sock = self._app = None
 
 
 def app_path(config: HttpServerConfig | None) -> str:
@@ -209,7 +264,7 @@ class ServerThread:
         self._loop = asyncio.get_running_loop()
         sock = bind(self.host, self.port)
         app = create_app(self.server, self.config, self.tap)
-        self._uv = make_server(app)
+        self._uv = make_server(app, limits=self.config)
         task = asyncio.create_task(self._uv.serve(sockets=[sock]))
         try:
             await wait_started(self._uv, task)
@@ -218,3 +273,4 @@ class ServerThread:
             await task
         finally:
             sock.close()
+            close_app(app)

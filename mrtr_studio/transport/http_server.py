@@ -5,26 +5,24 @@ mirrored headers must agree with it, and each gets a fresh session. Legacy (2025
 `initialize` for an `Mcp-Session-Id`; their server-initiated requests (elicitation, sampling,
 roots) ride the SSE stream of the pending request and the answers come back as POSTs.
 
-The HTTP layer owns what the engine cannot see: origin, size, content type, authentication, the
-header-versus-body checks and the mapping of JSON-RPC error codes to HTTP statuses. The hot path
+The HTTP layer owns what the engine cannot see: host and origin (DNS-rebinding protection), size,
+depth and read time of the body, content type, authentication, the header-versus-body checks, the
+legacy sessions' lifetime and the mapping of JSON-RPC error codes to HTTP statuses. The hot path
 is plain ASGI (no per-request framework objects) because throughput is one of the goals.
 """
 
+import asyncio
 import contextvars
 import hmac
 import itertools
-import json
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-import orjson
-
 from ..engine import McpServer, Session
 from ..engine.legacy import current_outbound
-from ..protocol import jsonrpc, param_headers
+from ..protocol import jsonrpc, param_headers, wire_json
 from ..protocol.errors import (
     HEADER_MISMATCH,
     INVALID_PARAMS,
@@ -37,6 +35,7 @@ from ..protocol.errors import (
 )
 from ..protocol.versions import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, NAME_FIELDS
 from .base import Tap, masked_headers
+from .legacy_sessions import LegacySessions
 from .sse import Receive, Reply, Send, dumps, send_bytes
 
 #: Modern error codes and the HTTP status the 2026-07-28 transport gives them.
@@ -49,9 +48,15 @@ STATUS_OF_CODE = {
     UNSUPPORTED_PROTOCOL_VERSION: 400,
     METHOD_NOT_FOUND: 404,
 }
-#: Methods whose `Mcp-Name` header mirrors a body field.
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 SESSION_HEADER = b"mcp-session-id"
+#: Headers that mirror the body (2026-07-28): sent twice, a gateway reading the first and the server
+#: the last would see different requests, so a repeat is a header mismatch (-32020).
+MIRRORED_HEADERS = frozenset({"mcp-protocol-version", "mcp-method", "mcp-name"})
+#: Headers whose repeat would let two readers disagree on who, where or which session.
+SINGLE_HEADERS = frozenset({"host", "origin", "authorization", "content-type", "content-length", "mcp-session-id"})
+#: JSON-RPC code of "the server cannot take this now" (implementation-defined server error range).
+SERVER_BUSY = -32000
 
 
 @dataclass
@@ -61,7 +66,31 @@ class HttpServerConfig:
     users: dict[str, str] = field(default_factory=dict)
     #: Origins accepted besides loopback ones (DNS-rebinding protection rejects every other).
     allowed_origins: frozenset[str] = frozenset()
+    #: Host header values accepted besides the loopback names and the bound address with the bound
+    #: port: `name` (any port) or `name:port`; `*` turns the Host check off (behind a trusted proxy).
+    allowed_hosts: frozenset[str] = frozenset()
     max_body_bytes: int = 1 << 20
+    #: Nesting bound of a request body (arrays and objects), checked before any other code sees it.
+    max_json_depth: int = 64
+    #: Seconds a client may take to send the whole body once its headers are in (408 after).
+    body_timeout: float = 30.0
+    #: Legacy sessions: ended after this many idle seconds; `initialize` past the cap is answered 503.
+    session_idle_seconds: float = 1800.0
+    max_sessions: int = 1000
+    #: Connection limits, applied by the host (uvicorn): seconds to receive a request's headers,
+    #: seconds an idle keep-alive connection stays open, connections served at once (503 past it).
+    header_timeout: float = 10.0
+    keep_alive_timeout: float = 5.0
+    max_connections: int = 1000
+
+    def __post_init__(self) -> None:
+        self.allowed_hosts = frozenset(host.strip().lower() for host in self.allowed_hosts)
+        for name in ("body_timeout", "session_idle_seconds", "header_timeout", "keep_alive_timeout"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be a positive number of seconds, got {getattr(self, name)!r}")
+        for name in ("max_body_bytes", "max_json_depth", "max_sessions", "max_connections"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)!r}")
 
 
 class McpHttpApp:
@@ -73,6 +102,13 @@ class McpHttpApp:
         self.tap = tap
         self._annotations: dict[str, tuple[Any, list[param_headers.HeaderParam]]] = {}
         self._exchanges = itertools.count(1)
+        self.sessions = LegacySessions(server, self.config.session_idle_seconds, self.config.max_sessions)
+        #: Host header values already found acceptable (bounded: only accepted values are kept).
+        self._good_hosts: set[str] = set()
+
+    def close(self) -> None:
+        """Stop the legacy sessions' expiry timer (the host calls this when it stops serving)."""
+        self.sessions.stop()
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -80,48 +116,67 @@ class McpHttpApp:
             return
         if scope["type"] != "http":
             return
-        headers = _headers(scope["headers"])
+        headers, repeated = _headers(scope["headers"])
+        host = headers.get("host")
+        if not self._host_allowed(host, scope.get("server")):
+            await _error(send, 421, None, INVALID_REQUEST,
+                         f"Misdirected request: Host {host!r} is not a name this server answers to")
+            return
         if scope["path"].rstrip("/") != self.config.path.rstrip("/"):
             await _error(send, 404, None, INVALID_REQUEST, f"Not found: the MCP endpoint is {self.config.path}")
+            return
+        twice = repeated & SINGLE_HEADERS if repeated else None
+        if twice:
+            await _error(send, 400, None, INVALID_REQUEST,
+                         f"Bad request: the {', '.join(sorted(twice))} header is sent more than once")
             return
         origin = headers.get("origin")
         if origin is not None and not self._origin_allowed(origin):
             await _error(send, 403, None, INVALID_REQUEST, f"Forbidden: origin {origin!r} is not allowed")
             return
         verb = scope["method"]
-        if verb == "DELETE" and self._close_legacy_session(headers.get("mcp-session-id")):
-            await send_bytes(send, 204, b"")
-            return
-        if verb != "POST":
-            await _error(send, 405, None, INVALID_REQUEST, f"Method not allowed: {verb} (POST only)",
-                         [(b"allow", b"POST")])
+        if verb not in ("POST", "DELETE"):
+            await _error(send, 405, None, INVALID_REQUEST, f"Method not allowed: {verb} (POST and DELETE only)",
+                         [(b"allow", b"POST, DELETE")])
             return
         principal = self._principal(headers.get("authorization"))
         if principal is None:
             await _error(send, 401, None, INVALID_REQUEST, "Unauthorized: unknown bearer token",
                          [(b"www-authenticate", b'Bearer error="invalid_token"')])
             return
+        if verb == "DELETE":
+            await self._delete(headers.get("mcp-session-id"), principal, send)
+            return
         content_type = headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type != "application/json":
             await _error(send, 400, None, INVALID_REQUEST,
                          f"Bad request: Content-Type must be application/json, got {content_type or 'none'!r}")
             return
-        body = await self._read_body(headers, receive)
+        try:
+            body = await self._read_body(headers, receive)
+        except TimeoutError:
+            await _error(send, 408, None, INVALID_REQUEST,
+                         f"Request timeout: the body did not arrive within {self.config.body_timeout:g} s",
+                         [(b"connection", b"close")])
+            return
         if body is None:
             await _error(send, 413, None, INVALID_REQUEST,
                          f"Request too large: the limit is {self.config.max_body_bytes} bytes")
             return
         try:
-            message = _loads(body)
-        except (ValueError, UnicodeDecodeError) as exc:
-            await _error(send, 400, None, PARSE_ERROR, f"Parse error: {exc}")
+            message = wire_json.loads(body, max_bytes=self.config.max_body_bytes,
+                                      max_depth=self.config.max_json_depth)
+        except wire_json.WireJsonError as exc:
+            code = PARSE_ERROR if exc.reason == "syntax" else INVALID_REQUEST
+            label = "Parse error" if exc.reason == "syntax" else "Invalid request"
+            await _error(send, 413 if exc.reason == "size" else 400, None, code, f"{label}: {exc}")
             return
-        await self._dispatch(message, headers, principal, receive, send)
+        await self._dispatch(message, headers, repeated, principal, receive, send)
 
     # --- dispatch -------------------------------------------------------------------------------
 
-    async def _dispatch(self, message: Any, headers: dict[str, str], principal: str, receive: Receive,
-                        send: Send) -> None:
+    async def _dispatch(self, message: Any, headers: dict[str, str], repeated: set[str] | None, principal: str,
+                        receive: Receive, send: Send) -> None:
         if isinstance(message, list):
             await _error(send, 400, None, INVALID_REQUEST, "Invalid request: batches are not supported")
             return
@@ -136,7 +191,7 @@ class McpHttpApp:
         self._emit("client->server", message, request_headers=masked_headers(headers))
         session_id = headers.get("mcp-session-id")
         if kind in ("result", "error", "notification"):
-            session = self._legacy_session(session_id, principal) if session_id else Session(user=principal)
+            session = self.sessions.find(session_id, principal) if session_id else Session(user=principal)
             if session is None:
                 await self._reject(send, 404, None, INVALID_REQUEST, "Session not found")
                 return
@@ -147,31 +202,37 @@ class McpHttpApp:
         meta = params.get("_meta")
         modern = isinstance(meta, dict) and META_PROTOCOL_VERSION in meta
         if modern or (session_id is None and message["method"] != "initialize"):
-            await self._modern(message, headers, principal, receive, send)
+            await self._modern(message, headers, repeated, principal, receive, send)
         elif message["method"] == "initialize":
             await self._initialize(message, principal, send)
         else:
-            legacy = self._legacy_session(session_id, principal)
+            legacy = self.sessions.find(session_id, principal)
             if legacy is None:
                 await self._reject(send, 404, msg_id, INVALID_REQUEST, "Session not found: initialize again")
                 return
-            await self._serve(message, legacy, receive, send, modern=False)
+            with self.sessions.using(legacy.id):
+                await self._serve(message, legacy, receive, send, modern=False)
 
-    async def _modern(self, message: dict[str, Any], headers: dict[str, str], principal: str, receive: Receive,
-                      send: Send) -> None:
-        problem = _header_problem(message, headers, self._header_params(message))
+    async def _modern(self, message: dict[str, Any], headers: dict[str, str], repeated: set[str] | None,
+                      principal: str, receive: Receive, send: Send) -> None:
+        problem = _header_problem(message, headers, self._header_params(message), repeated)
         if problem:
             await self._reject(send, 400, message["id"], HEADER_MISMATCH, f"Header mismatch: {problem}")
             return
         await self._serve(message, Session(user=principal, server=self.server), receive, send, modern=True)
 
     async def _initialize(self, message: dict[str, Any], principal: str, send: Send) -> None:
-        session = self.server.open_session(user=principal)
+        if self.sessions.full():
+            await self._reject(send, 503, message["id"], SERVER_BUSY,
+                               f"Server busy: {self.config.max_sessions} sessions are open; retry later",
+                               [(b"retry-after", str(self.sessions.retry_after()).encode())])
+            return
+        session = self.sessions.open(principal)
         response = await self.server.handle(message, session)
         assert response is not None
         self._emit("server->client", response)
         if "error" in response:
-            self.server.close_session(session.id)
+            self.sessions.close(session.id)
             await send_bytes(send, 200, dumps(response))
             return
         await send_bytes(send, 200, dumps(response), headers=[(SESSION_HEADER, session.id.encode())])
@@ -215,17 +276,16 @@ class McpHttpApp:
 
     # --- sessions, identity, limits ---------------------------------------------------------------
 
-    def _legacy_session(self, session_id: str | None, principal: str) -> Session | None:
-        session = self.server.sessions.get(session_id or "")
-        if session is None or session.user != principal:
-            return None
-        return session
-
-    def _close_legacy_session(self, session_id: str | None) -> bool:
-        if not session_id or session_id not in self.server.sessions:
-            return False
-        self.server.close_session(session_id)
-        return True
+    async def _delete(self, session_id: str | None, principal: str, send: Send) -> None:
+        """DELETE ends a legacy session, for its own principal only (anyone else: as if it did not exist)."""
+        if not session_id:
+            await _error(send, 400, None, INVALID_REQUEST, "Bad request: DELETE needs an Mcp-Session-Id header")
+            return
+        if self.sessions.find(session_id, principal) is None:
+            await _error(send, 404, None, INVALID_REQUEST, "Session not found")
+            return
+        self.sessions.close(session_id)
+        await send_bytes(send, 204, b"")
 
     def _principal(self, authorization: str | None) -> str | None:
         """`""` without a header, the mapped name for a known bearer token, None for anything else."""
@@ -241,6 +301,27 @@ class McpHttpApp:
                 found = name
         return found
 
+    def _host_allowed(self, host: str | None, server: tuple[str, int | None] | None) -> bool:
+        """DNS-rebinding protection: the Host must name this server (a loopback name or the bound
+        address, with the bound port) or be one of `allowed_hosts`, whatever the Origin says."""
+        if host is not None and host in self._good_hosts:
+            return True
+        allowed = self.config.allowed_hosts
+        if "*" in allowed:
+            return True
+        if not host:
+            return False
+        name, port = _split_host(host.lower())
+        if name is None:
+            return False
+        bound_name, bound_port = server if server else (None, None)
+        ours = name in LOOPBACK_HOSTS or name == bound_name
+        ok = (ours and (port == bound_port or (port is None and bound_port == 80))) or \
+            name in allowed or host.lower() in allowed
+        if ok:
+            self._good_hosts.add(host)
+        return ok
+
     def _origin_allowed(self, origin: str) -> bool:
         if origin in self.config.allowed_origins:
             return True
@@ -251,23 +332,25 @@ class McpHttpApp:
         return parts.scheme in ("http", "https") and parts.hostname in LOOPBACK_HOSTS
 
     async def _read_body(self, headers: dict[str, str], receive: Receive) -> bytes | None:
+        """The whole body within `max_body_bytes` (None past it) and `body_timeout` (TimeoutError past it)."""
         limit = self.config.max_body_bytes
         declared = headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
             return None
         chunks: list[bytes] = []
         size = 0
-        while True:
-            event = await receive()
-            if event["type"] == "http.disconnect":
-                return b""
-            chunk = event.get("body", b"")
-            size += len(chunk)
-            if size > limit:
-                return None
-            chunks.append(chunk)
-            if not event.get("more_body"):
-                return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        async with asyncio.timeout(self.config.body_timeout):
+            while True:
+                event = await receive()
+                if event["type"] == "http.disconnect":
+                    return b""
+                chunk = event.get("body", b"")
+                size += len(chunk)
+                if size > limit:
+                    return None
+                chunks.append(chunk)
+                if not event.get("more_body"):
+                    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
     # --- the tap ----------------------------------------------------------------------------------
 
@@ -276,28 +359,18 @@ class McpHttpApp:
         if self.tap is not None:
             self.tap.emit(direction, message, transport="http-server", exchange=_exchange.get(), **meta)
 
-    async def _reject(self, send: Send, status: int, msg_id: Any, code: int, message: str) -> None:
+    async def _reject(self, send: Send, status: int, msg_id: Any, code: int, message: str,
+                      headers: list[tuple[bytes, bytes]] | None = None) -> None:
         """An error answer to a message the tap has seen: the tap sees the answer too."""
         body = jsonrpc.error(msg_id, code, message)
         self._emit("server->client", body, http_status=status)
-        await send_bytes(send, status, dumps(body))
+        await send_bytes(send, status, dumps(body), headers=headers)
 
     def _tapped(self, reply: Reply) -> Any:
         async def emit(message: dict[str, Any]) -> None:
             self._emit("server->client", message, sse=True)
             await reply.event(message)
         return emit
-
-
-_LONG_NUMBER = re.compile(rb"\d{19,}")
-
-
-def _loads(body: bytes) -> Any:
-    """orjson for speed; the stdlib when a number has 19+ digits (orjson would turn a big integer,
-    say a JSON-RPC id, into a float and the echo would no longer match)."""
-    if _LONG_NUMBER.search(body):
-        return json.loads(body)
-    return orjson.loads(body)
 
 
 def _notifier(emit: Any) -> Any:
@@ -318,8 +391,37 @@ def _uncancel() -> None:
 _exchange: contextvars.ContextVar[int | None] = contextvars.ContextVar("_exchange", default=None)
 
 
-def _headers(raw: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
-    return {name.decode("latin-1"): value.decode("latin-1") for name, value in raw}
+def _headers(raw: Iterable[tuple[bytes, bytes]]) -> tuple[dict[str, str], set[str] | None]:
+    """Header name -> value with surrounding whitespace removed (RFC 9110 5.5: it is not part of the
+    value), and the names sent more than once (None when none was: the usual case costs nothing)."""
+    headers: dict[str, str] = {}
+    repeated: set[str] | None = None
+    for raw_name, raw_value in raw:
+        name = raw_name.decode("latin-1")
+        if name in headers:
+            repeated = repeated or set()
+            repeated.add(name)
+        headers[name] = raw_value.decode("latin-1").strip(" \t")
+    return headers, repeated
+
+
+def _split_host(host: str) -> tuple[str | None, int | None]:
+    """`name[:port]` or `[v6][:port]` -> (name, port); (None, None) when it is not a host at all."""
+    if host.startswith("["):
+        end = host.find("]")
+        if end < 0:
+            return None, None
+        name, rest = host[1:end], host[end + 1:]
+        if rest and not rest.startswith(":"):
+            return None, None
+        port_text = rest[1:] if rest else ""
+    else:
+        name, _, port_text = host.partition(":")
+    if not port_text:
+        return (name or None), None
+    if not port_text.isdigit() or len(port_text) > 5:
+        return None, None
+    return (name or None), int(port_text)
 
 
 def decode_header_value(value: str) -> str:
@@ -329,7 +431,8 @@ def decode_header_value(value: str) -> str:
 
 
 def _header_problem(message: dict[str, Any], headers: dict[str, str],
-                    header_params: list[param_headers.HeaderParam] | None = None) -> str | None:
+                    header_params: list[param_headers.HeaderParam] | None = None,
+                    repeated: set[str] | None = None) -> str | None:
     """What the mirrored headers get wrong, once `_meta` is well-formed (else the engine says -32602)."""
     params = message.get("params") or {}
     meta = params.get("_meta")
@@ -338,6 +441,10 @@ def _header_problem(message: dict[str, Any], headers: dict[str, str],
     version = meta.get(META_PROTOCOL_VERSION)
     if not isinstance(version, str) or not isinstance(meta.get(META_CLIENT_CAPABILITIES), dict):
         return None
+    twice = sorted(name for name in repeated if name in MIRRORED_HEADERS or name.startswith("mcp-param-")) \
+        if repeated else None
+    if twice:
+        return f"the {', '.join(twice)} header is sent more than once (each must appear once)"
     header = headers.get("mcp-protocol-version")
     if header != version:
         return f"MCP-Protocol-Version header {header!r} does not match _meta protocolVersion {version!r}"

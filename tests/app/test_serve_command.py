@@ -154,3 +154,20 @@ def test_help_says_how_to_rotate_keys() -> None:
     text = " ".join(done.stdout.split())
     assert "repeat it to rotate keys: the first signs, all verify" in text
     assert "MRTR_STUDIO_SECRET" in text
+
+
+
+def test_help_lists_the_limit_flags() -> None:
+    shown = subprocess.run([sys.executable, "-m", "mrtr_studio", "serve", "--help"], capture_output=True, text=True,
+                           timeout=30)
+    assert shown.returncode == 0
+    for flag in ("--allow-host", "--max-sessions", "--session-idle", "--max-connections", "--header-timeout",
+                 "--body-timeout", "--keep-alive-timeout", "--legacy-request-timeout"):
+        assert flag in shown.stdout
+
+
+def test_a_bad_limit_fails_clearly() -> None:
+    bad = subprocess.run([sys.executable, "-m", "mrtr_studio", "serve", "--session-idle", "0"],
+                         capture_output=True, text=True, timeout=30)
+    assert bad.returncode == 2
+    assert "--session-idle: must be greater than 0" in bad.stderr

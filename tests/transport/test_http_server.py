@@ -134,7 +134,7 @@ def test_notification_is_202(url: str, http: httpx.Client) -> None:
 def test_get_is_405(url: str, http: httpx.Client) -> None:
     response = http.get(url, headers={"Accept": "text/event-stream"})
     assert response.status_code == 405
-    assert response.headers["allow"] == "POST"
+    assert response.headers["allow"] == "POST, DELETE"
 
 
 def test_foreign_origin_is_403_and_loopback_is_fine(url: str, http: httpx.Client) -> None:
