@@ -11,8 +11,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QRect, QSettings, QTimer
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence
+from PySide6.QtCore import QByteArray, QRect, QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence, QShowEvent
 from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMainWindow, QStatusBar, QWidget
 
 from ..app.operations import RunSettings
@@ -64,6 +64,8 @@ class MainWindow(QMainWindow):
         self.studio = studio
         self.settings = settings if settings is not None else QSettings()
         self._available = available
+        self._shown = False
+        self._restore_on_show = False
         self.setWindowTitle("MRTR Studio")
         self.selection = Selection(self)
         if interactive_answers:
@@ -124,7 +126,7 @@ class MainWindow(QMainWindow):
         self.step_editor.validityChanged.connect(lambda _v: self._update_controls())
         self.operations.runAgainRequested.connect(self.run_again)
         self.operations.compareRequested.connect(self.compare)
-        self.operations.table.selectionModel().selectionChanged.connect(lambda *_: self._operation_picked())
+        self.operations.operationPicked.connect(self._operation_picked)
 
     def _menus(self) -> None:
         bar = self.menuBar()
@@ -384,9 +386,9 @@ class MainWindow(QMainWindow):
         store.load(operations + keep[0], messages + keep[1])
         self.show_info(f"Restored {len(operations)} operation(s).")
 
-    def _operation_picked(self) -> None:
-        """An operation picked in the list: the log shows only its messages."""
-        if len(self.operations.selected_ids()) == 1 and not self.log.only_operation.isChecked():
+    def _operation_picked(self, _operation_id: str) -> None:
+        """An operation picked in the list: the diagram shows it (through the selection), the log only its messages."""
+        if not self.log.only_operation.isChecked():
             self.log.only_operation.setChecked(True)
 
     def run_again(self, operation_id: str) -> bool:
@@ -563,15 +565,18 @@ class MainWindow(QMainWindow):
             self.client_panel.load(client)
         restored = False
         if str(s.value("version")) == str(SETTINGS_VERSION):
-            geometry, state = s.value("window/geometry"), s.value("window/state")
-            if isinstance(geometry, QByteArray):
-                self.restoreGeometry(geometry)
+            geometry, state = s.value("window/rect"), s.value("window/state")
             if isinstance(state, QByteArray):
                 self.restoreState(state, SETTINGS_VERSION)
-            restored = isinstance(geometry, QByteArray) and self.workbench.restore(s)
+            if isinstance(geometry, QRect) and geometry.isValid():
+                self.setGeometry(geometry)  # not restoreGeometry: the room is `available_geometry`
+                restored = self.workbench.restore(s)
+                if s.value("window/maximized") in (True, "true"):
+                    self.setWindowState(self.windowState() | Qt.WindowState.WindowMaximized)
             tab = s.value("layout/centre_tab")
             if tab is not None:
                 self.teaching.tabs.setCurrentIndex(_int(tab))
+        self._restore_on_show = restored
         if restored:
             self.fit_to_screen()
         else:
@@ -598,7 +603,8 @@ class MainWindow(QMainWindow):
         if self.presentation.active:  # the layout to keep is the one presentation mode hid
             self.presentation.leave()
         s.setValue("version", SETTINGS_VERSION)
-        s.setValue("window/geometry", self.saveGeometry())
+        s.setValue("window/rect", self.normalGeometry() if self.isMaximized() else self.geometry())
+        s.setValue("window/maximized", self.isMaximized())
         s.setValue("window/state", self.saveState(SETTINGS_VERSION))
         self.workbench.save(s)
         s.setValue("layout/centre_tab", self.teaching.tabs.currentIndex())
@@ -609,6 +615,16 @@ class MainWindow(QMainWindow):
             s.setValue("target/kind", target.kind)
             s.setValue("target/name", target.name)
         s.sync()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """The window frame (title bar, borders) is known only once shown: fit again, frame included."""
+        super().showEvent(event)
+        if not self._shown:
+            self._shown = True
+            self.fit_to_screen()
+            if self._restore_on_show:  # splitter sizes mean something only at the window's real size
+                self.workbench.restore(self.settings)
+            QTimer.singleShot(0, self.fit_to_screen)  # a window manager may add its frame a moment later
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save()

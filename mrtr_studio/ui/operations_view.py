@@ -124,6 +124,8 @@ class OperationsView(QWidget):
     """One row per operation; picking one shows it everywhere, two can be compared."""
 
     runAgainRequested = Signal(str)  # operation id
+    #: The person picked one operation (not the list following a selection made elsewhere).
+    operationPicked = Signal(str)
     compareRequested = Signal(str, str)
 
     def __init__(self, store: TraceStore, selection: Selection, parent: QWidget | None = None) -> None:
@@ -190,6 +192,7 @@ class OperationsView(QWidget):
                 self.selection.select_operation(ids[0])
             finally:
                 self._syncing = False
+            self.operationPicked.emit(ids[0])
 
     def _show_operation(self, operation_id: str) -> None:
         if self._syncing or not operation_id:
