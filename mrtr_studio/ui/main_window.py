@@ -9,7 +9,7 @@ The window opens inside the screen's available geometry and never resizes itself
 import json
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QRect, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence, QShowEvent
@@ -27,7 +27,6 @@ from .async_bridge import error_sink, spawn
 from .client_panel import ClientPanel
 from .diagram import SequenceDiagramView
 from .error_panel import ErrorPanel
-from .flow_compare_view import FlowCompareView
 from .json_view import JsonInspector
 from .layout import Workbench
 from .log import MessageLogView
@@ -39,8 +38,11 @@ from .server_explorer import ServerExplorer, Target
 from .state_inspector import StateInspector
 from .step_editor import StepEditor
 from .store_bridge import StoreBridge
-from .teaching import install_teaching
 from .theme import THEME_CHOICES, ThemeChoice, apply_theme, as_choice, current_choice, status_colours
+
+if TYPE_CHECKING:  # imported when first needed: the first paint does without them
+    from .flow_compare_view import FlowCompareView
+    from .teaching import TeachingTabs
 
 #: Bumped when the saved layout's meaning changes: an older saved state is then ignored, not misapplied.
 SETTINGS_VERSION = 2
@@ -90,17 +92,16 @@ class MainWindow(QMainWindow):
              "step": ("Step: next message", self.step_editor)},
             {"operations": ("Operations", self.operations), "log": ("Messages", self.log),
              "problems": ("Problems", self.errors)})
-        self.setCentralWidget(self.diagram)  # install_teaching turns it into the first of the centre's tabs
+        self._teaching: TeachingTabs | None = None
+        self._teaching_scheduled = False
+        self._centre_tab = 0
+        self.workbench.set_centre(self.diagram)  # until the teaching tabs join it, after the first paint
+        self.setCentralWidget(self.workbench)
         self._build()
         self._bridge = StoreBridge(studio.store, self)
         self._bridge.storeEvent.connect(self._on_store)
         self._unsubscribe = studio.subscribe(self._on_studio)
         error_sink.append(self.show_error)
-        self.teaching = install_teaching(self, studio, studio.store, self.selection)
-        centre = self.takeCentralWidget()
-        assert centre is not None
-        self.workbench.set_centre(centre)
-        self.setCentralWidget(self.workbench)
         self.presentation = Presentation(self, self.workbench, self._central_views, self._active_lesson)
         self.restore()
 
@@ -195,14 +196,46 @@ class MainWindow(QMainWindow):
             action.setShortcut(QKeySequence(shortcut))
         return action
 
+    @property
+    def teaching(self) -> "TeachingTabs":
+        """The lessons, lab, eras and cluster tabs around the diagram, built the first time they are needed
+        (right after the window's first paint, or sooner when asked for)."""
+        if self._teaching is None:
+            from .teaching import install_teaching
+
+            bench = self.workbench
+            sizes = bench.saveState(), bench.top.saveState()
+            self.takeCentralWidget()  # the workbench, kept (setCentralWidget would delete it)
+            self.setCentralWidget(bench.centre.takeWidget())  # install_teaching makes it the first tab
+            teaching = install_teaching(self, self.studio, self.studio.store, self.selection)
+            tabs = self.takeCentralWidget()
+            assert tabs is not None
+            bench.set_centre(tabs)
+            self.setCentralWidget(bench)
+            bench.restoreState(sizes[0])
+            bench.top.restoreState(sizes[1])
+            self._teaching = teaching
+            teaching.tabs.setCurrentIndex(self._centre_tab)
+        return self._teaching
+
+    def paintEvent(self, event: Any) -> None:
+        super().paintEvent(event)
+        if self._teaching is None and not self._teaching_scheduled:
+            self._teaching_scheduled = True
+            QTimer.singleShot(0, lambda: self.teaching)
+
     def _central_views(self) -> list[QWidget]:
         """The views presentation mode scales: the flow diagram and every teaching tab."""
-        tabs = self.teaching.tabs
+        if self._teaching is None:
+            return [self.diagram]
+        tabs = self._teaching.tabs
         return [w for w in (tabs.widget(i) for i in range(tabs.count())) if w is not None]
 
     def _active_lesson(self) -> QWidget | None:
-        current = self.teaching.tabs.currentWidget()
-        return current if current is self.teaching.lessons else None
+        if self._teaching is None:
+            return None
+        current = self._teaching.tabs.currentWidget()
+        return current if current is self._teaching.lessons else None
 
     def show_inspector(self, widget: QWidget) -> None:
         """Bring one inspector tab forward (and the inspectors back if they were hidden)."""
@@ -415,8 +448,10 @@ class MainWindow(QMainWindow):
         if await self.studio.connect(entry) is not None:
             self.studio.start(op.method, op.target, dict(op.arguments))
 
-    def compare(self, left_id: str, right_id: str) -> FlowCompareView:
+    def compare(self, left_id: str, right_id: str) -> "FlowCompareView":
         """The two flows side by side, in a window of their own (several comparisons can stay open)."""
+        from .flow_compare_view import FlowCompareView
+
         view = FlowCompareView(self.studio.store, left_id, right_id, self)
         room = self.geometry()
         view.resize(max(640, room.width() * 3 // 4), max(420, room.height() * 3 // 4))
@@ -573,9 +608,7 @@ class MainWindow(QMainWindow):
                 restored = self.workbench.restore(s)
                 if s.value("window/maximized") in (True, "true"):
                     self.setWindowState(self.windowState() | Qt.WindowState.WindowMaximized)
-            tab = s.value("layout/centre_tab")
-            if tab is not None:
-                self.teaching.tabs.setCurrentIndex(_int(tab))
+            self._centre_tab = _int(s.value("layout/centre_tab", 0))
         self._restore_on_show = restored
         if restored:
             self.fit_to_screen()
@@ -607,7 +640,7 @@ class MainWindow(QMainWindow):
         s.setValue("window/maximized", self.isMaximized())
         s.setValue("window/state", self.saveState(SETTINGS_VERSION))
         self.workbench.save(s)
-        s.setValue("layout/centre_tab", self.teaching.tabs.currentIndex())
+        s.setValue("layout/centre_tab", self._teaching.tabs.currentIndex() if self._teaching else self._centre_tab)
         s.setValue("client/settings", json.dumps(self.client_panel.to_json()))
         s.setValue("connection/last", json.dumps(self.studio.entry.to_json()))
         target = self.explorer.current_target()
