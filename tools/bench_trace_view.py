@@ -1,13 +1,19 @@
-"""How fast the trace views open and scroll a big trace (offscreen); prints numbers, asserts nothing.
+"""How fast the window opens and the trace views take a big trace (offscreen); prints numbers, asserts nothing.
 
-    QT_QPA_PLATFORM=offscreen .venv/bin/python tools/bench_trace_view.py [--operations 2500]
+    QT_QPA_PLATFORM=offscreen .venv/bin/python tools/bench_trace_view.py [--operations 2500] [--big 25000]
 
 A two-round operation is four messages (request, input_required, retry, complete), so the default
-2,500 operations make 10,000 messages; --operations 5000 gives 20,000.
+2,500 operations make 10,000 messages; --operations 5000 gives 20,000. The launch is timed in fresh
+interpreters, from process start to the window's first paint; `--big` operations (100,000 messages
+by default) are loaded into the operations list and the message log, as opening such a file does
+after it has been read.
 """
 
 import argparse
 import os
+import resource
+import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -21,7 +27,33 @@ from mrtr_studio.trace import TraceStore
 from mrtr_studio.trace.synthetic import synthetic_trace
 from mrtr_studio.ui.diagram import SequenceDiagramView
 from mrtr_studio.ui.log import MessageLogView
+from mrtr_studio.ui.operations_view import OperationsView
 from mrtr_studio.ui.selection import Selection
+
+#: Run in a fresh interpreter: build and show the real window, print seconds from `started` to its first paint.
+LAUNCH = """
+import sys, tempfile, time
+from pathlib import Path
+from PySide6.QtCore import QEvent, QObject, QSettings
+from PySide6.QtWidgets import QApplication
+from mrtr_studio.app.studio import Studio
+from mrtr_studio.ui.main_window import MainWindow
+app = QApplication(sys.argv[:1])
+settings = QSettings(str(Path(tempfile.mkdtemp()) / "s.ini"), QSettings.Format.IniFormat)
+window = MainWindow(Studio(), settings)
+painted = []
+class Painted(QObject):
+    def eventFilter(self, watched, event):
+        if event.type() == QEvent.Type.Paint and not painted:
+            painted.append(time.time())
+        return False
+spy = Painted()
+window.installEventFilter(spy)
+window.show()
+while not painted:
+    app.processEvents()
+print(painted[0] - float(sys.argv[1]))
+"""
 
 
 def timed(label: str, action: Callable[[], Any], results: list[tuple[str, float]]) -> Any:
@@ -157,12 +189,77 @@ def bench_diagram_zoom(messages: int = 1200, steps: int = 20) -> list[tuple[str,
     return results
 
 
+def launch(times: int = 3) -> list[tuple[str, float]]:
+    """Process start to the first paint of the window, in fresh interpreters (median and best)."""
+    env = {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen")}
+    seconds = []
+    for _ in range(times):
+        done = subprocess.run([sys.executable, "-c", LAUNCH, repr(time.time())], env=env, capture_output=True,
+                              text=True, timeout=60)
+        if done.returncode != 0:
+            print(done.stderr, file=sys.stderr)
+            return []
+        seconds.append(float(done.stdout.strip().splitlines()[-1]))
+    return [(f"launch to the window's first paint (median of {times})", statistics.median(seconds)),
+            ("  best", min(seconds))]
+
+
+def big_trace(operations: int) -> list[tuple[str, float]]:
+    """A 100,000-message trace into the operations list and the log: one reset each, then a paint."""
+    app = QApplication.instance() or QApplication(sys.argv)
+    results: list[tuple[str, float]] = []
+    ops, messages = synthetic_trace(operations)
+    store, selection = TraceStore(), Selection()
+    listing, log = OperationsView(store, selection), MessageLogView(store, selection)
+    for widget in (listing, log):
+        widget.resize(1200, 300)
+        widget.show()
+    app.processEvents()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+    def load() -> None:
+        store.load(ops, messages)
+        app.processEvents()
+        listing.table.viewport().repaint()
+        log.table.viewport().repaint()
+
+    timed(f"{len(messages)} messages, {len(ops)} operations into the operations list + log (+ first paint)",
+          load, results)
+    assert listing.model.rowCount() == len(ops) and log.model.rowCount() == len(messages)
+    grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    print(f"{'':10}    peak RSS grew {grown:.0f} MB while loading (the trace objects were built before)")
+    live = store.begin_operation("tools/call", "delete_file", {"path": "/live"}, "2026-07-28", "embedded")
+
+    def live_adds() -> None:
+        for i in range(200):
+            store.record(live.id, 1 + i // 2, "client->server" if i % 2 == 0 else "server->client",
+                         {"jsonrpc": "2.0", "id": i // 2, "method": "tools/call", "params": {"name": "x"}}
+                         if i % 2 == 0 else {"jsonrpc": "2.0", "id": i // 2, "result": {"content": []}})
+            app.processEvents()
+            listing.table.viewport().repaint()
+
+    timed("live: 200 messages added one by one on top of it (list + log updated, list repainted each)",
+          live_adds, results)
+    results.append(("  per message", results[-1][1] / 200))
+    for widget in (listing, log):
+        widget.close()
+        widget.deleteLater()
+    app.processEvents()
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--operations", type=int, default=2500, help="two-round operations (4 messages each)")
     parser.add_argument("--diagram-messages", type=int, default=1200, help="messages in the zoomed diagram")
+    parser.add_argument("--big", type=int, default=25000, help="operations in the big trace (0 to skip)")
+    parser.add_argument("--launches", type=int, default=3, help="fresh interpreters timed to the first paint")
     args = parser.parse_args()
-    for label, seconds in bench(args.operations):
+    results = launch(args.launches) if args.launches else []
+    results += bench(args.operations)
+    if args.big:
+        results += big_trace(args.big)
+    for label, seconds in results:
         print(f"{seconds * 1000:10.1f} ms  {label}")
     for label, seconds in bench_diagram_zoom(args.diagram_messages):
         print(f"{seconds * 1000:10.1f} ms  {label}")

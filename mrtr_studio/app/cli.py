@@ -14,6 +14,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--scenario", help="open the studio on this demo scenario")
     parser.add_argument("--auto", action="store_true", help="run the scenario, answering with schema defaults")
     parser.add_argument("--screenshot-dir", help="save one PNG per step into this folder, then exit")
+    parser.add_argument("--screen-size", metavar="WxH",
+                        help="open the window as on a screen of this size (e.g. 1366x768), for screenshots")
     commands = parser.add_subparsers(dest="command")
 
     serve = commands.add_parser("serve", help="serve the demo server on Streamable HTTP at /mcp")

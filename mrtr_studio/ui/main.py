@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings, QStandardPaths
+from PySide6.QtCore import QRect, QSettings, QStandardPaths
 from PySide6.QtWidgets import QApplication
 
 from ..app.demo_runs import DEMO_RUNS, DemoRun
@@ -96,8 +96,10 @@ async def run_teaching(window: MainWindow, scenario: str, shots: Path | None) ->
     assert isinstance(app, QApplication)
     teaching = window.teaching
     name = "lessons" if scenario.startswith("lesson:") else scenario
-    for key, dock in window.docks.items():  # the teaching view gets the room; the message log stays
-        dock.setVisible(key == "log")
+    panels = window.workbench.panels()  # the teaching view gets the room; the message log stays
+    panels["side"].hide()
+    panels["inspectors"].hide()
+    window.workbench.show_page(window.workbench.bottom, window.log)
     teaching.show(name)
     view = getattr(teaching, name)
     if name == "lessons":
@@ -126,10 +128,27 @@ def autosave_path() -> Path:
     return Path(base or tempfile.gettempdir()) / "autosave.mrtr.jsonl"
 
 
+def parse_screen_size(text: str | None) -> QRect | None:
+    """`1366x768` -> the room a window on such a screen opens in; None for no (or a malformed) size."""
+    if not text:
+        return None
+    width, _, height = text.lower().partition("x")
+    if not (width.isdigit() and height.isdigit()) or not (320 <= int(width) <= 10000 and 240 <= int(height) <= 10000):
+        raise ValueError(f"--screen-size wants WIDTHxHEIGHT, like 1366x768, not {text!r}")
+    return QRect(0, 0, int(width), int(height))
+
+
 def run_gui(args: argparse.Namespace) -> int:
     scenario = getattr(args, "scenario", None)
     auto = bool(getattr(args, "auto", False))
     shots_dir = getattr(args, "screenshot_dir", None)
+    try:
+        screen = parse_screen_size(getattr(args, "screen_size", None))
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    if shots_dir and screen is None:  # reproducible shots: a common laptop screen unless told otherwise
+        screen = QRect(0, 0, 1366, 768)
     if scenario and scenario not in DEMO_RUNS and not is_teaching(scenario):
         known = [*sorted(DEMO_RUNS), *TEACHING_SCENARIOS, *(f"lesson:{lesson}" for lesson in LESSONS_BY_ID)]
         print(f"unknown scenario {scenario!r}; known: {', '.join(known)}", file=sys.stderr)
@@ -146,11 +165,9 @@ def run_gui(args: argparse.Namespace) -> int:
         settings = QSettings()
     studio = Studio()
     recovered = 0 if shots_dir else studio.start_autosave(autosave_path())
-    window = MainWindow(studio, settings, interactive_answers=not auto)
+    window = MainWindow(studio, settings, interactive_answers=not auto, available=screen)
     if recovered:
         window.show_info(f"Recovered {recovered} operation(s) from the autosave of a run that did not close cleanly.")
-    if shots_dir:
-        window.resize(1600, 1000)
     window.show()
     if shots_dir:
         app.processEvents()

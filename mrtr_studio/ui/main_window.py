@@ -1,21 +1,25 @@
-"""The studio window: dockable panels around the sequence diagram, state kept in QSettings.
+"""The studio window, built around the operation: a workbench of dragable panels, state kept in QSettings.
 
-Panels: server explorer, client panel, arguments editor, step editor, message log, JSON inspector,
-requestState inspector, problems; the teaching tabs (lessons, lab, eras, cluster) around the diagram.
+Left, one scrollable column: server explorer, client panel, arguments editor. Centre: the diagram
+and the teaching tabs (lessons, lab, eras, cluster). Right, as tabs: the JSON inspector, the
+requestState inspector and the step editor. Bottom, as tabs: operations, messages, problems.
+The window opens inside the screen's available geometry and never resizes itself (see `layout`).
 """
 
 import json
 from collections.abc import Callable
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QStatusBar, QWidget
+from PySide6.QtCore import QByteArray, QRect, QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence, QShowEvent
+from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMainWindow, QStatusBar, QWidget
 
+from ..app.operations import RunSettings
 from ..app.server_entries import EMBEDDED, ServerEntry
 from ..app.studio import Studio, StudioEvent, describe_error
 from ..protocol.errors import INVALID_PARAMS
-from ..trace import StoreEvent, html_export
+from ..trace import Operation, StoreEvent, TraceMessage, html_export
 from ..trace.mermaid import to_mermaid
 from .answering import GuiAnswerer
 from .arguments_panel import ArgumentsPanel
@@ -24,23 +28,46 @@ from .client_panel import ClientPanel
 from .diagram import SequenceDiagramView
 from .error_panel import ErrorPanel
 from .json_view import JsonInspector
+from .layout import Workbench
 from .log import MessageLogView
+from .operations_view import OperationsView
+from .presentation import Presentation
 from .run_controls import RunControls
 from .selection import Selection
 from .server_explorer import ServerExplorer, Target
 from .state_inspector import StateInspector
 from .step_editor import StepEditor
 from .store_bridge import StoreBridge
-from .teaching import install_teaching
+from .theme import THEME_CHOICES, ThemeChoice, apply_theme, as_choice, current_choice, status_colours
 
-SETTINGS_VERSION = 1
+if TYPE_CHECKING:  # imported when first needed: the first paint does without them
+    from .flow_compare_view import FlowCompareView
+    from .teaching import TeachingTabs
+
+#: Bumped when the saved layout's meaning changes: an older saved state is then ignored, not misapplied.
+SETTINGS_VERSION = 2
+THEME_LABELS = {"system": "&System colours", "light": "&Light", "dark": "&Dark"}
+
+
+def fitted_geometry(available: QRect) -> QRect:
+    """Where a new window opens: all of a small screen (up to 1600x960), 90% of a bigger one, centred."""
+    width = available.width() if available.width() <= 1600 else available.width() * 9 // 10
+    height = available.height() if available.height() <= 960 else available.height() * 9 // 10
+    rect = QRect(0, 0, width, height)
+    rect.moveCenter(available.center())
+    return rect
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, studio: Studio, settings: QSettings | None = None, *, interactive_answers: bool = True) -> None:
+    def __init__(self, studio: Studio, settings: QSettings | None = None, *, interactive_answers: bool = True,
+                 available: QRect | None = None) -> None:
+        """`available`: the screen room to open in (the screen's available geometry when None)."""
         super().__init__()
         self.studio = studio
         self.settings = settings if settings is not None else QSettings()
+        self._available = available
+        self._shown = False
+        self._restore_on_show = False
         self.setWindowTitle("MRTR Studio")
         self.selection = Selection(self)
         if interactive_answers:
@@ -52,40 +79,42 @@ class MainWindow(QMainWindow):
         self.errors = ErrorPanel()
         self.diagram = SequenceDiagramView(studio.store, self.selection)
         self.log = MessageLogView(studio.store, self.selection)
+        self.operations = OperationsView(studio.store, self.selection)
         self.inspector = JsonInspector(studio.store, self.selection)
         self.state_inspector = StateInspector(studio.store, self.selection, studio)
         self.controls = RunControls(self)
-        self.docks: dict[str, QDockWidget] = {}
+        self.compare_views: list[FlowCompareView] = []
+        self._cleared: tuple[list[Operation], list[TraceMessage]] | None = None
+        self.workbench = Workbench(
+            {"explorer": ("Server", self.explorer), "client": ("Client", self.client_panel),
+             "arguments": ("Arguments", self.arguments)},
+            {"inspector": ("JSON", self.inspector), "state": ("requestState", self.state_inspector),
+             "step": ("Step: next message", self.step_editor)},
+            {"operations": ("Operations", self.operations), "log": ("Messages", self.log),
+             "problems": ("Problems", self.errors)})
+        self._teaching: TeachingTabs | None = None
+        self._teaching_scheduled = False
+        self._centre_tab = 0
+        self.workbench.set_centre(self.diagram)  # until the teaching tabs join it, after the first paint
+        self.setCentralWidget(self.workbench)
         self._build()
         self._bridge = StoreBridge(studio.store, self)
         self._bridge.storeEvent.connect(self._on_store)
         self._unsubscribe = studio.subscribe(self._on_studio)
         error_sink.append(self.show_error)
+        self.presentation = Presentation(self, self.workbench, self._central_views, self._active_lesson)
         self.restore()
-        self.teaching = install_teaching(self, studio, studio.store, self.selection)
 
     # --- building ------------------------------------------------------------------------------
 
     def _build(self) -> None:
-        self.setCentralWidget(self.diagram)
-        area = Qt.DockWidgetArea
-        self._dock("explorer", "Server", self.explorer, area.LeftDockWidgetArea)
-        self._dock("client", "Client", self.client_panel, area.LeftDockWidgetArea)
-        self._dock("arguments", "Arguments", self.arguments, area.LeftDockWidgetArea)
-        self._dock("step", "Step: next message", self.step_editor, area.RightDockWidgetArea)
-        self._dock("inspector", "JSON", self.inspector, area.RightDockWidgetArea)
-        self._dock("state", "requestState", self.state_inspector, area.RightDockWidgetArea)
-        self._dock("log", "Messages", self.log, area.BottomDockWidgetArea)
-        self._dock("problems", "Problems", self.errors, area.BottomDockWidgetArea)
-        self.tabifyDockWidget(self.docks["inspector"], self.docks["state"])
-        self.docks["inspector"].raise_()
-        self.tabifyDockWidget(self.docks["log"], self.docks["problems"])
-        self.docks["log"].raise_()
         self.addToolBar(self.controls.toolbar(self))
         self.state_label = QLabel("idle")
         self.state_label.setObjectName("runState")
         status = QStatusBar(self)
         status.addPermanentWidget(self.state_label)
+        self._status_text = ""
+        status.messageChanged.connect(self._status_changed)
         self.setStatusBar(status)
         self._menus()
         c = self.controls
@@ -96,13 +125,9 @@ class MainWindow(QMainWindow):
         c.tamperRequested.connect(self.tamper)
         self.explorer.targetChanged.connect(self._target_changed)
         self.step_editor.validityChanged.connect(lambda _v: self._update_controls())
-
-    def _dock(self, key: str, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> None:
-        dock = QDockWidget(title, self)
-        dock.setObjectName(f"dock:{key}")
-        dock.setWidget(widget)
-        self.addDockWidget(area, dock)
-        self.docks[key] = dock
+        self.operations.runAgainRequested.connect(self.run_again)
+        self.operations.compareRequested.connect(self.compare)
+        self.operations.operationPicked.connect(self._operation_picked)
 
     def _menus(self) -> None:
         bar = self.menuBar()
@@ -117,7 +142,9 @@ class MainWindow(QMainWindow):
         self._add(export, "as &Markdown…", lambda: self._export_flow("md"))
         for action in (self.diagram.png_action, self.diagram.svg_action, self.diagram.mermaid_action):
             export.addAction(action)
-        self._add(file, "C&lear the trace", self.studio.store.clear)
+        self._add(file, "C&lear the trace", self.clear_trace)
+        self.undo_clear_action = self._add(file, "&Undo clearing the trace", self.undo_clear, "Ctrl+Z")
+        self.undo_clear_action.setEnabled(False)
         file.addSeparator()
         self._add(file, "&Quit", self.close, "Ctrl+Q")
         serve = bar.addMenu("&Serve")
@@ -133,16 +160,87 @@ class MainWindow(QMainWindow):
         tamper.addSeparator()
         self._add(tamper, "Engine clock +10 &min", lambda: self.studio.advance_clock(600))
         self._add(tamper, "&Reset the engine clock", self.studio.reset_clock)
-        view = bar.addMenu("&View")
-        for dock in self.docks.values():
-            view.addAction(dock.toggleViewAction())
+        self.view_menu = view = bar.addMenu("&View")
+        self.panel_actions: dict[str, QAction] = {}
+        for key, text, shortcut in (("side", "&Server, client and arguments", "Ctrl+Alt+S"),
+                                    ("inspectors", "&Inspectors", "Ctrl+Alt+I"),
+                                    ("bottom", "&Operations and messages", "Ctrl+Alt+M")):
+            panel = self.workbench.panels()[key]
+            action = self._add(view, text, partial(_toggle, panel), shortcut)
+            action.setCheckable(True)
+            action.setChecked(True)
+            self.panel_actions[key] = action
+        view.aboutToShow.connect(self._sync_view_menu)
+        view.addSeparator()
+        self.presentation_action = self._add(view, "&Presentation mode", lambda: self.presentation.toggle(), "F11")
+        self.addAction(self.presentation_action)  # F11 works whichever panel has the focus
+        self._add(view, "&Reset layout", self.reset_layout)
+        theme = view.addMenu("&Colours")
+        self.theme_actions: dict[str, QAction] = {}
+        group = QActionGroup(self)
+        for choice in THEME_CHOICES:
+            action = self._add(theme, THEME_LABELS[choice], partial(self.set_theme, choice))
+            action.setCheckable(True)
+            group.addAction(action)
+            self.theme_actions[choice] = action
+
+    def _sync_view_menu(self) -> None:
+        for key, action in self.panel_actions.items():
+            action.setChecked(not self.workbench.panels()[key].isHidden())
+        self.theme_actions[current_choice()].setChecked(True)
 
     def _add(self, menu: Any, text: str, slot: Callable[[], Any], shortcut: str | None = None) -> QAction:
         action = menu.addAction(text)
         action.triggered.connect(lambda _=False: slot())
         if shortcut:
-            action.setShortcut(shortcut)
+            action.setShortcut(QKeySequence(shortcut))
         return action
+
+    @property
+    def teaching(self) -> "TeachingTabs":
+        """The lessons, lab, eras and cluster tabs around the diagram, built the first time they are needed
+        (right after the window's first paint, or sooner when asked for)."""
+        if self._teaching is None:
+            from .teaching import install_teaching
+
+            bench = self.workbench
+            sizes = bench.saveState(), bench.top.saveState()
+            self.takeCentralWidget()  # the workbench, kept (setCentralWidget would delete it)
+            self.setCentralWidget(bench.centre.takeWidget())  # install_teaching makes it the first tab
+            teaching = install_teaching(self, self.studio, self.studio.store, self.selection)
+            tabs = self.takeCentralWidget()
+            assert tabs is not None
+            bench.set_centre(tabs)
+            self.setCentralWidget(bench)
+            bench.restoreState(sizes[0])
+            bench.top.restoreState(sizes[1])
+            self._teaching = teaching
+            teaching.tabs.setCurrentIndex(self._centre_tab)
+        return self._teaching
+
+    def paintEvent(self, event: Any) -> None:
+        super().paintEvent(event)
+        if self._teaching is None and not self._teaching_scheduled:
+            self._teaching_scheduled = True
+            QTimer.singleShot(0, lambda: self.teaching)
+
+    def _central_views(self) -> list[QWidget]:
+        """The views presentation mode scales: the flow diagram and every teaching tab."""
+        if self._teaching is None:
+            return [self.diagram]
+        tabs = self._teaching.tabs
+        return [w for w in (tabs.widget(i) for i in range(tabs.count())) if w is not None]
+
+    def _active_lesson(self) -> QWidget | None:
+        if self._teaching is None:
+            return None
+        current = self._teaching.tabs.currentWidget()
+        return current if current is self._teaching.lessons else None
+
+    def show_inspector(self, widget: QWidget) -> None:
+        """Bring one inspector tab forward (and the inspectors back if they were hidden)."""
+        self.workbench.inspectors.show()
+        self.workbench.show_page(self.workbench.inspectors, widget)
 
     # --- actions -------------------------------------------------------------------------------
 
@@ -297,6 +395,78 @@ class MainWindow(QMainWindow):
         except ValueError as exc:
             self.show_error(str(exc))
 
+    def clear_trace(self) -> None:
+        """Empty the trace, keeping what was there so that Undo (Ctrl+Z) can bring it back."""
+        store = self.studio.store
+        if self.studio.busy:
+            self.show_error("Stop the running operation before clearing the trace.")
+            return
+        if not store.operations:
+            return
+        self._cleared = (list(store.operations), list(store.messages))
+        store.clear()
+        self.undo_clear_action.setEnabled(True)
+        self.show_info(f"Cleared {len(self._cleared[0])} operation(s); File ▸ Undo (Ctrl+Z) brings them back.")
+
+    def undo_clear(self) -> None:
+        if self._cleared is None:
+            return
+        operations, messages = self._cleared
+        self._cleared = None
+        self.undo_clear_action.setEnabled(False)
+        store = self.studio.store
+        keep = (list(store.operations), list(store.messages))  # anything run since the clear stays too
+        store.load(operations + keep[0], messages + keep[1])
+        self.show_info(f"Restored {len(operations)} operation(s).")
+
+    def _operation_picked(self, _operation_id: str) -> None:
+        """An operation picked in the list: the diagram shows it (through the selection), the log only its messages."""
+        if not self.log.only_operation.isChecked():
+            self.log.only_operation.setChecked(True)
+
+    def run_again(self, operation_id: str) -> bool:
+        """Repeat an operation with its arguments and, when it ran here, the same client settings."""
+        row = self.operations.model.index_.get(operation_id)
+        if row is None:
+            return False
+        if self.studio.busy:
+            self.show_error("An operation is already running.")
+            return False
+        op, settings = row.operation, row.settings
+        if settings is not None:
+            self.client_panel.load(settings.client)
+            if settings.entry is not None and settings.entry != self.studio.entry:
+                spawn(self._reconnect_and_run(settings.entry, op), "run again")
+                return True
+        elif op.era in ("modern", "legacy") and self.client_panel.era() != op.era:
+            self.client_panel.set_era(op.era)
+        self.studio.start(op.method, op.target, dict(op.arguments))
+        return True
+
+    async def _reconnect_and_run(self, entry: ServerEntry, op: Operation) -> None:
+        self.explorer.show_entry(entry)
+        if await self.studio.connect(entry) is not None:
+            self.studio.start(op.method, op.target, dict(op.arguments))
+
+    def compare(self, left_id: str, right_id: str) -> "FlowCompareView":
+        """The two flows side by side, in a window of their own (several comparisons can stay open)."""
+        from .flow_compare_view import FlowCompareView
+
+        view = FlowCompareView(self.studio.store, left_id, right_id, self)
+        room = self.geometry()
+        view.resize(max(640, room.width() * 3 // 4), max(420, room.height() * 3 // 4))
+        view.finished.connect(lambda _=0, v=view: self.compare_views.remove(v) if v in self.compare_views else None)
+        self.compare_views.append(view)
+        view.show()
+        return view
+
+    def set_theme(self, choice: ThemeChoice) -> None:
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            apply_theme(app, choice)
+        self.settings.setValue("view/theme", choice)
+        self._sync_view_menu()
+
     # --- events --------------------------------------------------------------------------------
 
     def _on_studio(self, event: StudioEvent) -> None:
@@ -304,21 +474,21 @@ class MainWindow(QMainWindow):
             self.state_label.setText(event.state or "")
             self._update_controls()
             if event.state == "paused":
-                self.docks["step"].raise_()
+                self.show_inspector(self.step_editor)
         elif event.kind == "error":
             self.show_error(event.text)
         elif event.kind in ("tampered", "clock", "settings", "info"):
             self.show_info(event.text)
         elif event.kind == "catalog" and event.catalog is not None:
-            self.statusBar().showMessage(f"Connected to {event.catalog.server} ({event.catalog.era})", 5000)
+            self.show_status(f"Connected to {event.catalog.server} ({event.catalog.era})", "success", 5000)
             for problem in event.catalog.problems:  # failed listings, tool definitions left out
                 self.errors.add(f"{event.catalog.server}: {problem}", kind="info")
             self._select_saved_target()
         elif event.kind == "run_finished" and event.result is not None:
             drive = event.result.drive
             text = {"complete": "complete", "error": describe_error(drive.error)}.get(drive.outcome, drive.outcome)
-            self.statusBar().showMessage(f"{event.result.operation.target}: {text} after "
-                                         f"{len(drive.rounds)} round(s)", 10000)
+            self.show_status(f"{event.result.operation.target}: {text} after {len(drive.rounds)} round(s)",
+                             "success" if drive.outcome == "complete" else "error", 10000)
             self._focus_result(event.result.operation.id, drive.error)
 
     def _focus_result(self, operation_id: str, error: dict[str, Any] | None) -> None:
@@ -328,28 +498,44 @@ class MainWindow(QMainWindow):
             retries = [m for m in messages if m.kind == "request"]
             if retries:
                 self.selection.select(retries[-1])
-                self.docks["state"].raise_()  # the inspector highlights the failed check
+                self.show_inspector(self.state_inspector)  # it highlights the failed check
                 return
         if messages:
             self.selection.select(messages[-1])
-            self.docks["inspector"].raise_()
+            self.show_inspector(self.inspector)
 
     def _on_store(self, event: StoreEvent) -> None:
         if event.kind == "operation_added" and event.operation is not None:
-            self.selection.select_operation(event.operation.id)
+            op = event.operation
+            if not event.loaded and self.studio.busy and self.studio.current_operation_id == op.id:
+                self.operations.model.index_.note_settings(op.id, RunSettings(
+                    op.method, op.target, dict(op.arguments), self.studio.identity.name,
+                    self.client_panel.to_json(), self.studio.entry))
+            self.selection.select_operation(op.id)
 
     def _update_controls(self) -> None:
         self.controls.set_state(self.studio.state, self.step_editor.valid)
 
+    def show_status(self, text: str, kind: str = "info", timeout: int = 8000) -> None:
+        """One line in the status bar: errors red behind "✗", success green behind "✓" (never colour alone)."""
+        prefix = {"error": "✗ ", "success": "✓ "}.get(kind, "")
+        colour = status_colours().get(kind, "")
+        self._status_text = prefix + text
+        self.statusBar().setStyleSheet(f"QStatusBar {{ color: {colour}; }}" if colour else "")
+        self.statusBar().showMessage(self._status_text, timeout)
+
+    def _status_changed(self, text: str) -> None:
+        """A status tip or an emptied bar is plain text: the colour belongs to our own message only."""
+        if text != self._status_text and self.statusBar().styleSheet():
+            self.statusBar().setStyleSheet("")
+
     def show_error(self, text: str) -> None:
         self.errors.add(text)
-        self.statusBar().showMessage(text, 15000)
-        self.statusBar().setStyleSheet("color: #b00020;")
+        self.show_status(text, "error", 15000)
 
     def show_info(self, text: str) -> None:
         self.errors.add(text, kind="info")
-        self.statusBar().setStyleSheet("")
-        self.statusBar().showMessage(text, 8000)
+        self.show_status(text, "info")
 
     # --- persistence ---------------------------------------------------------------------------
 
@@ -379,43 +565,82 @@ class MainWindow(QMainWindow):
             if not (name and self.explorer.select(name, kind)):
                 self.explorer.select("delete_file", "tool")
 
+    def available_geometry(self) -> QRect:
+        """The room the window may use: the given one, else its screen's minus panels and docks."""
+        if self._available is not None:
+            return QRect(self._available)
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        return screen.availableGeometry() if screen is not None else QRect(0, 0, 1280, 720)
+
+    def fit_to_screen(self) -> None:
+        """Keep the window inside the available geometry (a saved one may come from a bigger screen)."""
+        room = self.available_geometry()
+        frame = self.frameGeometry()
+        extra_w, extra_h = frame.width() - self.width(), frame.height() - self.height()
+        width = min(self.width(), room.width() - extra_w)
+        height = min(self.height(), room.height() - extra_h)
+        if (width, height) != (self.width(), self.height()):
+            self.resize(width, height)
+        x = min(max(self.x(), room.left()), room.right() + 1 - width - extra_w)
+        y = min(max(self.y(), room.top()), room.bottom() + 1 - height - extra_h)
+        if (x, y) != (self.x(), self.y()):
+            self.move(x, y)
+
     def restore(self) -> None:
         s = self.settings
-        if s.value("version") is not None:
-            geometry, state = s.value("window/geometry"), s.value("window/state")
-            if isinstance(geometry, QByteArray):
-                self.restoreGeometry(geometry)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            apply_theme(app, as_choice(s.value("view/theme", "system")))
+        raw = s.value("client/settings")
+        try:
+            client = json.loads(str(raw)) if raw else None
+        except ValueError:
+            client = None
+        if isinstance(client, dict):
+            self.client_panel.load(client)
+        restored = False
+        if str(s.value("version")) == str(SETTINGS_VERSION):
+            geometry, state = s.value("window/rect"), s.value("window/state")
             if isinstance(state, QByteArray):
                 self.restoreState(state, SETTINGS_VERSION)
-            raw = s.value("client/settings")
-            try:
-                client = json.loads(str(raw)) if raw else None
-            except ValueError:
-                client = None
-            if isinstance(client, dict):
-                self.client_panel.load(client)
+            if isinstance(geometry, QRect) and geometry.isValid():
+                self.setGeometry(geometry)  # not restoreGeometry: the room is `available_geometry`
+                restored = self.workbench.restore(s)
+                if s.value("window/maximized") in (True, "true"):
+                    self.setWindowState(self.windowState() | Qt.WindowState.WindowMaximized)
+            self._centre_tab = _int(s.value("layout/centre_tab", 0))
+        self._restore_on_show = restored
+        if restored:
+            self.fit_to_screen()
         else:
-            self.resize(1400, 860)
-            QTimer.singleShot(0, self.default_layout)  # dock sizes apply once the window is laid out
+            self.setGeometry(fitted_geometry(self.available_geometry()))
+            self.workbench.default_sizes(self.width(), self.height())
+            QTimer.singleShot(0, self.default_layout)  # again once the window is laid out at its real size
 
     def default_layout(self) -> None:
-        """Dock sizes in pixels (what resizeDocks takes), shared out from the window's own size."""
-        vertical, horizontal = Qt.Orientation.Vertical, Qt.Orientation.Horizontal
-        d = self.docks
-        log_height = max(160, self.height() // 5)
-        column = max(300, self.height() - log_height - 120)
-        self.resizeDocks([d["log"]], [log_height], vertical)
-        self.resizeDocks([d["explorer"], d["client"], d["arguments"]],
-                         [column * 45 // 100, column * 30 // 100, column * 25 // 100], vertical)
-        self.resizeDocks([d["step"], d["inspector"]], [column * 35 // 100, column * 65 // 100], vertical)
-        self.resizeDocks([d["explorer"], d["step"]], [max(320, self.width() // 5), max(360, self.width() // 4)],
-                         horizontal)
+        """The panels' default sizes, shared out from the window's own size, every panel shown."""
+        self.workbench.default_sizes(self.workbench.width() or self.width(), self.workbench.height() or self.height())
+        self._sync_view_menu()
+
+    def reset_layout(self) -> None:
+        """View ▸ Reset layout: the default sizes and tabs, every panel back, inside the screen."""
+        if self.presentation.active:
+            self.presentation.leave()
+        self.fit_to_screen()
+        self.workbench.inspectors.setCurrentIndex(0)
+        self.workbench.bottom.setCurrentIndex(0)
+        self.default_layout()
 
     def save(self) -> None:
         s = self.settings
+        if self.presentation.active:  # the layout to keep is the one presentation mode hid
+            self.presentation.leave()
         s.setValue("version", SETTINGS_VERSION)
-        s.setValue("window/geometry", self.saveGeometry())
+        s.setValue("window/rect", self.normalGeometry() if self.isMaximized() else self.geometry())
+        s.setValue("window/maximized", self.isMaximized())
         s.setValue("window/state", self.saveState(SETTINGS_VERSION))
+        self.workbench.save(s)
+        s.setValue("layout/centre_tab", self._teaching.tabs.currentIndex() if self._teaching else self._centre_tab)
         s.setValue("client/settings", json.dumps(self.client_panel.to_json()))
         s.setValue("connection/last", json.dumps(self.studio.entry.to_json()))
         target = self.explorer.current_target()
@@ -424,6 +649,16 @@ class MainWindow(QMainWindow):
             s.setValue("target/name", target.name)
         s.sync()
 
+    def showEvent(self, event: QShowEvent) -> None:
+        """The window frame (title bar, borders) is known only once shown: fit again, frame included."""
+        super().showEvent(event)
+        if not self._shown:
+            self._shown = True
+            self.fit_to_screen()
+            if self._restore_on_show:  # splitter sizes mean something only at the window's real size
+                self.workbench.restore(self.settings)
+            QTimer.singleShot(0, self.fit_to_screen)  # a window manager may add its frame a moment later
+
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save()
         self.studio.stop()
@@ -431,3 +666,14 @@ class MainWindow(QMainWindow):
             error_sink.remove(self.show_error)
         self._unsubscribe()
         super().closeEvent(event)
+
+
+def _toggle(panel: QWidget) -> None:
+    panel.setVisible(panel.isHidden())
+
+
+def _int(value: object, default: int = 0) -> int:
+    try:
+        return int(str(value))
+    except ValueError:
+        return default

@@ -28,7 +28,7 @@ def test_install_adds_tabs_and_menu_around_the_flow_diagram(qtbot, loop, tmp_pat
     teaching = window.teaching
     window.show()
     tabs = teaching.tabs
-    assert window.centralWidget() is tabs
+    assert window.workbench.centre.widget() is tabs  # the centre of the window's workbench
     assert [tabs.tabText(i) for i in range(tabs.count())] == ["Flow", "Lessons", "Lab", "Eras", "Cluster"]
     assert isinstance(tabs.widget(0), SequenceDiagramView) and tabs.widget(0) is window.diagram
     assert [a.text() for a in teaching.menu.actions()] == [

@@ -1,0 +1,227 @@
+"""The operations list: a thin Qt table over `app.operations.OperationsIndex`, with Run again and Compare.
+
+Store events reach the index through the StoreBridge; each becomes one insert or one dataChanged.
+Opening a file (`cleared`, then thousands of adds) is applied with a single model reset on the next
+turn of the event loop, like the message log, so a 100,000-message trace costs one reset here.
+"""
+
+import time
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..app.operations import OperationRow, OperationsIndex, format_duration
+from ..trace import StoreEvent, TraceStore
+from .selection import Selection
+from .store_bridge import StoreBridge
+
+COLUMNS = ("started", "target", "era", "identity", "rounds", "outcome", "duration", "source")
+_WIDTHS = {"started": 84, "target": 170, "era": 70, "identity": 80, "rounds": 56, "outcome": 120, "duration": 72}
+_Index = QModelIndex | QPersistentModelIndex
+RowRole = Qt.ItemDataRole.UserRole + 1
+
+
+class OperationsModel(QAbstractTableModel):
+    def __init__(self, store: TraceStore, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.index_ = OperationsIndex()
+        self._loading = False
+        for op in store.operations:
+            self.index_.apply(StoreEvent("operation_added", operation=op, loaded=True))
+        for entry in store.messages:
+            self.index_.apply(StoreEvent("message_added", message=entry, loaded=True))
+        self._bridge = StoreBridge(store, self)
+        self._bridge.storeEvent.connect(self._on_event)
+
+    def _on_event(self, event: StoreEvent) -> None:
+        if event.kind == "cleared":
+            self.beginResetModel()
+            self.index_.apply(event)
+            if not self._loading:
+                QTimer.singleShot(0, self.flush)
+            self._loading = True  # gather the adds that follow (a file opening), reset once
+            self.endResetModel()
+            return
+        if self._loading:
+            self.index_.apply(event)
+            return
+        if event.kind == "operation_added":
+            row = len(self.index_.rows)
+            self.beginInsertRows(QModelIndex(), row, row)
+            self.index_.apply(event)
+            self.endInsertRows()
+            return
+        change = self.index_.apply(event)
+        if change.kind == "changed":
+            self.dataChanged.emit(self.index(change.row, 0), self.index(change.row, len(COLUMNS) - 1))
+
+    def flush(self) -> None:
+        if self._loading:
+            self.beginResetModel()
+            self._loading = False
+            self.endResetModel()
+
+    def row(self, row: int) -> OperationRow:
+        return self.index_.rows[row]
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() or self._loading else len(self.index_.rows)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return COLUMNS[section]
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        row = self.index_.rows[index.row()]
+        if role == RowRole:
+            return row
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(row, COLUMNS[index.column()])
+        if role == Qt.ItemDataRole.ToolTipRole:
+            op = row.operation
+            return (f"{op.method} {op.target} · {row.origin} · {row.source}\n"
+                    f"arguments: {op.arguments}" + (f"\n{op.problem}" if op.problem else ""))
+        return None
+
+    @staticmethod
+    def _display(row: OperationRow, column: str) -> Any:
+        op = row.operation
+        if column == "started":
+            return time.strftime("%H:%M:%S", time.localtime(op.started))
+        if column == "target":
+            return op.target
+        if column == "era":
+            return op.era
+        if column == "identity":
+            return row.identity
+        if column == "rounds":
+            return op.rounds
+        if column == "outcome":
+            marks = {"complete": "✓ ", "running": "… "}
+            return marks.get(row.outcome, "✗ ") + row.outcome
+        if column == "duration":
+            return format_duration(row.duration)
+        return row.source + (" (loaded)" if row.origin == "loaded" else "")
+
+
+class OperationsView(QWidget):
+    """One row per operation; picking one shows it everywhere, two can be compared."""
+
+    runAgainRequested = Signal(str)  # operation id
+    #: The person picked one operation (not the list following a selection made elsewhere).
+    operationPicked = Signal(str)
+    compareRequested = Signal(str, str)
+
+    def __init__(self, store: TraceStore, selection: Selection, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.selection = selection
+        self.model = OperationsModel(store, self)
+        self._syncing = False
+        self.table = QTableView()
+        self.table.setObjectName("operationsTable")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        header = self.table.horizontalHeader()
+        for column, name in enumerate(COLUMNS):
+            header.resizeSection(column, _WIDTHS.get(name, 160))
+        header.setStretchLastSection(True)
+        self.run_again = QPushButton("Run again")
+        self.run_again.setToolTip("Repeat the selected operation with the same arguments and client settings")
+        self.compare = QPushButton("Compare")
+        self.compare.setToolTip("Select two operations, then show their flows side by side with the differences marked")
+        self.hint = QLabel("")
+        self.hint.setObjectName("operationsHint")
+        self.run_again.clicked.connect(self._run_again)
+        self.compare.clicked.connect(self._compare)
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._selection_changed())
+        selection.operationChanged.connect(self._show_operation)
+        self.model.modelReset.connect(lambda: self._show_operation(self.selection.operation_id))
+        bar = QHBoxLayout()
+        bar.addWidget(self.run_again)
+        bar.addWidget(self.compare)
+        bar.addWidget(self.hint, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addLayout(bar)
+        layout.addWidget(self.table)
+        self._update_buttons()
+
+    def selected_ids(self) -> list[str]:
+        rows = sorted(index.row() for index in self.table.selectionModel().selectedRows())
+        return [self.model.row(row).id for row in rows]
+
+    def select_ids(self, ids: list[str]) -> None:
+        """Select these operations' rows (what a click or Ctrl+click does)."""
+        model = self.table.selectionModel()
+        model.clearSelection()
+        flags = model.SelectionFlag.Select | model.SelectionFlag.Rows
+        for operation_id in ids:
+            row = self.model.index_.row_of(operation_id)
+            if row is not None:
+                model.select(self.model.index(row, 0), flags)
+
+    def _selection_changed(self) -> None:
+        self._update_buttons()
+        ids = self.selected_ids()
+        if len(ids) == 1 and not self._syncing:
+            self._syncing = True
+            try:
+                self.selection.select_operation(ids[0])
+            finally:
+                self._syncing = False
+            self.operationPicked.emit(ids[0])
+
+    def _show_operation(self, operation_id: str) -> None:
+        if self._syncing or not operation_id:
+            return
+        row = self.model.index_.row_of(operation_id)
+        if row is None or (self.selected_ids() == [operation_id]):
+            return
+        self._syncing = True
+        try:
+            index = self.model.index(row, 0)
+            model = self.table.selectionModel()
+            model.setCurrentIndex(index, model.SelectionFlag.ClearAndSelect | model.SelectionFlag.Rows)
+            self.table.scrollTo(index)
+        finally:
+            self._syncing = False
+
+    def _update_buttons(self) -> None:
+        count = len(self.selected_ids())
+        self.run_again.setEnabled(count == 1)
+        self.compare.setEnabled(count == 2)
+        self.hint.setText({0: "Select an operation to show its flow; Ctrl+click a second one to compare.",
+                           1: "Ctrl+click a second operation to compare the two."}.get(count, ""))
+
+    def _run_again(self) -> None:
+        ids = self.selected_ids()
+        if len(ids) == 1:
+            self.runAgainRequested.emit(ids[0])
+
+    def _compare(self) -> None:
+        ids = self.selected_ids()
+        if len(ids) == 2:
+            self.compareRequested.emit(ids[0], ids[1])

@@ -1,0 +1,119 @@
+"""Presentation mode (F11): the centre alone, in a larger font, stepped with a presenter's clicker.
+
+The side column, the inspectors, the bottom panels and the toolbar hide; the application font
+scales up; every central view that has `set_presentation(on)` is told, so it can enlarge its own
+drawing. Right / Page Down step the active lesson forward, Left / Page Up back (what clickers send);
+Escape (or F11 again) leaves and puts back the layout exactly as it was.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QByteArray, QEvent, QObject, Qt
+from PySide6.QtGui import QFont, QKeyEvent
+from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
+
+from .layout import Workbench
+
+SCALE = 1.5
+FORWARD = {Qt.Key.Key_Right, Qt.Key.Key_PageDown, Qt.Key.Key_Space}
+BACKWARD = {Qt.Key.Key_Left, Qt.Key.Key_PageUp}
+
+
+@dataclass
+class _Saved:
+    """What presentation mode changed, to be put back as it was."""
+
+    main: QByteArray
+    top: QByteArray
+    font: QFont
+    status: bool
+    visible: dict[str, bool] = field(default_factory=dict)
+    toolbars: list[QWidget] = field(default_factory=list)
+
+
+class Presentation(QObject):
+    def __init__(self, window: QMainWindow, workbench: Workbench, views: Callable[[], list[QWidget]],
+                 lesson: Callable[[], QObject | None]) -> None:
+        super().__init__(window)
+        self.window = window
+        self.workbench = workbench
+        self.views = views  # the central views, asked for each time (tabs may be built late)
+        self.lesson = lesson  # the lesson view when it is the active tab, else None
+        self.active = False
+        self._saved: _Saved | None = None
+
+    def toggle(self) -> None:
+        self.leave() if self.active else self.enter()
+
+    def enter(self) -> None:
+        if self.active:
+            return
+        app = QApplication.instance()
+        assert isinstance(app, QApplication)
+        bench = self.workbench
+        self._saved = saved = _Saved(
+            QByteArray(bench.saveState()), QByteArray(bench.top.saveState()), app.font(),
+            not self.window.statusBar().isHidden(),
+            {name: not panel.isHidden() for name, panel in bench.panels().items()},
+            [bar for bar in self.window.findChildren(QWidget, "runToolbar") if not bar.isHidden()])
+        self.active = True
+        for panel in bench.panels().values():
+            panel.hide()
+        for bar in saved.toolbars:
+            bar.hide()
+        self.window.statusBar().hide()
+        font = app.font()
+        if font.pointSizeF() > 0:
+            font.setPointSizeF(font.pointSizeF() * SCALE)
+        else:
+            font.setPixelSize(round(font.pixelSize() * SCALE))
+        app.setFont(font)
+        self._tell(True)
+        app.installEventFilter(self)
+
+    def leave(self) -> None:
+        if not self.active:
+            return
+        app = QApplication.instance()
+        assert isinstance(app, QApplication)
+        app.removeEventFilter(self)
+        self.active = False
+        saved, self._saved = self._saved, None
+        assert saved is not None
+        app.setFont(saved.font)
+        self._tell(False)
+        bench = self.workbench
+        for name, panel in bench.panels().items():
+            panel.setVisible(saved.visible.get(name, True))
+        for bar in saved.toolbars:
+            bar.show()
+        self.window.statusBar().setVisible(saved.status)
+        bench.restoreState(saved.main)
+        bench.top.restoreState(saved.top)
+
+    def _tell(self, on: bool) -> None:
+        for view in self.views():
+            method = getattr(view, "set_presentation", None)
+            if callable(method):
+                method(on)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() != QEvent.Type.KeyPress or not isinstance(event, QKeyEvent):
+            return False
+        if not self.window.isActiveWindow() and QApplication.activeWindow() is not None:
+            return False  # a dialog of its own keeps its keys
+        key = event.key()
+        if key == Qt.Key.Key_Escape:
+            self.leave()
+            return True
+        lesson = self.lesson()
+        if lesson is None:
+            return False
+        if key in FORWARD:
+            lesson.step()
+            return True
+        if key in BACKWARD:
+            lesson.back()
+            return True
+        return False

@@ -1,0 +1,132 @@
+"""The operations list in the real window: one row per operation with its outcome, Run again, Compare."""
+
+import asyncio
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from mrtr_studio.app.flow_compare import compare_flows
+from mrtr_studio.ui.main_window import MainWindow
+from mrtr_studio.ui.operations_view import COLUMNS
+from tests.ui.test_main_window import Runner, arun, run_tool, settings, until, window  # noqa: F401  (fixtures)
+
+
+def cell(win: MainWindow, row: int, column: str) -> str:
+    model = win.operations.model
+    return str(model.data(model.index(row, COLUMNS.index(column))))
+
+
+def click_row(win: MainWindow, qtbot: Any, row: int, modifier: Any = Qt.KeyboardModifier.NoModifier) -> None:
+    table = win.operations.table
+    rect = table.visualRect(win.operations.model.index(row, 1))
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, modifier, rect.center())
+    QApplication.processEvents()
+
+
+def test_one_row_per_operation_with_its_outcome(window: MainWindow, arun: Runner) -> None:  # noqa: F811
+    arun(run_tool(window, "delete_file", {"path": "/tmp/a.txt"}))
+    window.client_panel.set_capability("elicitation", False)
+    arun(run_tool(window, "delete_file", {"path": "/tmp/b.txt"}))
+    window.client_panel.set_capability("elicitation", True)
+
+    async def stopped() -> None:
+        assert window.explorer.select("delete_file", "tool")
+        window.controls.step.trigger()
+        await until(lambda: window.studio.state == "paused")
+        window.controls.stop.trigger()
+        await until(lambda: window.studio.state == "idle")
+        await asyncio.sleep(0.05)
+
+    arun(stopped())
+    model = window.operations.model
+    assert model.rowCount() == len(window.studio.store.operations) == 3
+    assert [cell(window, r, "outcome") for r in range(3)] == ["✓ complete", "✗ error -32021", "✗ aborted"]
+    assert [cell(window, r, "rounds") for r in range(3)] == ["2", "1", "0"]  # stopped before the first send
+    assert {cell(window, r, "source") for r in range(3)} == {"embedded"}
+    assert {cell(window, r, "identity") for r in range(3)} == {"anonymous"}
+    assert cell(window, 0, "era") == "modern" and cell(window, 0, "duration").endswith(("ms", "s"))
+
+
+def test_picking_an_operation_shows_it_and_filters_the_log(window: MainWindow, arun: Runner,  # noqa: F811
+                                                           qtbot: Any) -> None:
+    first = arun(run_tool(window, "delete_file", {"path": "/tmp/a.txt"})).operation.id
+    arun(run_tool(window, "count_roots", {}))
+    assert window.selection.operation_id != first
+    click_row(window, qtbot, 0)
+    assert window.selection.operation_id == first
+    assert window.diagram.operation_id == first
+    log = window.log
+    assert log.only_operation.isChecked()
+    shown = {log.model.message_at(log.proxy.mapToSource(log.proxy.index(r, 0)).row()).operation_id
+             for r in range(log.proxy.rowCount())}
+    assert shown == {first} and log.proxy.rowCount() == 4 < log.model.rowCount()
+
+
+def test_run_again_records_a_second_identical_flow(window: MainWindow, arun: Runner, qtbot: Any) -> None:  # noqa: F811
+    window.client_panel.set_identity("alice")
+    original = arun(run_tool(window, "delete_file", {"path": "/tmp/again.txt"})).operation
+    window.client_panel.set_identity("bob")  # changed since: Run again uses what the run used
+    window.arguments.set_arguments({"path": "/tmp/other.txt"})
+    click_row(window, qtbot, 0)
+    assert window.operations.run_again.isEnabled()
+
+    async def again() -> None:
+        window.operations.run_again.click()
+        await until(lambda: len(window.studio.store.operations) == 2 and window.studio.state == "idle")
+        await asyncio.sleep(0.05)
+
+    arun(again())
+    store = window.studio.store
+    repeat = store.operations[1]
+    assert (repeat.method, repeat.target, repeat.arguments) == (original.method, original.target, original.arguments)
+    assert window.studio.identity.name == "alice" and cell(window, 1, "identity") == "alice"
+    one, two = store.messages_of(original.id), store.messages_of(repeat.id)
+    assert [(m.round, m.direction, m.kind) for m in one] == [(m.round, m.direction, m.kind) for m in two]
+    first_requests = [p for p in compare_flows(one, two) if p.left is not None and p.left.kind == "request"]
+    assert not first_requests[0].differences  # the same call, field for field (the JSON-RPC id aside)
+
+
+def test_compare_marks_the_differing_message_and_field(window: MainWindow, arun: Runner, qtbot: Any) -> None:  # noqa: F811
+    arun(run_tool(window, "count_roots", {}))
+    arun(run_tool(window, "count_roots", {}))
+    arun(run_tool(window, "delete_file", {"path": "/tmp/one.txt"}))
+    arun(run_tool(window, "delete_file", {"path": "/tmp/two.txt"}))
+    click_row(window, qtbot, 2)
+    assert not window.operations.compare.isEnabled()
+    click_row(window, qtbot, 3, Qt.KeyboardModifier.ControlModifier)
+    assert window.operations.compare.isEnabled() and not window.operations.run_again.isEnabled()
+    window.operations.compare.click()
+    QApplication.processEvents()
+    assert window.compare_views
+    view = window.compare_views[-1]
+    assert view.isVisible()
+    marked = view.marked_rows()
+    assert 0 in marked  # the first request: its path differs
+    view.flows.setCurrentItem(view.flows.topLevelItem(0))
+    fields = [view.fields.topLevelItem(i).text(0) for i in range(view.fields.topLevelItemCount())]
+    assert "params.arguments.path" in fields
+    view.close()
+    # two runs of the same call mark nothing in the request
+    click_row(window, qtbot, 0)
+    click_row(window, qtbot, 1, Qt.KeyboardModifier.ControlModifier)
+    same = window.compare(*window.operations.selected_ids())
+    assert 0 not in same.marked_rows()
+    same.close()
+
+
+def test_clear_the_trace_can_be_undone(window: MainWindow, arun: Runner) -> None:  # noqa: F811
+    arun(run_tool(window, "delete_file", {"path": "/tmp/a.txt"}))
+    arun(run_tool(window, "count_roots", {}))
+    store = window.studio.store
+    ids = [op.id for op in store.operations]
+    messages = len(store.messages)
+    window.clear_trace()
+    arun(asyncio.sleep(0.05))
+    assert not store.operations and window.log.model.rowCount() == 0 and window.operations.model.rowCount() == 0
+    assert "Undo" in window.statusBar().currentMessage() and window.undo_clear_action.isEnabled()
+    window.undo_clear_action.trigger()
+    arun(asyncio.sleep(0.05))
+    assert [op.id for op in store.operations] == ids and len(store.messages) == messages
+    assert window.log.model.rowCount() == messages and window.operations.model.rowCount() == 2
+    assert not window.undo_clear_action.isEnabled()
