@@ -61,10 +61,15 @@ class Cluster:
 async def start_cluster(size: int = 3, shared_secret: bool = True, host: str = "127.0.0.1",
                         startup_timeout: float = 30.0) -> Cluster:
     """Start `size` engine processes on free loopback ports; shared or random per-instance secrets."""
+    from .serve import EXIT_WITH_STDIN_ENV  # here: the server stack is only imported when a cluster starts
+
     if size < 1:
         raise ValueError("a cluster needs at least one node")
     secret = secrets.token_urlsafe(24) if shared_secret else None
     env = {k: v for k, v in os.environ.items() if k != "MRTR_STUDIO_SECRET"}
+    #: Each node watches the pipe on its stdin (never written): it closes when this process dies,
+    #: however it dies, and the node stops instead of outliving the studio.
+    env[EXIT_WITH_STDIN_ENV] = "1"
     cluster = Cluster(secret=secret)
     try:
         for index in range(size):
@@ -73,7 +78,8 @@ async def start_cluster(size: int = 3, shared_secret: bool = True, host: str = "
             if secret:
                 args.append(f"--secret={secret}")  # a token may start with "-"
             process = await asyncio.create_subprocess_exec(
-                *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env)
+                *args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                env=env)
             url = await asyncio.wait_for(_listening_url(process), startup_timeout)
             cluster.nodes.append(Node(index, url, process))
     except BaseException:

@@ -2,6 +2,11 @@
 
 Prints exactly one `listening on http://HOST:PORT/mcp` line once connections are accepted (scripts
 and `tools/conformance.py` wait for it) and stops cleanly, status 0, on SIGINT or SIGTERM.
+
+A process that starts nodes (the studio's cluster) sets `MRTR_STUDIO_EXIT_WITH_STDIN=1` and keeps a
+pipe on the node's stdin: when that parent dies, even by SIGKILL, the OS closes the pipe and the
+node stops too, instead of serving on as an orphan. A pipe works on every platform, needs no code
+between fork and exec, and does not depend on which of the parent's threads started the node.
 """
 
 import argparse
@@ -9,7 +14,7 @@ import asyncio
 import os
 import signal
 import sys
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from ..engine import MrtrOptions, ServerOptions
@@ -21,6 +26,8 @@ from .state_flags import secrets_from
 
 #: Benchmarks only: `0` turns TCP_NODELAY off to measure what Nagle costs on loopback.
 NODELAY_ENV = "MRTR_STUDIO_TCP_NODELAY"
+#: `1`: stop when standard input reaches end of file (the parent that holds the pipe is gone).
+EXIT_WITH_STDIN_ENV = "MRTR_STUDIO_EXIT_WITH_STDIN"
 
 
 def parse_users(specs: list[str]) -> dict[str, str]:
@@ -59,6 +66,8 @@ def run_serve(args: argparse.Namespace) -> int:
         task = asyncio.create_task(uv.serve(sockets=[sock]))
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, setattr, uv, "should_exit", True)
+        if os.environ.get(EXIT_WITH_STDIN_ENV) == "1":
+            _exit_when_stdin_closes(loop, lambda: setattr(uv, "should_exit", True))
         try:
             await wait_started(uv, task)
         except (RuntimeError, TimeoutError, SystemExit) as exc:
@@ -74,6 +83,22 @@ def run_serve(args: argparse.Namespace) -> int:
         return _run(main())
     finally:
         sock.close()
+
+
+def _exit_when_stdin_closes(loop: asyncio.AbstractEventLoop, stop: Callable[[], None]) -> None:
+    """Call `stop` once stdin is at end of file (or unreadable): the parent holding the pipe has gone."""
+    fd = sys.stdin.fileno()
+
+    def readable() -> None:
+        try:
+            data = os.read(fd, 4096)
+        except OSError:
+            data = b""
+        if not data:
+            loop.remove_reader(fd)
+            stop()
+
+    loop.add_reader(fd, readable)
 
 
 def _run(main: Coroutine[Any, Any, int]) -> int:

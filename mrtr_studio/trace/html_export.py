@@ -2,15 +2,23 @@
 
 No scripts, no external assets: the page can be mailed, attached to an issue or opened offline.
 The diagram is drawn from the same Qt-free layout the studio's view paints, so both agree.
+
+Every value from the trace is what a peer sent, so all of it is escaped (`_e` in HTML, `_md` in
+Markdown), and the page carries a Content-Security-Policy that forbids scripts, so a hostile
+string that slipped through would still not run.
 """
 
 import html
 import json
+import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from .diagram_layout import LANE_X, LANES, STYLES, Arrow, DiagramLayout, layout_operation, message_summary
 from .model import Operation, TraceMessage
 
+#: No scripts, plugins, frames, forms or outside requests: only the inline style and inline SVG.
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 _DASH = {"solid": "", "dash": "8 5", "dot": "2 4", "dashdot": "8 4 2 4"}
 _CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1100px;color:#222;padding:0 1rem}
@@ -21,6 +29,16 @@ th{background:#f4f4f4;text-align:left}pre{background:#f7f7f7;padding:8px;overflo
 .code .hl{background:#fff3b0}.code span.n{color:#999;display:inline-block;width:3em}.spec{font-size:12px}
 details summary{cursor:pointer}
 """
+
+
+def _e(value: Any) -> str:
+    """Any trace value as HTML text or a quoted attribute value."""
+    return html.escape(str(value), quote=True)
+
+
+def _web_url(url: str) -> str | None:
+    """Links only to http(s): a `javascript:` or `data:` address from a trace is shown, never linked."""
+    return url if re.match(r"https?://", url, re.IGNORECASE) else None
 
 
 @dataclass
@@ -55,7 +73,7 @@ def svg_diagram(layout: DiagramLayout, width: float = 720.0) -> str:
     for separator in layout.separators:
         out.append(f'<line x1="10" y1="{separator.y:.0f}" x2="{width - 10:.0f}" y2="{separator.y:.0f}" '
                    'stroke="#ddd"/>')
-        out.append(f'<text x="14" y="{separator.y + 13:.0f}" fill="#888">{html.escape(separator.label)}</text>')
+        out.append(f'<text x="14" y="{separator.y + 13:.0f}" fill="#888">{_e(separator.label)}</text>')
     for arrow in layout.arrows:
         out.append(_svg_arrow(arrow))
     out.append("</svg>")
@@ -68,16 +86,17 @@ def _svg_arrow(arrow: Arrow) -> str:
     nudge = 6 * arrow.depth
     x1 += nudge if x1 < x2 else -nudge
     dash = _DASH.get(style.line, "")
-    dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
-    label = html.escape(arrow.label)
+    dash_attr = f' stroke-dasharray="{_e(dash)}"' if dash else ""
+    label = _e(arrow.label)
     middle = (x1 + x2) / 2
-    parts = [f'<g class="arrow kind-{arrow.kind}">',
-             f'<line x1="{x1:.0f}" y1="{arrow.y:.0f}" x2="{x2:.0f}" y2="{arrow.y:.0f}" stroke="{style.colour}" '
-             f'stroke-width="{style.width}"{dash_attr} marker-end="url(#head)"/>',
-             f'<text x="{middle:.0f}" y="{arrow.y - 5:.0f}" text-anchor="middle" fill="{style.colour}">{label}</text>']
+    colour = _e(style.colour)
+    parts = [f'<g class="arrow kind-{_e(arrow.kind)}">',
+             f'<line x1="{x1:.0f}" y1="{arrow.y:.0f}" x2="{x2:.0f}" y2="{arrow.y:.0f}" stroke="{colour}" '
+             f'stroke-width="{_e(style.width)}"{dash_attr} marker-end="url(#head)"/>',
+             f'<text x="{middle:.0f}" y="{arrow.y - 5:.0f}" text-anchor="middle" fill="{colour}">{label}</text>']
     if arrow.sublabel:
         parts.append(f'<text x="{middle:.0f}" y="{arrow.y + 14:.0f}" text-anchor="middle" fill="#666" '
-                     f'font-size="10">{html.escape(arrow.sublabel[:80])}</text>')
+                     f'font-size="10">{_e(arrow.sublabel[:80])}</text>')
     parts.append("</g>")
     return "".join(parts)
 
@@ -88,22 +107,23 @@ def _code(section: Section, round_number: int) -> str:
     for offset, text in enumerate(section.source):
         number = section.first_line + offset
         cls = ' class="hl"' if number in lit else ""
-        rows.append(f'<span{cls}><span class="n">{number}</span>{html.escape(text)}</span>')
+        rows.append(f'<span{cls}><span class="n">{number}</span>{_e(text)}</span>')
     return '<pre class="code">' + "\n".join(rows) + "</pre>"
 
 
 def _explained(text: str, spec: str) -> str:
     where = spec.split("/specification/")[-1]
-    return f'{html.escape(text)}<div class="spec"><a href="{html.escape(spec)}">{html.escape(where)}</a></div>'
+    link = f'<a href="{_e(spec)}">{_e(where)}</a>' if _web_url(spec) else _e(spec)
+    return f'{_e(text)}<div class="spec">{link}</div>'
 
 
 def _section_html(section: Section) -> str:
     op = section.operation
     layout = layout_operation(op, section.messages)
-    parts = [f"<h2>{html.escape(section.title)}</h2>",
-             f"<p><code>{html.escape(op.method)} {html.escape(op.target)}</code> · era {html.escape(op.era)} · "
-             f"server {html.escape(op.server)} · outcome <b>{html.escape(op.outcome)}</b>"
-             + (f" — {html.escape(op.problem)}" if op.problem else "") + "</p>",
+    parts = [f"<h2>{_e(section.title)}</h2>",
+             f"<p><code>{_e(op.method)} {_e(op.target)}</code> · era {_e(op.era)} · "
+             f"server {_e(op.server)} · outcome <b>{_e(op.outcome)}</b>"
+             + (f" — {_e(op.problem)}" if op.problem else "") + "</p>",
              svg_diagram(layout),
              "<table><tr><th>#</th><th>round</th><th>direction</th><th>kind</th><th>what</th>"
              + ("<th>explanation</th>" if section.explanations else "") + "</tr>"]
@@ -112,10 +132,10 @@ def _section_html(section: Section) -> str:
         words = ""
         if section.explanations:
             words = "<td>" + (_explained(*explanation) if explanation else "") + "</td>"
-        body = html.escape(json.dumps(entry.message, indent=2, ensure_ascii=False))
-        findings = "".join(f"<div>⚠ {html.escape(f.rule)}: {html.escape(f.message)}</div>" for f in entry.findings)
-        parts.append(f"<tr><td>{entry.seq}</td><td>{entry.round}</td><td>{html.escape(entry.direction)}</td>"
-                     f'<td class="kind-{entry.kind}">{entry.kind}</td><td>{html.escape(message_summary(entry))}'
+        body = _e(json.dumps(entry.message, indent=2, ensure_ascii=False))
+        findings = "".join(f"<div>⚠ {_e(f.rule)}: {_e(f.message)}</div>" for f in entry.findings)
+        parts.append(f"<tr><td>{_e(entry.seq)}</td><td>{_e(entry.round)}</td><td>{_e(entry.direction)}</td>"
+                     f'<td class="kind-{_e(entry.kind)}">{_e(entry.kind)}</td><td>{_e(message_summary(entry))}'
                      f"{findings}<details><summary>message</summary><pre>{body}</pre></details></td>{words}</tr>")
     parts.append("</table>")
     if section.source:
@@ -127,31 +147,55 @@ def _section_html(section: Section) -> str:
 
 def page(title: str, sections: list[Section], intro: str = "") -> str:
     body = "\n".join(_section_html(s) for s in sections)
-    legend = " ".join(f'<span class="kind-{kind}">{html.escape(style.tag)}</span>'
+    legend = " ".join(f'<span class="kind-{kind}">{_e(style.tag)}</span>'
                       for kind, style in STYLES.items() if kind in ("input_required", "complete", "error"))
-    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
-            f"<style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>"
-            + (f"<p>{html.escape(intro)}</p>" if intro else "") + f"<p>Legend: {legend}</p>{body}"
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\"><title>{_e(title)}</title>"
+            f"<style>{_CSS}</style></head><body><h1>{_e(title)}</h1>"
+            + (f"<p>{_e(intro)}</p>" if intro else "") + f"<p>Legend: {legend}</p>{body}"
             "<p><small>Exported by MRTR Studio.</small></p></body></html>\n")
+
+
+_MD_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def _md(value: Any) -> str:
+    """Trace text inside Markdown prose: one line, every ASCII punctuation backslash-escaped (CommonMark),
+    so no `<tag>`, link, emphasis, heading or fence can come out of a peer's string."""
+    return _MD_PUNCTUATION.sub(r"\\\1", " ".join(str(value).split()))
+
+
+def _fence(body: str, info: str = "") -> list[str]:
+    """A fenced block whose fence is longer than any backtick run inside, so the body cannot close it."""
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence + info, body, fence]
+
+
+def _md_link(text: str, url: str) -> str:
+    """A link only to a plain http(s) address; anything else is shown as escaped text."""
+    if _web_url(url) and re.fullmatch(r"[^\s<>()\\`]+", url):
+        return f"[{_md(text)}]({url})"
+    return f"{_md(text)} {_md(url)}"
 
 
 def markdown(title: str, sections: list[Section], intro: str = "",
              mermaid: "dict[str, str] | None" = None) -> str:
     """The same content as Markdown; `mermaid` maps operation id -> a Mermaid sequence diagram."""
-    out = [f"# {title}", ""]
+    out = [f"# {_md(title)}", ""]
     if intro:
-        out += [intro, ""]
+        out += [_md(intro), ""]
     for section in sections:
         op = section.operation
-        out += [f"## {section.title}", "", f"`{op.method} {op.target}` · era {op.era} · outcome **{op.outcome}**"
-                + (f" — {op.problem}" if op.problem else ""), ""]
+        out += [f"## {_md(section.title)}", "", f"{_md(f'{op.method} {op.target}')} · era {_md(op.era)} · "
+                f"outcome **{_md(op.outcome)}**" + (f" — {_md(op.problem)}" if op.problem else ""), ""]
         if mermaid and op.id in mermaid:
-            out += ["```mermaid", mermaid[op.id].rstrip(), "```", ""]
+            out += [*_fence(mermaid[op.id].rstrip(), "mermaid"), ""]
         for entry in section.messages:
-            out.append(f"### {entry.seq}. round {entry.round} · {entry.direction} · {entry.kind}")
+            out.append(f"### {_md(entry.seq)}\\. round {_md(entry.round)} · {_md(entry.direction)} · {_md(entry.kind)}")
             out.append("")
             explanation = section.explanations.get(entry.seq)
             if explanation:
-                out += [f"{explanation[0]} ([spec]({explanation[1]}))", ""]
-            out += ["```json", json.dumps(entry.message, indent=2, ensure_ascii=False), "```", ""]
+                out += [f"{_md(explanation[0])} ({_md_link('spec', explanation[1])})", ""]
+            out += [*_fence(json.dumps(entry.message, indent=2, ensure_ascii=False), "json"), ""]
     return "\n".join(out)

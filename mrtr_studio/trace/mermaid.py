@@ -9,12 +9,17 @@ from typing import Any
 
 from .model import Operation, TraceMessage
 
-_ENTITIES = {"#": "#35;", ";": "#59;", "\n": "<br/>"}
+#: Characters of trace text that could end a statement (`;`, a line break), start an entity (`#`), a
+#: comment or a directive (`%%`, `%%{init: ...}%%`, found anywhere in the text), or markup (`<`, `&`,
+#: quotes, backticks, braces); `>` also keeps `-->`/`->>` from reading as an arrow. Each becomes a
+#: Mermaid entity code, so a label is always one plain-text label.
+_ENTITIES = {char: f"#{ord(char)};" for char in "#;%<>&\"'`{}"}
 
 
 def escape(text: str) -> str:
-    """Mermaid message text: `#` and `;` break statements, so they become entity codes."""
-    return "".join(_ENTITIES.get(char, char) for char in text)
+    """Mermaid label text from a trace: entity codes for what Mermaid would read, one line (`<br/>` joins)."""
+    return "<br/>".join("".join(_ENTITIES.get(char, " " if char < " " or char == "\x7f" else char)
+                                for char in line) for line in text.splitlines() or [""])
 
 
 def _target(operation: Operation) -> str:
@@ -69,7 +74,7 @@ def to_mermaid(operation: Operation, messages: list[TraceMessage], timings: bool
                findings: bool = True) -> str:
     """The operation as `sequenceDiagram` text; `timings` adds the person's answering time per round."""
     lines = ["sequenceDiagram", "    participant C as Client", "    participant S as Server",
-             f"    Note over C,S: {escape(_target(operation))} ({operation.era})"]
+             f"    Note over C,S: {escape(f'{_target(operation)} ({operation.era})')}"]
     current_round = 0
     for message in sorted(messages, key=lambda m: m.seq):
         if message.round != current_round:

@@ -1,5 +1,13 @@
 """Three real engine processes: a shared secret lets a flow hop nodes; random secrets break round two."""
 
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 import pytest
 
 from mrtr_studio.app.auto_answers import auto_respond
@@ -57,3 +65,56 @@ async def test_a_secret_starting_with_a_dash_still_reaches_every_node(monkeypatc
         assert cluster.secret == "-starts-with-a-dash"
         result, _ = await run_delete(cluster.urls)
     assert result.drive.outcome == "complete"
+
+
+ORPHANING_PARENT = """
+import asyncio, sys
+sys.path.insert(0, {root!r})
+from mrtr_studio.app.cluster import start_cluster
+
+async def main():
+    cluster = await start_cluster(2)
+    print(" ".join(str(node.process.pid) for node in cluster.nodes), flush=True)
+    await asyncio.sleep(120)  # killed long before this ends
+
+asyncio.run(main())
+"""
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie waiting for a reaper that never comes counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+    except OSError:  # no /proc: ask the kernel
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+
+def test_nodes_stop_when_their_parent_is_killed(tmp_path: Path) -> None:
+    script = tmp_path / "parent.py"
+    script.write_text(ORPHANING_PARENT.format(root=str(Path(__file__).resolve().parents[2])))
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    pids: list[int] = []
+    try:
+        line = parent.stdout.readline() if parent.stdout else ""
+        pids = [int(pid) for pid in line.split()]
+        assert len(pids) == 2 and all(_alive(pid) for pid in pids)
+        parent.send_signal(signal.SIGKILL)  # no cleanup code runs in the parent
+        parent.wait(10)
+        for _ in range(300):  # a bounded wait for the nodes to notice: up to 30 s on a busy machine
+            if not any(_alive(pid) for pid in pids):
+                break
+            time.sleep(0.1)
+        assert [pid for pid in pids if _alive(pid)] == []
+    finally:
+        parent.kill()
+        parent.wait(10)
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
