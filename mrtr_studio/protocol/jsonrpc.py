@@ -63,16 +63,30 @@ def kind_of(message: Any) -> MessageKind:
             return "request"
         return "notification"
     if has_id and "result" in message:
-        _check_id(message["id"])
-        if not isinstance(message["result"], dict):
-            raise McpError(INVALID_REQUEST, "Invalid request: result must be an object")
         return "result"
     if "error" in message:
-        if message.get("id") is not None:
-            _check_id(message["id"])
-        _check_error(message["error"])
         return "error"
     raise McpError(INVALID_REQUEST, "Invalid request: neither a request, a notification nor a response")
+
+
+def response_problem(message: dict[str, Any]) -> str | None:
+    """What is wrong with a response's envelope (id, result, error shapes), or None when it is well formed.
+
+    Kept apart from `kind_of`: a malformed answer is still an answer. The engine hands it to the call that
+    awaits it, which then fails with a clear error instead of waiting for a timeout; a transport may also
+    refuse it (HTTP: 400)."""
+    try:
+        if "result" in message:
+            _check_id(message.get("id"))
+            if not isinstance(message["result"], dict):
+                return "Invalid request: result must be an object"
+        else:
+            if message.get("id") is not None:
+                _check_id(message["id"])
+            _check_error(message.get("error"))
+    except McpError as exc:
+        return exc.message
+    return None
 
 
 def _check_id(value: Any) -> None:

@@ -196,6 +196,10 @@ class McpHttpApp:
                 await self._reject(send, 404, None, INVALID_REQUEST, "Session not found")
                 return
             await self.server.handle(message, session)
+            problem = jsonrpc.response_problem(message) if kind in ("result", "error") else None
+            if problem:
+                await _error(send, 400, None, INVALID_REQUEST, problem)
+                return
             await send_bytes(send, 202, b"")
             return
         params = message.get("params") or {}
