@@ -400,3 +400,26 @@ def test_lesson_code_and_explanation_zoom_with_the_same_keys(qtbot, loop) -> Non
     zoom = view.diagram.zoom
     qtbot.keyClick(view.step_button, Qt.Key.Key_Plus, Qt.KeyboardModifier.ControlModifier)
     assert view.source.font().pointSizeF() > size and view.diagram.zoom > zoom
+
+
+def test_teaching_tabs_present_every_view(qtbot, loop) -> None:
+    from PySide6.QtWidgets import QMainWindow
+
+    from mrtr_studio.ui.teaching import install_teaching
+
+    store, selection = TraceStore(), Selection()
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    flow = SequenceDiagramView(store, selection)
+    window.setCentralWidget(flow)
+    teaching = install_teaching(window, Studio(store=store), store, selection)
+    window.resize(1600, 900)
+    window.show()
+    settle()
+    teaching.set_presentation(True)
+    diagrams = [flow, teaching.lessons.diagram, teaching.lab.diagram, teaching.cluster.diagram,
+                *teaching.eras.diagrams.values()]
+    assert all(d.presenting and d.canvas.default_zoom == 1.5 for d in diagrams)
+    assert teaching.lessons.presenting and teaching.lessons.text_zoom.scale == pytest.approx(1.6)
+    teaching.set_presentation(False)
+    assert not any(d.presenting for d in diagrams) and teaching.lessons.text_zoom.scale == 1.0

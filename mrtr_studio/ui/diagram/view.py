@@ -231,7 +231,7 @@ class SequenceDiagramView(QWidget):
     def _schedule_rebuild(self) -> None:
         if not self._rebuild_pending:
             self._rebuild_pending = True
-            QTimer.singleShot(0, self.rebuild)
+            QTimer.singleShot(0, self, self.rebuild)
 
     def rebuild(self) -> None:
         """Draw the shown operation from scratch (a new operation was selected, or a file opened)."""
@@ -275,7 +275,7 @@ class SequenceDiagramView(QWidget):
     def _schedule_relayout(self) -> None:
         if not self._relayout_pending:
             self._relayout_pending = True
-            QTimer.singleShot(0, self.relayout)
+            QTimer.singleShot(0, self, self.relayout)  # dropped if the view is deleted first
 
     def relayout(self) -> None:
         """Spread the lanes over the width the view now shows: items move, none is created."""
