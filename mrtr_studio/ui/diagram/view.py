@@ -320,9 +320,7 @@ class SequenceDiagramView(QWidget):
             line.setLine(x, HEADER, x, height)
 
     def _draw(self, change: Change) -> None:
-        if change.lanes:
-            self._relayout_pending = False
-            self.geometry_now = spread_lanes([], 0)  # force every item onto the new lanes
+        if change.lanes:  # a new lane (a cluster node): every lane moves, the new arrows land on the new x
             self.relayout()
         colours = self.colours
         for obj in change.added:
