@@ -423,3 +423,21 @@ def test_teaching_tabs_present_every_view(qtbot, loop) -> None:
     assert teaching.lessons.presenting and teaching.lessons.text_zoom.scale == pytest.approx(1.6)
     teaching.set_presentation(False)
     assert not any(d.presenting for d in diagrams) and teaching.lessons.text_zoom.scale == 1.0
+
+
+@pytest.mark.parametrize("width", [760, 1500])
+def test_eras_diagrams_read_whole_side_by_side_or_stacked(qtbot, loop, width: int) -> None:
+    store = TraceStore()
+    op = run_flow(store, "delete_file")
+    view = ErasView(Studio(store=store), store)
+    qtbot.addWidget(view)
+    view.resize(width, 900)
+    view.show()
+    qtbot.waitExposed(view)
+    view.selections["modern"].select_operation(op.id)
+    settle()
+    wanted = Qt.Orientation.Horizontal if width >= 1200 else Qt.Orientation.Vertical
+    assert view.columns.orientation() == wanted
+    for diagram in view.diagrams.values():
+        assert diagram.zoom >= 1.0  # no shrinking to fit two columns into a laptop's centre
+        assert diagram.scene.sceneRect().width() * diagram.zoom <= diagram.canvas.viewport().width()
