@@ -441,3 +441,22 @@ def test_eras_diagrams_read_whole_side_by_side_or_stacked(qtbot, loop, width: in
     for diagram in view.diagrams.values():
         assert diagram.zoom >= 1.0  # no shrinking to fit two columns into a laptop's centre
         assert diagram.scene.sceneRect().width() * diagram.zoom <= diagram.canvas.viewport().width()
+
+
+def test_zoom_keys_pressed_on_a_views_buttons_zoom_its_diagram(qtbot, loop) -> None:
+    store = TraceStore()
+    studio = Studio(store=store)
+    flow = SequenceDiagramView(store, Selection())
+    lab, eras, cluster = LabView(studio, store, Selection()), ErasView(studio, store), ClusterView(store)
+    cases = [(flow, flow.toolbar, [flow]), (lab, lab.run_button, [lab.diagram]),
+             (eras, eras.run_button, list(eras.diagrams.values())), (cluster, cluster.start_button, [cluster.diagram])]
+    for view, button, diagrams in cases:
+        qtbot.addWidget(view)
+        view.resize(1300, 800)
+        view.show()
+        settle()
+        before = [d.zoom for d in diagrams]
+        qtbot.keyClick(button, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)
+        assert all(d.zoom > z for d, z in zip(diagrams, before, strict=True)), type(view).__name__
+        qtbot.keyClick(button, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)
+        assert [d.zoom for d in diagrams] == pytest.approx(before)

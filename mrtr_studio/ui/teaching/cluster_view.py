@@ -16,7 +16,7 @@ from collections.abc import Coroutine
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -41,6 +41,7 @@ from ...trace import TraceStore
 from ...trace.diagram_layout import message_summary
 from ..async_bridge import spawn
 from ..diagram import SequenceDiagramView
+from ..diagram.zoom import forward_zoom_keys
 from ..selection import Selection
 from .common import symbol
 
@@ -256,6 +257,11 @@ class ClusterView(QWidget):
     def _pass_on(self, seq: int) -> None:
         if self.window_selection is not None and seq >= 0:
             self.window_selection.select_message(seq, self.selection.operation_id)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """The zoom keys pressed on the view's buttons and fields zoom its diagram."""
+        if not forward_zoom_keys(event, self.diagram.canvas):
+            super().keyPressEvent(event)
 
     def set_presentation(self, on: bool) -> None:
         self.diagram.set_presentation(on)

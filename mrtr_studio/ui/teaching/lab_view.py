@@ -9,6 +9,7 @@ import asyncio
 from typing import Any
 
 from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -32,6 +33,7 @@ from ...trace import StoreEvent, TraceStore
 from ..async_bridge import spawn
 from ..diagram import SequenceDiagramView
 from ..diagram.palette import PALETTE_EVENTS
+from ..diagram.zoom import forward_zoom_keys
 from ..selection import Selection
 from ..store_bridge import StoreBridge
 from .common import OperationPicker, mark, mark_colour, mark_icon
@@ -250,6 +252,11 @@ class LabView(QWidget):
         super().changeEvent(event)
         if event.type() in PALETTE_EVENTS and self.last:
             self._show(self.last)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """The zoom keys pressed on the view's buttons and fields zoom its diagram."""
+        if not forward_zoom_keys(event, self.diagram.canvas):
+            super().keyPressEvent(event)
 
     def set_presentation(self, on: bool) -> None:
         self.diagram.set_presentation(on)

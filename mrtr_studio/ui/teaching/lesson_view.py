@@ -40,7 +40,7 @@ from ...trace import StoreEvent, TraceMessage, TraceStore
 from ..async_bridge import spawn
 from ..diagram import SequenceDiagramView, TextZoom
 from ..diagram.palette import PALETTE_EVENTS, line_highlight
-from ..diagram.zoom import zoom_command
+from ..diagram.zoom import forward_zoom_keys
 from ..selection import Selection
 from ..store_bridge import StoreBridge
 from .common import mermaid_for
@@ -425,13 +425,8 @@ class LessonView(QWidget):
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """The zoom keys pressed anywhere else in the lesson (its buttons, its list) zoom it all."""
-        what = zoom_command(event)
-        if what is None:
+        if not forward_zoom_keys(event, self.text_zoom, self.diagram.canvas):
             super().keyPressEvent(event)
-            return
-        self.text_zoom.command(what)
-        self.diagram.canvas.command(what)
-        event.accept()
 
     def set_presentation(self, on: bool) -> None:
         """Presentation mode: no lesson list or export buttons; code and diagram side by side, larger."""
