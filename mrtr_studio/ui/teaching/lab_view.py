@@ -13,7 +13,7 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QFormLayout,
+    QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -72,11 +72,14 @@ class LabView(QWidget):
             self.second.addItem(f"{name} (bearer {IDENTITY_PRESETS[name].bearer})", name)
         self.run_button = QPushButton("▶ Run the attacks")
         self.run_button.clicked.connect(self.start)
-        form = QFormLayout()
-        form.addRow("Server", self.target)
-        form.addRow("Operation", self.operation)
-        form.addRow("Arguments", self.arguments)
-        form.addRow("Second identity", self.second)
+        form = QGridLayout()  # two rows, so the grid and the diagram keep the height
+        for column, widget in enumerate((QLabel("Server"), self.target, QLabel("Operation"), self.operation)):
+            form.addWidget(widget, 0, column)
+        for column, widget in enumerate((QLabel("Arguments"), self.arguments, QLabel("Second identity"),
+                                         self.second)):
+            form.addWidget(widget, 1, column)
+        form.setColumnStretch(1, 3)
+        form.setColumnStretch(3, 2)
         buttons = QHBoxLayout()
         buttons.addWidget(self.run_button)
         self.summary = QLabel("Pick a server and an operation that asks for input, then run.")
@@ -97,7 +100,7 @@ class LabView(QWidget):
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.grid)
         split.addWidget(self.diagram)
-        split.setSizes([380, 420])
+        split.setSizes([340, 460])
         box = QVBoxLayout(self)
         box.addLayout(form)
         box.addLayout(buttons)
