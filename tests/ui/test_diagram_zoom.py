@@ -460,3 +460,14 @@ def test_zoom_keys_pressed_on_a_views_buttons_zoom_its_diagram(qtbot, loop) -> N
         assert all(d.zoom > z for d, z in zip(diagrams, before, strict=True)), type(view).__name__
         qtbot.keyClick(button, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)
         assert [d.zoom for d in diagrams] == pytest.approx(before)
+
+
+def test_every_style_has_a_dark_colour_that_reads_on_a_dark_base() -> None:
+    from mrtr_studio.trace.diagram_layout import STYLES
+    from mrtr_studio.ui.diagram.palette import style_colour
+
+    light, dark = QPalette(QColor("#ffffff")), dark_palette()
+    for kind, style in STYLES.items():
+        on_light, on_dark = style_colour(style, light), style_colour(style, dark)
+        assert contrast(on_light, QColor("#ffffff")) >= 4.5, kind
+        assert contrast(on_dark, dark.color(QPalette.ColorRole.Base)) >= 4.5, kind

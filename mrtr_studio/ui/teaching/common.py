@@ -25,7 +25,7 @@ DEMO_TARGETS: tuple[tuple[str, str], ...] = (
 _MARKS: dict[str, tuple[str, str, str, QStyle.StandardPixmap]] = {
     "pass": ("✔", "#1e7b34", "#6fd68a", QStyle.StandardPixmap.SP_DialogApplyButton),
     "complete": ("✔", "#1e7b34", "#6fd68a", QStyle.StandardPixmap.SP_DialogApplyButton),
-    "warn": ("⚠", "#b26a00", "#f2b05a", QStyle.StandardPixmap.SP_MessageBoxWarning),
+    "warn": ("⚠", "#a05e00", "#f2b05a", QStyle.StandardPixmap.SP_MessageBoxWarning),
     "fail": ("✖", "#c0392b", "#ff8a7a", QStyle.StandardPixmap.SP_MessageBoxCritical),
     "error": ("✖", "#c0392b", "#ff8a7a", QStyle.StandardPixmap.SP_MessageBoxCritical),
     "skipped": ("○", "#666666", "#b0b0b0", QStyle.StandardPixmap.SP_MessageBoxInformation),
