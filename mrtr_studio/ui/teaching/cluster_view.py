@@ -105,15 +105,18 @@ class ClusterView(QWidget):
         self.stop_button.clicked.connect(self.stop)
         self.run_button.clicked.connect(self.run)
         top = QHBoxLayout()
-        for widget in (QLabel("Nodes"), self.node_count, self.shared, self.start_button, self.stop_button,
-                       self.run_button):
+        for widget in (QLabel("Nodes"), self.node_count, self.shared, self.start_button, self.stop_button):
             top.addWidget(widget)
         top.addStretch(1)
+        run_row = QHBoxLayout()  # a row of its own: the view stays narrow enough for a laptop's centre
+        run_row.addWidget(self.run_button)
+        run_row.addStretch(1)
         self.status = QLabel("No cluster running.")
         self.status.setObjectName("clusterStatus")
         self.verdict = QLabel("")
         self.verdict.setObjectName("clusterVerdict")
         self.verdict.setWordWrap(True)
+        self.status.setWordWrap(True)
         self.nodes = QListWidget()
         self.nodes.setAccessibleName("Nodes")
         self.rounds = QTableWidget(0, len(ROUND_COLUMNS))
@@ -134,6 +137,7 @@ class ClusterView(QWidget):
         split.setSizes([150, 600])
         box = QVBoxLayout(self)
         box.addLayout(top)
+        box.addLayout(run_row)
         box.addWidget(self.status)
         box.addWidget(self.verdict)
         box.addWidget(split, 1)

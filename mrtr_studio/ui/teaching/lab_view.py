@@ -36,7 +36,7 @@ from ..diagram.palette import PALETTE_EVENTS
 from ..diagram.zoom import forward_zoom_keys
 from ..selection import Selection
 from ..store_bridge import StoreBridge
-from .common import OperationPicker, mark, mark_colour, mark_icon
+from .common import OperationPicker, mark, mark_colour, mark_icon, narrow_combo
 from .connections import TargetPicker, close_all, open_transports
 
 COLUMNS = ("Attack", "Requirement", "Level", "Server's answer", "Status", "Verdict", "Detail")
@@ -66,6 +66,7 @@ class LabView(QWidget):
         self.picker = OperationPicker("Operation to attack")
         self.operation, self.arguments = self.picker.combo, self.picker.arguments
         self.second = QComboBox()
+        narrow_combo(self.second)
         self.second.setAccessibleName("Second identity")
         self.second.addItem("none (skip that attack)", None)
         for name in ("alice", "bob"):
