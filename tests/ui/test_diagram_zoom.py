@@ -471,3 +471,15 @@ def test_every_style_has_a_dark_colour_that_reads_on_a_dark_base() -> None:
         on_light, on_dark = style_colour(style, light), style_colour(style, dark)
         assert contrast(on_light, QColor("#ffffff")) >= 4.5, kind
         assert contrast(on_dark, dark.color(QPalette.ColorRole.Base)) >= 4.5, kind
+
+
+def test_teaching_views_fit_a_laptops_centre_at_their_minimum(qtbot, loop) -> None:
+    """The window must fit 1280 px with docks on both sides: no teaching view may demand more than 600."""
+    store = TraceStore()
+    studio = Studio(store=store)
+    for view in (LessonView(store, Selection()), LabView(studio, store, Selection()), ErasView(studio, store),
+                 ClusterView(store)):
+        qtbot.addWidget(view)
+        view.show()
+        settle()
+        assert view.minimumSizeHint().width() <= 600, type(view).__name__
