@@ -77,12 +77,12 @@ class Style:
 
 STYLES: dict[str, Style] = {
     "request": Style("#1f4e79", "solid", 1.6, "→", "#8cc0f0"),
-    "input_required": Style("#b26a00", "dashdot", 2.0, "‖ input_required", "#f2b05a"),
+    "input_required": Style("#a05e00", "dashdot", 2.0, "‖ input_required", "#f2b05a"),
     "complete": Style("#1e7b34", "dash", 2.0, "✔ complete", "#6fd68a"),
     "error": Style("#c0392b", "solid", 2.6, "✖ error", "#ff8a7a"),
     "server_request": Style("#6a3d9a", "solid", 1.6, "↳ server request", "#c9a6f0"),
     "client_response": Style("#6a3d9a", "dot", 1.6, "↲ client response", "#c9a6f0"),
-    "notification": Style("#777777", "dot", 1.2, "• notification", "#b0b0b0"),
+    "notification": Style("#6b6b6b", "dot", 1.2, "• notification", "#b0b0b0"),
     "invalid": Style("#c0392b", "dash", 1.6, "? invalid", "#ff8a7a"),
     "interaction": Style("#2a7f8f", "dot", 1.4, "👤", "#6fcbdc"),
 }

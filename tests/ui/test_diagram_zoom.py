@@ -400,3 +400,86 @@ def test_lesson_code_and_explanation_zoom_with_the_same_keys(qtbot, loop) -> Non
     zoom = view.diagram.zoom
     qtbot.keyClick(view.step_button, Qt.Key.Key_Plus, Qt.KeyboardModifier.ControlModifier)
     assert view.source.font().pointSizeF() > size and view.diagram.zoom > zoom
+
+
+def test_teaching_tabs_present_every_view(qtbot, loop) -> None:
+    from PySide6.QtWidgets import QMainWindow
+
+    from mrtr_studio.ui.teaching import install_teaching
+
+    store, selection = TraceStore(), Selection()
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    flow = SequenceDiagramView(store, selection)
+    window.setCentralWidget(flow)
+    teaching = install_teaching(window, Studio(store=store), store, selection)
+    window.resize(1600, 900)
+    window.show()
+    settle()
+    teaching.set_presentation(True)
+    diagrams = [flow, teaching.lessons.diagram, teaching.lab.diagram, teaching.cluster.diagram,
+                *teaching.eras.diagrams.values()]
+    assert all(d.presenting and d.canvas.default_zoom == 1.5 for d in diagrams)
+    assert teaching.lessons.presenting and teaching.lessons.text_zoom.scale == pytest.approx(1.6)
+    teaching.set_presentation(False)
+    assert not any(d.presenting for d in diagrams) and teaching.lessons.text_zoom.scale == 1.0
+
+
+@pytest.mark.parametrize("width", [760, 1500])
+def test_eras_diagrams_read_whole_side_by_side_or_stacked(qtbot, loop, width: int) -> None:
+    store = TraceStore()
+    op = run_flow(store, "delete_file")
+    view = ErasView(Studio(store=store), store)
+    qtbot.addWidget(view)
+    view.resize(width, 900)
+    view.show()
+    qtbot.waitExposed(view)
+    view.selections["modern"].select_operation(op.id)
+    settle()
+    wanted = Qt.Orientation.Horizontal if width >= 1200 else Qt.Orientation.Vertical
+    assert view.columns.orientation() == wanted
+    for diagram in view.diagrams.values():
+        assert diagram.zoom >= 1.0  # no shrinking to fit two columns into a laptop's centre
+        assert diagram.scene.sceneRect().width() * diagram.zoom <= diagram.canvas.viewport().width()
+
+
+def test_zoom_keys_pressed_on_a_views_buttons_zoom_its_diagram(qtbot, loop) -> None:
+    store = TraceStore()
+    studio = Studio(store=store)
+    flow = SequenceDiagramView(store, Selection())
+    lab, eras, cluster = LabView(studio, store, Selection()), ErasView(studio, store), ClusterView(store)
+    cases = [(flow, flow.toolbar, [flow]), (lab, lab.run_button, [lab.diagram]),
+             (eras, eras.run_button, list(eras.diagrams.values())), (cluster, cluster.start_button, [cluster.diagram])]
+    for view, button, diagrams in cases:
+        qtbot.addWidget(view)
+        view.resize(1300, 800)
+        view.show()
+        settle()
+        before = [d.zoom for d in diagrams]
+        qtbot.keyClick(button, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)
+        assert all(d.zoom > z for d, z in zip(diagrams, before, strict=True)), type(view).__name__
+        qtbot.keyClick(button, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)
+        assert [d.zoom for d in diagrams] == pytest.approx(before)
+
+
+def test_every_style_has_a_dark_colour_that_reads_on_a_dark_base() -> None:
+    from mrtr_studio.trace.diagram_layout import STYLES
+    from mrtr_studio.ui.diagram.palette import style_colour
+
+    light, dark = QPalette(QColor("#ffffff")), dark_palette()
+    for kind, style in STYLES.items():
+        on_light, on_dark = style_colour(style, light), style_colour(style, dark)
+        assert contrast(on_light, QColor("#ffffff")) >= 4.5, kind
+        assert contrast(on_dark, dark.color(QPalette.ColorRole.Base)) >= 4.5, kind
+
+
+def test_teaching_views_fit_a_laptops_centre_at_their_minimum(qtbot, loop) -> None:
+    """The window must fit 1280 px with docks on both sides: no teaching view may demand more than 600."""
+    store = TraceStore()
+    studio = Studio(store=store)
+    for view in (LessonView(store, Selection()), LabView(studio, store, Selection()), ErasView(studio, store),
+                 ClusterView(store)):
+        qtbot.addWidget(view)
+        view.show()
+        settle()
+        assert view.minimumSizeHint().width() <= 600, type(view).__name__

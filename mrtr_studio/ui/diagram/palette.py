@@ -33,6 +33,11 @@ def blend(a: QColor, b: QColor, amount: float) -> QColor:
                            a.blueF() + (b.blueF() - a.blueF()) * amount)
 
 
+def style_colour(style: Style, palette: QPalette) -> QColor:
+    """An arrow style's colour that reads on `palette` (the log's kind column can use it too)."""
+    return QColor(style.dark if style.dark and is_dark(palette) else style.colour)
+
+
 def line_highlight(palette: QPalette) -> QColor:
     """A background for highlighted lines (ran code, the selected arrow) that keeps the text readable."""
     return pick(palette, "#fff3b0", "#5a4a12")

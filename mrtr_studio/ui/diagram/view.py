@@ -9,7 +9,7 @@ from typing import Any
 
 import shiboken6
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer
-from PySide6.QtGui import QAction, QKeySequence, QMouseEvent, QPainter, QPen
+from PySide6.QtGui import QAction, QKeyEvent, QMouseEvent, QPainter, QPen
 from PySide6.QtWidgets import (
     QFileDialog,
     QGraphicsLineItem,
@@ -44,7 +44,7 @@ from ..store_bridge import StoreBridge
 from . import export
 from .items import ACTIVATION_W, ArrowItem, LaneHeaderItem
 from .palette import PALETTE_EVENTS, DiagramColours
-from .zoom import ZoomableCanvas
+from .zoom import ZoomableCanvas, forward_zoom_keys
 
 PRESENTATION_ZOOM = 1.5
 
@@ -124,20 +124,19 @@ class SequenceDiagramView(QWidget):
 
     def _build_toolbar(self) -> None:
         self.toolbar = QToolBar()
-        self.zoom_out_action = self._action("−", "Zoom out (Ctrl+-, Ctrl+wheel)", self.zoom_out, "Ctrl+-")  # noqa: RUF001
+        self.zoom_out_action = self._action("−", "Zoom out (Ctrl+-, Ctrl+wheel)", self.zoom_out)  # noqa: RUF001
         self.zoom_label = QLabel("100%")
         self.zoom_label.setMinimumWidth(self.zoom_label.fontMetrics().horizontalAdvance("1000%") + 8)
         self.zoom_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.zoom_label.setAccessibleName("Zoom")
-        self.zoom_in_action = self._action("+", "Zoom in (Ctrl+=, Ctrl++, Ctrl+wheel)", self.zoom_in, "Ctrl+=")
+        self.zoom_in_action = self._action("+", "Zoom in (Ctrl+=, Ctrl++, Ctrl+wheel)", self.zoom_in)
         self.reset_zoom_action = self._action("Reset", "Back to the readable default size (Ctrl+0)",
-                                              self.reset_zoom, "Ctrl+0")
-        self.fit_action = self._action("Fit width", "Scale the diagram to the width of the view", self.fit_width, "")
+                                              self.reset_zoom)
+        self.fit_action = self._action("Fit width", "Scale the diagram to the width of the view", self.fit_width)
         self.toolbar.addAction(self.zoom_out_action)
         self.toolbar.addWidget(self.zoom_label)
         for action in (self.zoom_in_action, self.reset_zoom_action, self.fit_action):
             self.toolbar.addAction(action)
-        self.addActions([self.zoom_out_action, self.zoom_in_action, self.reset_zoom_action])
         self.toolbar.addSeparator()
         self.png_action = QAction("Export PNG…", self)
         self.png_action.triggered.connect(lambda: self._export("PNG image (*.png)", "png"))
@@ -155,13 +154,12 @@ class SequenceDiagramView(QWidget):
         self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.export_widget = self.toolbar.addWidget(self.export_button)  # one button: the zoom stays in view
 
-    def _action(self, text: str, tip: str, slot: Any, shortcut: str) -> QAction:
+    def _action(self, text: str, tip: str, slot: Any) -> QAction:
+        """A toolbar action; its keys are said in the tooltip and handled by the canvas and the views
+        (not bound as shortcuts, so they never clash with a window's or with the other diagrams')."""
         action = QAction(text, self)
         action.setToolTip(tip)
         action.triggered.connect(lambda _checked=False: slot())
-        if shortcut:  # shown in menus; the keys themselves are handled by the canvas while it has the focus
-            action.setShortcut(QKeySequence(shortcut))
-            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         return action
 
     # --- zoom --------------------------------------------------------------------------------
@@ -198,6 +196,11 @@ class SequenceDiagramView(QWidget):
         lanes = self.layout_model.lanes if self.layout_model else list(self.initial_lanes)
         return natural_width(len(lanes))
 
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """The zoom keys pressed on the toolbar zoom the diagram too."""
+        if not forward_zoom_keys(event, self.canvas):
+            super().keyPressEvent(event)
+
     def _zoom_changed(self, zoom: float) -> None:
         self.zoom_label.setText(f"{zoom * 100:.0f}%")
         self.place_header()
@@ -231,7 +234,7 @@ class SequenceDiagramView(QWidget):
     def _schedule_rebuild(self) -> None:
         if not self._rebuild_pending:
             self._rebuild_pending = True
-            QTimer.singleShot(0, self.rebuild)
+            QTimer.singleShot(0, self, self.rebuild)
 
     def rebuild(self) -> None:
         """Draw the shown operation from scratch (a new operation was selected, or a file opened)."""
@@ -275,7 +278,7 @@ class SequenceDiagramView(QWidget):
     def _schedule_relayout(self) -> None:
         if not self._relayout_pending:
             self._relayout_pending = True
-            QTimer.singleShot(0, self.relayout)
+            QTimer.singleShot(0, self, self.relayout)  # dropped if the view is deleted first
 
     def relayout(self) -> None:
         """Spread the lanes over the width the view now shows: items move, none is created."""
@@ -320,9 +323,7 @@ class SequenceDiagramView(QWidget):
             line.setLine(x, HEADER, x, height)
 
     def _draw(self, change: Change) -> None:
-        if change.lanes:
-            self._relayout_pending = False
-            self.geometry_now = spread_lanes([], 0)  # force every item onto the new lanes
+        if change.lanes:  # a new lane (a cluster node): every lane moves, the new arrows land on the new x
             self.relayout()
         colours = self.colours
         for obj in change.added:

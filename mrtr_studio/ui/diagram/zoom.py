@@ -33,6 +33,17 @@ def zoom_command(event: QKeyEvent) -> str | None:
     return None
 
 
+def forward_zoom_keys(event: QKeyEvent, *targets: "ZoomableCanvas | TextZoom") -> bool:
+    """A view's keyPressEvent fallback: the zoom keys pressed on its buttons or fields zoom `targets`."""
+    what = zoom_command(event)
+    if what is None:
+        return False
+    for target in targets:
+        target.command(what)
+    event.accept()
+    return True
+
+
 def wheel_steps(event: QWheelEvent) -> float:
     """Notches of a Ctrl+wheel turn (0 without Ctrl): positive zooms in."""
     if not event.modifiers() & Qt.KeyboardModifier.ControlModifier:

@@ -16,7 +16,7 @@ from collections.abc import Coroutine
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -41,6 +41,7 @@ from ...trace import TraceStore
 from ...trace.diagram_layout import message_summary
 from ..async_bridge import spawn
 from ..diagram import SequenceDiagramView
+from ..diagram.zoom import forward_zoom_keys
 from ..selection import Selection
 from .common import symbol
 
@@ -104,15 +105,18 @@ class ClusterView(QWidget):
         self.stop_button.clicked.connect(self.stop)
         self.run_button.clicked.connect(self.run)
         top = QHBoxLayout()
-        for widget in (QLabel("Nodes"), self.node_count, self.shared, self.start_button, self.stop_button,
-                       self.run_button):
+        for widget in (QLabel("Nodes"), self.node_count, self.shared, self.start_button, self.stop_button):
             top.addWidget(widget)
         top.addStretch(1)
+        run_row = QHBoxLayout()  # a row of its own: the view stays narrow enough for a laptop's centre
+        run_row.addWidget(self.run_button)
+        run_row.addStretch(1)
         self.status = QLabel("No cluster running.")
         self.status.setObjectName("clusterStatus")
         self.verdict = QLabel("")
         self.verdict.setObjectName("clusterVerdict")
         self.verdict.setWordWrap(True)
+        self.status.setWordWrap(True)
         self.nodes = QListWidget()
         self.nodes.setAccessibleName("Nodes")
         self.rounds = QTableWidget(0, len(ROUND_COLUMNS))
@@ -133,6 +137,7 @@ class ClusterView(QWidget):
         split.setSizes([150, 600])
         box = QVBoxLayout(self)
         box.addLayout(top)
+        box.addLayout(run_row)
         box.addWidget(self.status)
         box.addWidget(self.verdict)
         box.addWidget(split, 1)
@@ -256,6 +261,11 @@ class ClusterView(QWidget):
     def _pass_on(self, seq: int) -> None:
         if self.window_selection is not None and seq >= 0:
             self.window_selection.select_message(seq, self.selection.operation_id)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """The zoom keys pressed on the view's buttons and fields zoom its diagram."""
+        if not forward_zoom_keys(event, self.diagram.canvas):
+            super().keyPressEvent(event)
 
     def set_presentation(self, on: bool) -> None:
         self.diagram.set_presentation(on)

@@ -25,7 +25,7 @@ DEMO_TARGETS: tuple[tuple[str, str], ...] = (
 _MARKS: dict[str, tuple[str, str, str, QStyle.StandardPixmap]] = {
     "pass": ("✔", "#1e7b34", "#6fd68a", QStyle.StandardPixmap.SP_DialogApplyButton),
     "complete": ("✔", "#1e7b34", "#6fd68a", QStyle.StandardPixmap.SP_DialogApplyButton),
-    "warn": ("⚠", "#b26a00", "#f2b05a", QStyle.StandardPixmap.SP_MessageBoxWarning),
+    "warn": ("⚠", "#a05e00", "#f2b05a", QStyle.StandardPixmap.SP_MessageBoxWarning),
     "fail": ("✖", "#c0392b", "#ff8a7a", QStyle.StandardPixmap.SP_MessageBoxCritical),
     "error": ("✖", "#c0392b", "#ff8a7a", QStyle.StandardPixmap.SP_MessageBoxCritical),
     "skipped": ("○", "#666666", "#b0b0b0", QStyle.StandardPixmap.SP_MessageBoxInformation),
@@ -46,6 +46,7 @@ class OperationPicker:
 
     def __init__(self, name: str) -> None:
         self.combo = QComboBox()
+        narrow_combo(self.combo)
         self.combo.setAccessibleName(name)
         self.arguments = QLineEdit()
         self.arguments.setAccessibleName("Arguments (JSON)")
@@ -76,6 +77,13 @@ class OperationPicker:
             raise ValueError("the arguments must be a JSON object")
         method, target = self.combo.currentData() or ("tools/call", self.combo.currentText())
         return method, target, arguments
+
+
+def narrow_combo(combo: QComboBox, characters: int = 14) -> None:
+    """Let a combo shrink to `characters` wide (its list still shows whole names), so a row never forces
+    the window wider than a laptop's screen."""
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(characters)
 
 
 def target_text(method: str, target: str) -> str:

@@ -27,6 +27,8 @@ class TargetPicker(QComboBox):
         super().__init__(parent)
         self.studio = studio
         self.setAccessibleName("Server under test")
+        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.setMinimumContentsLength(14)  # a long connection label must not widen the whole view
         self.refresh()
 
     def refresh(self) -> None:

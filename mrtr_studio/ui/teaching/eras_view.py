@@ -11,6 +11,7 @@ import asyncio
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
 from ...app.auto_answers import auto_respond
@@ -21,6 +22,7 @@ from ...trace import StoreEvent, TraceStore
 from ...trace.diagram_layout import natural_width
 from ..async_bridge import spawn
 from ..diagram import SequenceDiagramView
+from ..diagram.zoom import forward_zoom_keys
 from ..selection import Selection
 from ..store_bridge import StoreBridge
 from .common import OperationPicker, symbol
@@ -119,6 +121,11 @@ class ErasView(QWidget):
     def _pass_on(self, era: str, seq: int) -> None:
         if self.shared is not None and seq >= 0:
             self.shared.select_message(seq, self.selections[era].operation_id)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """The zoom keys pressed on the view's buttons and fields zoom its diagram."""
+        if not forward_zoom_keys(event, *(d.canvas for d in self.diagrams.values())):
+            super().keyPressEvent(event)
 
     def set_presentation(self, on: bool) -> None:
         """Presentation mode: both diagrams at the larger reading scale."""

@@ -48,6 +48,13 @@ class TeachingTabs:
         """Bring one view forward: "flow", "lessons", "lab", "eras" or "cluster"."""
         self.actions[name].trigger()
 
+    def set_presentation(self, on: bool) -> None:
+        """Presentation mode for every teaching view (and the Flow diagram in the first tab, if it has it)."""
+        for index in range(self.tabs.count()):
+            present = getattr(self.tabs.widget(index), "set_presentation", None)
+            if callable(present):
+                present(on)
+
 
 def install_teaching(window: QMainWindow, studio: Studio, store: TraceStore, selection: Selection) -> TeachingTabs:
     tabs = QTabWidget(window)

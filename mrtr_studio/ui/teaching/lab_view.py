@@ -9,10 +9,11 @@ import asyncio
 from typing import Any
 
 from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QFormLayout,
+    QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -32,9 +33,10 @@ from ...trace import StoreEvent, TraceStore
 from ..async_bridge import spawn
 from ..diagram import SequenceDiagramView
 from ..diagram.palette import PALETTE_EVENTS
+from ..diagram.zoom import forward_zoom_keys
 from ..selection import Selection
 from ..store_bridge import StoreBridge
-from .common import OperationPicker, mark, mark_colour, mark_icon
+from .common import OperationPicker, mark, mark_colour, mark_icon, narrow_combo
 from .connections import TargetPicker, close_all, open_transports
 
 COLUMNS = ("Attack", "Requirement", "Level", "Server's answer", "Status", "Verdict", "Detail")
@@ -64,17 +66,21 @@ class LabView(QWidget):
         self.picker = OperationPicker("Operation to attack")
         self.operation, self.arguments = self.picker.combo, self.picker.arguments
         self.second = QComboBox()
+        narrow_combo(self.second)
         self.second.setAccessibleName("Second identity")
         self.second.addItem("none (skip that attack)", None)
         for name in ("alice", "bob"):
             self.second.addItem(f"{name} (bearer {IDENTITY_PRESETS[name].bearer})", name)
         self.run_button = QPushButton("▶ Run the attacks")
         self.run_button.clicked.connect(self.start)
-        form = QFormLayout()
-        form.addRow("Server", self.target)
-        form.addRow("Operation", self.operation)
-        form.addRow("Arguments", self.arguments)
-        form.addRow("Second identity", self.second)
+        form = QGridLayout()  # two rows, so the grid and the diagram keep the height
+        for column, widget in enumerate((QLabel("Server"), self.target, QLabel("Operation"), self.operation)):
+            form.addWidget(widget, 0, column)
+        for column, widget in enumerate((QLabel("Arguments"), self.arguments, QLabel("Second identity"),
+                                         self.second)):
+            form.addWidget(widget, 1, column)
+        form.setColumnStretch(1, 3)
+        form.setColumnStretch(3, 2)
         buttons = QHBoxLayout()
         buttons.addWidget(self.run_button)
         self.summary = QLabel("Pick a server and an operation that asks for input, then run.")
@@ -95,7 +101,7 @@ class LabView(QWidget):
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.grid)
         split.addWidget(self.diagram)
-        split.setSizes([380, 420])
+        split.setSizes([340, 460])
         box = QVBoxLayout(self)
         box.addLayout(form)
         box.addLayout(buttons)
@@ -250,6 +256,11 @@ class LabView(QWidget):
         super().changeEvent(event)
         if event.type() in PALETTE_EVENTS and self.last:
             self._show(self.last)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """The zoom keys pressed on the view's buttons and fields zoom its diagram."""
+        if not forward_zoom_keys(event, self.diagram.canvas):
+            super().keyPressEvent(event)
 
     def set_presentation(self, on: bool) -> None:
         self.diagram.set_presentation(on)

@@ -40,7 +40,7 @@ from ...trace import StoreEvent, TraceMessage, TraceStore
 from ..async_bridge import spawn
 from ..diagram import SequenceDiagramView, TextZoom
 from ..diagram.palette import PALETTE_EVENTS, line_highlight
-from ..diagram.zoom import zoom_command
+from ..diagram.zoom import forward_zoom_keys
 from ..selection import Selection
 from ..store_bridge import StoreBridge
 from .common import mermaid_for
@@ -104,8 +104,10 @@ class LessonView(QWidget):
         self.run_button = QPushButton("▶ Run")
         self.back_button = QPushButton("◀ Back")
         self.step_button = QPushButton("Step ▶")
-        self.html_button = QPushButton("Export HTML…")
-        self.markdown_button = QPushButton("Export Markdown…")
+        self.html_button = QPushButton("HTML…")
+        self.html_button.setToolTip("Export the lesson's run as an HTML page (diagrams, code, explanations)")
+        self.markdown_button = QPushButton("Markdown…")
+        self.markdown_button.setToolTip("Export the lesson's run as Markdown with Mermaid diagrams")
         self.run_button.clicked.connect(lambda: self.start(step=False))
         self.step_button.clicked.connect(self.step)
         self.back_button.clicked.connect(self.back)
@@ -425,13 +427,8 @@ class LessonView(QWidget):
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """The zoom keys pressed anywhere else in the lesson (its buttons, its list) zoom it all."""
-        what = zoom_command(event)
-        if what is None:
+        if not forward_zoom_keys(event, self.text_zoom, self.diagram.canvas):
             super().keyPressEvent(event)
-            return
-        self.text_zoom.command(what)
-        self.diagram.canvas.command(what)
-        event.accept()
 
     def set_presentation(self, on: bool) -> None:
         """Presentation mode: no lesson list or export buttons; code and diagram side by side, larger."""
