@@ -156,13 +156,19 @@ def page(title: str, sections: list[Section], intro: str = "") -> str:
             "<p><small>Exported by MRTR Studio.</small></p></body></html>\n")
 
 
-_MD_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+#: The characters that open CommonMark constructs anywhere in a line: escapes, code, emphasis, links and
+#: images, raw HTML and autolinks, entities, tables, strikethrough, headings.
+_MD_INLINE = re.compile(r"([\\`*_\[\]<>!&|~#])")
+#: What opens a block only at the start of a line: list markers, ordered-list numbers, setext underlines.
+_MD_LINE_START = re.compile(r"^(\d+(?=[.)])|(?=[-+=]))(.)")
 
 
 def _md(value: Any) -> str:
-    """Trace text inside Markdown prose: one line, every ASCII punctuation backslash-escaped (CommonMark),
-    so no `<tag>`, link, emphasis, heading or fence can come out of a peer's string."""
-    return _MD_PUNCTUATION.sub(r"\\\1", " ".join(str(value).split()))
+    """Trace text inside Markdown prose: one line, with every character that could open a construct
+    backslash-escaped (CommonMark), so no `<tag>`, link, emphasis, heading, list or fence can come out
+    of a peer's string, while ordinary punctuation (`:`, `-`, `,`) stays readable in the raw file."""
+    text = _MD_INLINE.sub(r"\\\1", " ".join(str(value).split()))
+    return _MD_LINE_START.sub(r"\1\\\2", text)
 
 
 def _fence(body: str, info: str = "") -> list[str]:
