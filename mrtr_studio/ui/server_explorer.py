@@ -250,6 +250,8 @@ class ServerExplorer(QWidget):
             for target in sorted(targets, key=lambda t: t.name.startswith(FIXTURE_PREFIX)):
                 item = QTreeWidgetItem(top, [target.name, target.description])
                 item.setData(0, Qt.ItemDataRole.UserRole, target)
+                item.setToolTip(0, target.name)
+                item.setToolTip(1, target.description[:2000])
                 if target.name.startswith(FIXTURE_PREFIX):
                     for column in (0, 1):
                         item.setForeground(column, QBrush(QColor("#888888")))
@@ -281,5 +283,19 @@ class ServerExplorer(QWidget):
 
     def _current_changed(self, *_: Any) -> None:
         target = self.current_target()
-        self.schema_view.setPlainText(json.dumps(target.raw, indent=2) if target else "")
+        self.schema_view.setPlainText(schema_text(target.raw) if target else "")
         self.targetChanged.emit(target)
+
+
+SCHEMA_TEXT_CHARS = 200_000
+
+
+def schema_text(raw: dict[str, Any]) -> str:
+    """A target's listing entry as indented JSON, cut at SCHEMA_TEXT_CHARS; too deep to print is said."""
+    try:
+        text = json.dumps(raw, indent=2, ensure_ascii=False, default=str)
+    except (RecursionError, ValueError) as exc:
+        return f"(this entry cannot be shown: {type(exc).__name__}, it is nested too deeply)"
+    if len(text) > SCHEMA_TEXT_CHARS:
+        return text[:SCHEMA_TEXT_CHARS] + f"\n… ({len(text) - SCHEMA_TEXT_CHARS} more characters)"
+    return text

@@ -12,7 +12,7 @@ from mrtr_studio.app.connect import default_transport_factory
 from mrtr_studio.app.server_entries import EMBEDDED, http_entry
 from mrtr_studio.app.studio import Studio
 from mrtr_studio.transport.base import TransportError
-from mrtr_studio.ui.server_explorer import ServerExplorer
+from mrtr_studio.ui.server_explorer import ServerExplorer, schema_text
 
 
 @pytest.fixture
@@ -58,3 +58,12 @@ def test_a_failed_connect_clears_the_previous_servers_tools(qtbot: Any, loop: as
     assert explorer.status.text().count("All connection attempts failed") == 1
     assert explorer.status.text().count("cannot connect to") == 1
     loop.run_until_complete(studio.close())
+
+
+def test_a_listing_entry_too_deep_or_too_long_to_print_is_said() -> None:
+    deep: dict[str, Any] = {}
+    for _ in range(5000):
+        deep = {"x": deep}
+    assert "nested too deeply" in schema_text({"inputSchema": deep})
+    long_text = schema_text({"description": "d" * 300_000})
+    assert len(long_text) < 210_000 and long_text.endswith("more characters)")
