@@ -31,7 +31,7 @@ from ..app.server_entries import EMBEDDED, ServerEntry, http_entry, load_mcp_ser
 from ..app.studio import Catalog, Studio, StudioEvent
 from .async_bridge import spawn
 
-KINDS = (("embedded", "Embedded demo engine"), ("http", "Streamable HTTP URL"), ("stdio", "stdio command"))
+KINDS = (("embedded", "Embedded engine"), ("http", "Streamable HTTP"), ("stdio", "stdio command"))
 _VARIABLE = re.compile(r"\{[+#./;?&]?([A-Za-z0-9_]+)\*?\}")
 
 
@@ -96,12 +96,14 @@ class ServerExplorer(QWidget):
         self.kind_box.setAccessibleName("Connection kind")
         for value, text in KINDS:
             self.kind_box.addItem(text, value)
+        self.kind_box.setToolTip("Where to connect: the demo engine in this process, a Streamable HTTP URL, "
+                                 "or a server started as a stdio command")
         self.address = QLineEdit()
         self.address.setAccessibleName("Server address")
         self.connect_button = QPushButton("&Connect")
         self.imported_box = QComboBox()
         self.imported_box.setAccessibleName("Imported servers")
-        self.imported_box.addItem("(no imported servers)", None)
+        self.imported_box.addItem("(none imported)", None)
         self.import_button = QPushButton("Import mcpServers…")
         self.status = QLabel("Not connected.")
         self.status.setObjectName("connectionStatus")
@@ -116,7 +118,7 @@ class ServerExplorer(QWidget):
         self.kind_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.kind_box.setMinimumContentsLength(10)
         self.imported_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.imported_box.setMinimumContentsLength(10)
+        self.imported_box.setMinimumContentsLength(6)
         self.address.setMinimumWidth(self.address.fontMetrics().horizontalAdvance("http://127.0.0.1:8765/mcp"))
         self.address.setClearButtonEnabled(True)
         row1 = QHBoxLayout()

@@ -67,3 +67,16 @@ def test_a_listing_entry_too_deep_or_too_long_to_print_is_said() -> None:
     assert "nested too deeply" in schema_text({"inputSchema": deep})
     long_text = schema_text({"description": "d" * 300_000})
     assert len(long_text) < 210_000 and long_text.endswith("more characters)")
+
+
+def test_the_left_column_panels_fit_a_300_px_column(qtbot: Any) -> None:
+    from mrtr_studio.ui.arguments_panel import ArgumentsPanel
+    from mrtr_studio.ui.client_panel import ClientPanel
+
+    studio = Studio()
+    for panel in (ServerExplorer(studio), ClientPanel(studio), ArgumentsPanel()):
+        qtbot.addWidget(panel)
+        assert panel.minimumSizeHint().width() <= 280, type(panel).__name__  # room for margins and a scrollbar
+    client = ClientPanel(studio)
+    qtbot.addWidget(client)
+    assert client.era_box.toolTip() == client.era_box.currentText()  # the whole name when the box elides it
