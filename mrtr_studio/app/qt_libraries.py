@@ -58,9 +58,12 @@ LddRunner = Callable[[Path], str]
 
 
 def uses_xcb(environ: Mapping[str, str]) -> bool:
-    """Whether Qt will load its xcb plugin: QT_QPA_PLATFORM unset or naming xcb (e.g. "xcb;offscreen")."""
+    """Whether Qt will load its xcb plugin first: QT_QPA_PLATFORM naming xcb (e.g. "xcb;offscreen"), or
+    unset outside a Wayland session (in one, Qt 6 tries its wayland plugin first)."""
     platform = environ.get("QT_QPA_PLATFORM", "").strip()
-    return not platform or platform.split(";")[0].split(":")[0] == "xcb"
+    if platform:
+        return platform.split(";")[0].split(":")[0] == "xcb"
+    return not (environ.get("XDG_SESSION_TYPE") == "wayland" and environ.get("WAYLAND_DISPLAY"))
 
 
 def pyside_dir() -> Path | None:

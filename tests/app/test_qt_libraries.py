@@ -69,6 +69,8 @@ def test_the_problem_is_reported_only_when_xcb_is_used(tmp_path):
     assert platform_problem({"QT_QPA_PLATFORM": "xcb"}, base, lambda _path: LDD_MISSING) is not None
     assert platform_problem({}, base, lambda _path: "\tlibc.so.6 => /lib/libc.so.6 (0x1)\n") is None
     assert uses_xcb({"QT_QPA_PLATFORM": "xcb:nograb"}) and not uses_xcb({"QT_QPA_PLATFORM": "wayland"})
+    assert not uses_xcb({"XDG_SESSION_TYPE": "wayland", "WAYLAND_DISPLAY": "wayland-0"})
+    assert uses_xcb({"XDG_SESSION_TYPE": "x11", "DISPLAY": ":0"})
 
 
 def test_the_real_plugin_resolves_on_this_machine():
@@ -83,7 +85,7 @@ def test_the_gui_entry_prints_the_apt_line_and_exits_before_qt(tmp_path):
     ldd = fake_bin / "ldd"
     ldd.write_text("#!/bin/sh\ncat <<'END'\n" + LDD_MISSING + "END\n")
     ldd.chmod(0o755)
-    env = {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}
+    env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "WAYLAND_DISPLAY")}
     env.update(PATH=f"{fake_bin}{os.pathsep}{env.get('PATH', '')}", DISPLAY=":987")
     done = subprocess.run([sys.executable, "-m", "mrtr_studio"], env=env, capture_output=True, text=True,
                           timeout=60, check=False)
