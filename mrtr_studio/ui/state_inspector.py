@@ -48,6 +48,8 @@ def field_text(name: str, value: Any) -> str:
         return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(value))
     if value is None:
         return "—"
+    if value == "":
+        return '"" (empty)'
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
@@ -255,7 +257,9 @@ class StateInspector(QWidget):
 
     def _fill_diff(self, view: StateView) -> None:
         changed = []
-        for name, before, after in view.diff:
+        # what differs first, so it is in view without scrolling; the equal fields follow
+        rows = sorted(view.diff, key=lambda row: row[1] == row[2])
+        for name, before, after in rows:
             label, why = field_label(name)
             differs = before != after
             position = first_difference(before, after) if name in ("payload bytes", "signature") else None
