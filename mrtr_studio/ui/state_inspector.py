@@ -61,7 +61,7 @@ def countdown_text(seconds: float | None) -> str:
     return f"expires in {int(seconds) // 60}:{int(seconds) % 60:02d}"
 
 
-def _table(headers: list[str], stretch: int) -> QTableWidget:
+def _table(headers: list[str], *stretch: int) -> QTableWidget:
     """One line per row (long values elided in the middle, whole in the tooltip), sized to contents."""
     table = QTableWidget(0, len(headers))
     table.setHorizontalHeaderLabels(headers)
@@ -72,7 +72,7 @@ def _table(headers: list[str], stretch: int) -> QTableWidget:
     table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
     header = table.horizontalHeader()
     for column in range(len(headers)):
-        mode = QHeaderView.ResizeMode.Stretch if column == stretch else QHeaderView.ResizeMode.ResizeToContents
+        mode = QHeaderView.ResizeMode.Stretch if column in stretch else QHeaderView.ResizeMode.ResizeToContents
         header.setSectionResizeMode(column, mode)
     header.setHighlightSections(False)
     table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
@@ -107,18 +107,18 @@ class StateInspector(QWidget):
         self.rejection_label = QLabel("")
         self.rejection_label.setStyleSheet("color: #c0392b; font-weight: bold")
         self.rejection_label.setWordWrap(True)
-        self.checks_table = _table(["check", "status", "why"], stretch=2)
+        self.checks_table = _table(["check", "status", "why"], 2)
         self.checks_table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.checks_table.setAccessibleName("requestState checks")
         self.failed_label = QLabel("")  # the failed checks' reasons in full (the table elides them)
         self.failed_label.setObjectName("failedChecks")
         self.failed_label.setWordWrap(True)
         self.failed_label.setStyleSheet("color: #8a1c00")
-        self.payload_table = _table(["field", "value"], stretch=1)
+        self.payload_table = _table(["field", "value"], 1)
         self.payload_table.setAccessibleName("requestState payload")
         self.diff_label = QLabel("")
         self.diff_label.setWordWrap(True)
-        self.diff_table = _table(["field", "before", "after"], stretch=2)
+        self.diff_table = _table(["field", "before", "after"], 1, 2)
         self.diff_table.setAccessibleName("Differences from the compared state")
         self.tamper_status = QLabel("")
         self.tamper_status.setWordWrap(True)
