@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -21,6 +21,8 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSplitter,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -82,6 +84,15 @@ def targets_of(catalog: Catalog) -> dict[str, list[Target]]:
 
 
 FIXTURE_PREFIX = "test_"
+NAME_SHARE = 0.65
+
+
+class MiddleElided(QStyledItemDelegate):
+    """Names elide in the middle ("test_input…_elicitation"): both ends tell similar names apart."""
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.TextElideMode.ElideMiddle
 
 
 class ServerExplorer(QWidget):
@@ -103,13 +114,18 @@ class ServerExplorer(QWidget):
         self.connect_button = QPushButton("&Connect")
         self.imported_box = QComboBox()
         self.imported_box.setAccessibleName("Imported servers")
-        self.imported_box.addItem("(none imported)", None)
+        self.imported_box.addItem("(none)", None)
+        self.imported_box.setToolTip("Servers imported from an mcpServers JSON file (none yet)")
         self.import_button = QPushButton("Import mcpServers…")
         self.status = QLabel("Not connected.")
         self.status.setObjectName("connectionStatus")
         self.status.setWordWrap(True)
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["Name", "Description"])
+        self.tree.setItemDelegateForColumn(0, MiddleElided(self.tree))
+        self.tree.header().setMinimumSectionSize(48)
+        self.tree.setIndentation(14)  # two levels deep: keep the room for the names
+        self.tree.verticalScrollBar().rangeChanged.connect(lambda *_: self.fit_names())  # the viewport narrows
         self.tree.setAccessibleName("Server contents")
         self.schema_view = QPlainTextEdit()
         self.schema_view.setReadOnly(True)
@@ -257,11 +273,22 @@ class ServerExplorer(QWidget):
                 if target.name.startswith(FIXTURE_PREFIX):
                     for column in (0, 1):
                         item.setForeground(column, QBrush(QColor("#888888")))
-                    item.setToolTip(0, "A fixture of the official conformance suite")
+                    item.setToolTip(0, f"{target.name}\nA fixture of the official conformance suite")
             top.setExpanded(True)
-        self.tree.resizeColumnToContents(0)
+        self.fit_names()
         if previous is not None:
             self.select(previous.name, previous.kind)
+
+    def fit_names(self) -> None:
+        """Names as wide as they need, within NAME_SHARE of the width (the rest elide, whole in tooltips)."""
+        room = self.tree.viewport().width()
+        name = max(80, min(self.tree.sizeHintForColumn(0), max(120, int(room * NAME_SHARE))))
+        self.tree.setColumnWidth(0, name)
+        self.tree.setColumnWidth(1, max(48, room - name))  # descriptions take the rest and elide there
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit_names()
 
     def items(self) -> list[QTreeWidgetItem]:
         found: list[QTreeWidgetItem] = []

@@ -80,3 +80,20 @@ def test_the_left_column_panels_fit_a_300_px_column(qtbot: Any) -> None:
     client = ClientPanel(studio)
     qtbot.addWidget(client)
     assert client.era_box.toolTip() == client.era_box.currentText()  # the whole name when the box elides it
+
+
+def test_names_and_descriptions_share_a_narrow_tree(qtbot: Any, loop: asyncio.AbstractEventLoop) -> None:
+    studio = Studio()
+    explorer = ServerExplorer(studio)
+    qtbot.addWidget(explorer)
+    explorer.resize(266, 500)
+    with qtbot.waitExposed(explorer):
+        explorer.show()
+    loop.run_until_complete(asyncio.wait_for(studio.connect(EMBEDDED), 20))
+    qtbot.wait(10)
+    tree, header = explorer.tree, explorer.tree.header()
+    assert tree.horizontalScrollBar().maximum() == 0  # no sideways scrolling to read a description
+    assert header.sectionSize(1) >= 48 and header.length() <= tree.viewport().width()
+    fixture = next(i for i in explorer.items() if i.text(0).startswith("test_"))
+    assert fixture.toolTip(0).startswith(fixture.text(0) + "\n")  # the whole name where the column elides it
+    loop.run_until_complete(studio.close())
