@@ -249,3 +249,26 @@ def test_the_failed_checks_reason_is_shown_whole(qtbot) -> None:  # type: ignore
     assert widget.failed_label.text().startswith("✖ signature: the server rejected it")
     selection.select(store.messages_of(op.id)[1])
     assert not widget.failed_label.isVisibleTo(widget)
+
+
+def test_colours_follow_a_dark_palette(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtGui import QColor, QPalette
+
+    from mrtr_studio.ui import tones
+
+    store = TraceStore()
+    op = run_flow(store, "delete_file", step=on_round(2, lambda m: tamper.flip_signature_byte(m).message))
+    widget, selection = inspector(qtbot, store, FakeStudio())
+    selection.select(store.messages_of(op.id)[2])
+    shape = widget.checks_table.item(0, 1)
+    assert shape.foreground().color().name() == tones.PASS[0]
+    dark = QPalette(widget.palette())
+    dark.setColor(QPalette.ColorRole.Window, QColor("#202124"))
+    dark.setColor(QPalette.ColorRole.Base, QColor("#2b2b2b"))
+    widget.setPalette(dark)
+    assert tones.is_dark(widget)
+    assert widget.checks_table.item(0, 1).foreground().color().name() == tones.PASS[1]
+    marked = widget.checks_table.item(list(CHECKS).index("signature"), 0)
+    assert marked.foreground().color().name() == tones.MARKED_TEXT[1]
+    assert marked.background().color().name() == tones.MARKED_BACKGROUND[1]
+    assert tones.ERROR[1] in widget.rejection_label.styleSheet()
