@@ -219,8 +219,10 @@ class StateInspector(QWidget):
             self.payload_heading.setText("Payload")
         failed = view.rejected or next((c.name for c in view.inspection.checks if c.status == "fail"), None)
         self._fill_checks([(c.name, c.status, c.why) for c in view.inspection.checks], failed)
+        # in full what the table elides, except the check the rejection line above already explains
         self.failed_label.setText("\n".join(f"\u2716 {check_label(c.name)[0]}: {c.why}"
-                                             for c in view.inspection.checks if c.status == "fail"))
+                                             for c in view.inspection.checks
+                                             if c.status == "fail" and c.name != view.rejected))
         self.failed_label.setVisible(bool(self.failed_label.text()))
         if view.rejected:
             self.rejection_label.setText(f"The server rejected this state: -32602 Invalid requestState, "

@@ -245,10 +245,23 @@ def test_the_failed_checks_reason_is_shown_whole(qtbot) -> None:  # type: ignore
     op = run_flow(store, "delete_file", step=on_round(2, lambda m: tamper.flip_signature_byte(m).message))
     widget, selection = inspector(qtbot, store, FakeStudio())
     selection.select(store.messages_of(op.id)[2])
-    assert widget.failed_label.isVisibleTo(widget)
-    assert widget.failed_label.text().startswith("✖ signature: the server rejected it")
+    # the server named the check: its reason is said once, on the rejection line
+    assert "signature matches none" in widget.rejection_label.text()
+    assert not widget.failed_label.isVisibleTo(widget)
     selection.select(store.messages_of(op.id)[1])
     assert not widget.failed_label.isVisibleTo(widget)
+
+
+def test_a_locally_failed_check_is_explained_in_full(qtbot) -> None:  # type: ignore[no-untyped-def]
+    store = TraceStore()
+    op = run_flow(store, "delete_file")
+    studio = FakeStudio()
+    widget, selection = inspector(qtbot, store, studio)
+    studio.advance_clock(3600)  # the state the server issued has expired since, on the engine's clock
+    selection.select(store.messages_of(op.id)[1])
+    assert widget.rejection_label.text() == ""
+    assert widget.failed_label.isVisibleTo(widget)
+    assert widget.failed_label.text().startswith("✖ expiry: expired ")
 
 
 def test_colours_follow_a_dark_palette(qtbot) -> None:  # type: ignore[no-untyped-def]
