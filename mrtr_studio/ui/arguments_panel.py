@@ -13,9 +13,8 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from ..client.forms.validation import validate_content
 from .forms.arguments_form import ArgumentsForm
 from .server_explorer import Target
+from .tones import ERROR, WARNING, color_style
 
-ERROR_STYLE = "color: #b00020;"
-WARNING_STYLE = "color: #8a5a00;"
 NO_TARGET = "Pick a tool, prompt or resource in the server explorer."
 
 
@@ -70,19 +69,19 @@ class ArgumentsPanel(QWidget):
         try:
             return self.editor.arguments()
         except ValueError as exc:
-            self._show(str(exc), ERROR_STYLE)
+            self._show(str(exc), color_style(ERROR, self))
             return None
 
     def _check(self) -> None:
         try:
             value = self.editor.arguments()
         except ValueError as exc:
-            self._show(str(exc), ERROR_STYLE)
+            self._show(str(exc), color_style(ERROR, self))
             return
         errors = validate_content(self.schema, value) if self.target is not None else {}
         text = "; ".join(f"{k}: {' '.join(v)}" if k else " ".join(v) for k, v in errors.items())
         self._show(f"Does not match the input schema (it can still be sent): {text}" if errors else "",
-                   WARNING_STYLE if errors else "")
+                   color_style(WARNING, self) if errors else "")
 
     def _show(self, text: str, style: str) -> None:
         self.message.setText(text)

@@ -50,6 +50,11 @@ class ClientPanel(QWidget):
         for name in IDENTITY_PRESETS:
             self.identity_box.addItem(name, name)
         self.identity_box.addItem("custom…", CUSTOM)
+        for box in (self.era_box, self.identity_box):  # fits a ~300 px column; the popup shows whole names
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(12)
+            box.setToolTip(box.currentText())
+            box.currentTextChanged.connect(box.setToolTip)
         self.custom_user = QLineEdit()
         self.custom_user.setPlaceholderText("principal name")
         self.custom_token = QLineEdit()
@@ -61,13 +66,15 @@ class ClientPanel(QWidget):
         row.addWidget(self.custom_token)
         self.clock_label = QLabel("engine clock: now")
         self.clock_label.setObjectName("clockLabel")
+        self.clock_label.setWordWrap(True)  # "engine clock: 10 min ahead" wraps rather than widening the column
         ahead = QPushButton("+10 min")
         ahead.setToolTip("Move the embedded engine's clock ahead (requestState expiry)")
         ahead.clicked.connect(lambda: studio.advance_clock(600))
         reset = QPushButton("Reset clock")
         reset.clicked.connect(studio.reset_clock)
         clock_row = QHBoxLayout()
-        for widget in (self.clock_label, ahead, reset):
+        clock_row.addWidget(self.clock_label, 1)
+        for widget in (ahead, reset):
             clock_row.addWidget(widget)
 
         form = QFormLayout()

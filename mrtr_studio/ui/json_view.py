@@ -8,6 +8,7 @@ carries its whole text (and the key's JSON path) in a tooltip.
 import json
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase, QGuiApplication, QResizeEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -68,6 +69,7 @@ class JsonInspector(QWidget):
         self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         self.tree.header().setStretchLastSection(True)
         self.tree.setUniformRowHeights(True)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # "io.model…/clientInfo": both ends tell
         self.tree.expanded.connect(lambda _index: self.fit_keys())
         self.raw = QPlainTextEdit()
         self.raw.setReadOnly(True)

@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -21,6 +21,8 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSplitter,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -31,7 +33,7 @@ from ..app.server_entries import EMBEDDED, ServerEntry, http_entry, load_mcp_ser
 from ..app.studio import Catalog, Studio, StudioEvent
 from .async_bridge import spawn
 
-KINDS = (("embedded", "Embedded demo engine"), ("http", "Streamable HTTP URL"), ("stdio", "stdio command"))
+KINDS = (("embedded", "Embedded engine"), ("http", "Streamable HTTP"), ("stdio", "stdio command"))
 _VARIABLE = re.compile(r"\{[+#./;?&]?([A-Za-z0-9_]+)\*?\}")
 
 
@@ -82,6 +84,15 @@ def targets_of(catalog: Catalog) -> dict[str, list[Target]]:
 
 
 FIXTURE_PREFIX = "test_"
+NAME_SHARE = 0.65
+
+
+class MiddleElided(QStyledItemDelegate):
+    """Names elide in the middle ("test_input…_elicitation"): both ends tell similar names apart."""
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.TextElideMode.ElideMiddle
 
 
 class ServerExplorer(QWidget):
@@ -96,18 +107,25 @@ class ServerExplorer(QWidget):
         self.kind_box.setAccessibleName("Connection kind")
         for value, text in KINDS:
             self.kind_box.addItem(text, value)
+        self.kind_box.setToolTip("Where to connect: the demo engine in this process, a Streamable HTTP URL, "
+                                 "or a server started as a stdio command")
         self.address = QLineEdit()
         self.address.setAccessibleName("Server address")
         self.connect_button = QPushButton("&Connect")
         self.imported_box = QComboBox()
         self.imported_box.setAccessibleName("Imported servers")
-        self.imported_box.addItem("(no imported servers)", None)
+        self.imported_box.addItem("(none)", None)
+        self.imported_box.setToolTip("Servers imported from an mcpServers JSON file (none yet)")
         self.import_button = QPushButton("Import mcpServers…")
         self.status = QLabel("Not connected.")
         self.status.setObjectName("connectionStatus")
         self.status.setWordWrap(True)
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["Name", "Description"])
+        self.tree.setItemDelegateForColumn(0, MiddleElided(self.tree))
+        self.tree.header().setMinimumSectionSize(48)
+        self.tree.setIndentation(14)  # two levels deep: keep the room for the names
+        self.tree.verticalScrollBar().rangeChanged.connect(lambda *_: self.fit_names())  # the viewport narrows
         self.tree.setAccessibleName("Server contents")
         self.schema_view = QPlainTextEdit()
         self.schema_view.setReadOnly(True)
@@ -116,7 +134,7 @@ class ServerExplorer(QWidget):
         self.kind_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.kind_box.setMinimumContentsLength(10)
         self.imported_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.imported_box.setMinimumContentsLength(10)
+        self.imported_box.setMinimumContentsLength(6)
         self.address.setMinimumWidth(self.address.fontMetrics().horizontalAdvance("http://127.0.0.1:8765/mcp"))
         self.address.setClearButtonEnabled(True)
         row1 = QHBoxLayout()
@@ -250,14 +268,27 @@ class ServerExplorer(QWidget):
             for target in sorted(targets, key=lambda t: t.name.startswith(FIXTURE_PREFIX)):
                 item = QTreeWidgetItem(top, [target.name, target.description])
                 item.setData(0, Qt.ItemDataRole.UserRole, target)
+                item.setToolTip(0, target.name)
+                item.setToolTip(1, target.description[:2000])
                 if target.name.startswith(FIXTURE_PREFIX):
                     for column in (0, 1):
                         item.setForeground(column, QBrush(QColor("#888888")))
-                    item.setToolTip(0, "A fixture of the official conformance suite")
+                    item.setToolTip(0, f"{target.name}\nA fixture of the official conformance suite")
             top.setExpanded(True)
-        self.tree.resizeColumnToContents(0)
+        self.fit_names()
         if previous is not None:
             self.select(previous.name, previous.kind)
+
+    def fit_names(self) -> None:
+        """Names as wide as they need, within NAME_SHARE of the width (the rest elide, whole in tooltips)."""
+        room = self.tree.viewport().width()
+        name = max(80, min(self.tree.sizeHintForColumn(0), max(120, int(room * NAME_SHARE))))
+        self.tree.setColumnWidth(0, name)
+        self.tree.setColumnWidth(1, max(48, room - name))  # descriptions take the rest and elide there
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit_names()
 
     def items(self) -> list[QTreeWidgetItem]:
         found: list[QTreeWidgetItem] = []
@@ -281,5 +312,19 @@ class ServerExplorer(QWidget):
 
     def _current_changed(self, *_: Any) -> None:
         target = self.current_target()
-        self.schema_view.setPlainText(json.dumps(target.raw, indent=2) if target else "")
+        self.schema_view.setPlainText(schema_text(target.raw) if target else "")
         self.targetChanged.emit(target)
+
+
+SCHEMA_TEXT_CHARS = 200_000
+
+
+def schema_text(raw: dict[str, Any]) -> str:
+    """A target's listing entry as indented JSON, cut at SCHEMA_TEXT_CHARS; too deep to print is said."""
+    try:
+        text = json.dumps(raw, indent=2, ensure_ascii=False, default=str)
+    except (RecursionError, ValueError) as exc:
+        return f"(this entry cannot be shown: {type(exc).__name__}, it is nested too deeply)"
+    if len(text) > SCHEMA_TEXT_CHARS:
+        return text[:SCHEMA_TEXT_CHARS] + f"\n… ({len(text) - SCHEMA_TEXT_CHARS} more characters)"
+    return text

@@ -11,7 +11,7 @@ import json
 import time
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -35,8 +35,10 @@ from ..trace import StoreEvent, TraceStore
 from ..trace.diagram_layout import request_state_of
 from .selection import Selection
 from .store_bridge import StoreBridge, message_by_seq
+from .tones import CHANGED, ERROR, MARKED_BACKGROUND, MARKED_TEXT, MUTED, PASS, Tone, color_style, tone
 
-_STATUS = {"pass": ("✔ pass", "#1e7b34"), "fail": ("✖ fail", "#c0392b"), "unknown": ("? unknown", "#777777")}
+_STATUS: dict[str, tuple[str, Tone]] = {"pass": ("✔ pass", PASS), "fail": ("✖ fail", ERROR),
+                                        "unknown": ("? unknown", MUTED)}
 NAME_ROLE = Qt.ItemDataRole.UserRole
 FAILED_MARK = "▶ "
 CHANGED_MARK = "≠ "
@@ -48,6 +50,8 @@ def field_text(name: str, value: Any) -> str:
         return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(value))
     if value is None:
         return "—"
+    if value == "":
+        return '"" (empty)'
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
@@ -59,7 +63,7 @@ def countdown_text(seconds: float | None) -> str:
     return f"expires in {int(seconds) // 60}:{int(seconds) % 60:02d}"
 
 
-def _table(headers: list[str], stretch: int) -> QTableWidget:
+def _table(headers: list[str], *stretch: int) -> QTableWidget:
     """One line per row (long values elided in the middle, whole in the tooltip), sized to contents."""
     table = QTableWidget(0, len(headers))
     table.setHorizontalHeaderLabels(headers)
@@ -70,7 +74,7 @@ def _table(headers: list[str], stretch: int) -> QTableWidget:
     table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
     header = table.horizontalHeader()
     for column in range(len(headers)):
-        mode = QHeaderView.ResizeMode.Stretch if column == stretch else QHeaderView.ResizeMode.ResizeToContents
+        mode = QHeaderView.ResizeMode.Stretch if column in stretch else QHeaderView.ResizeMode.ResizeToContents
         header.setSectionResizeMode(column, mode)
     header.setHighlightSections(False)
     table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
@@ -103,20 +107,20 @@ class StateInspector(QWidget):
         big.setBold(True)
         self.ttl_label.setFont(big)
         self.rejection_label = QLabel("")
-        self.rejection_label.setStyleSheet("color: #c0392b; font-weight: bold")
+        self.rejection_label.setStyleSheet(color_style(ERROR, self, "font-weight: bold;"))
         self.rejection_label.setWordWrap(True)
-        self.checks_table = _table(["check", "status", "why"], stretch=2)
+        self.checks_table = _table(["check", "status", "why"], 2)
         self.checks_table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.checks_table.setAccessibleName("requestState checks")
         self.failed_label = QLabel("")  # the failed checks' reasons in full (the table elides them)
         self.failed_label.setObjectName("failedChecks")
         self.failed_label.setWordWrap(True)
-        self.failed_label.setStyleSheet("color: #8a1c00")
-        self.payload_table = _table(["field", "value"], stretch=1)
+        self.failed_label.setStyleSheet(color_style(ERROR, self))
+        self.payload_table = _table(["field", "value"], 1)
         self.payload_table.setAccessibleName("requestState payload")
         self.diff_label = QLabel("")
         self.diff_label.setWordWrap(True)
-        self.diff_table = _table(["field", "before", "after"], stretch=2)
+        self.diff_table = _table(["field", "before", "after"], 1, 2)
         self.diff_table.setAccessibleName("Differences from the compared state")
         self.tamper_status = QLabel("")
         self.tamper_status.setWordWrap(True)
@@ -215,8 +219,10 @@ class StateInspector(QWidget):
             self.payload_heading.setText("Payload")
         failed = view.rejected or next((c.name for c in view.inspection.checks if c.status == "fail"), None)
         self._fill_checks([(c.name, c.status, c.why) for c in view.inspection.checks], failed)
+        # in full what the table elides, except the check the rejection line above already explains
         self.failed_label.setText("\n".join(f"\u2716 {check_label(c.name)[0]}: {c.why}"
-                                             for c in view.inspection.checks if c.status == "fail"))
+                                             for c in view.inspection.checks
+                                             if c.status == "fail" and c.name != view.rejected))
         self.failed_label.setVisible(bool(self.failed_label.text()))
         if view.rejected:
             self.rejection_label.setText(f"The server rejected this state: -32602 Invalid requestState, "
@@ -235,7 +241,8 @@ class StateInspector(QWidget):
         for name, status, why in checks:
             label, what = check_label(name)
             marked = name == failed
-            text, colour = _STATUS.get(status, (status, "#777777"))
+            text, status_tone = _STATUS.get(status, (status, MUTED))
+            colour = tone(status_tone, self)
             row = self._add_row(table, [(FAILED_MARK if marked else "") + label, text, why], colour, bold=marked,
                                 tooltip=f"{label}: {what}\n{text}: {why}" if what else why)
             first = table.item(row, 0)
@@ -255,7 +262,9 @@ class StateInspector(QWidget):
 
     def _fill_diff(self, view: StateView) -> None:
         changed = []
-        for name, before, after in view.diff:
+        # what differs first, so it is in view without scrolling; the equal fields follow
+        rows = sorted(view.diff, key=lambda row: row[1] == row[2])
+        for name, before, after in rows:
             label, why = field_label(name)
             differs = before != after
             position = first_difference(before, after) if name in ("payload bytes", "signature") else None
@@ -264,7 +273,7 @@ class StateInspector(QWidget):
             tip = why + (f"\nFirst difference at character {position}." if position is not None else "")
             row = self._add_row(self.diff_table, [(CHANGED_MARK if differs else "  ") + label,
                                                   field_text(name, before), field_text(name, after)],
-                                "#b26a00" if differs else None, bold=False, tooltip=tip)
+                                tone(CHANGED, self) if differs else None, bold=False, tooltip=tip)
             first = self.diff_table.item(row, 0)
             assert first is not None
             first.setData(NAME_ROLE, name)
@@ -275,8 +284,7 @@ class StateInspector(QWidget):
         font.setBold(True)
         self.diff_label.setFont(font)
 
-    @staticmethod
-    def _add_row(table: QTableWidget, cells: list[str], colour: str | None = None, bold: bool = False,
+    def _add_row(self, table: QTableWidget, cells: list[str], colour: str | None = None, bold: bool = False,
                  tooltip: str = "") -> int:
         row = table.rowCount()
         table.insertRow(row)
@@ -289,16 +297,24 @@ class StateInspector(QWidget):
                 font = item.font()
                 font.setBold(True)
                 item.setFont(font)
-                item.setBackground(QBrush(QColor("#fde2e0")))
-                item.setForeground(QBrush(QColor("#8a1c00")))
+                item.setBackground(QBrush(QColor(tone(MARKED_BACKGROUND, self))))
+                item.setForeground(QBrush(QColor(tone(MARKED_TEXT, self))))
             table.setItem(row, column, item)
         return row
+
+    def changeEvent(self, event: QEvent) -> None:
+        """A light/dark switch re-renders: the colours are picked from the palette at render time."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "timer"):
+            self.rejection_label.setStyleSheet(color_style(ERROR, self, "font-weight: bold;"))
+            self.failed_label.setStyleSheet(color_style(ERROR, self))
+            self._render()
 
     def tick(self) -> None:
         """Once a second: the live TTL on the engine's clock (which the studio can move ahead)."""
         seconds = ttl_left(self.view, self.studio) if self.view else None
         self.ttl_label.setText(countdown_text(seconds))
-        self.ttl_label.setStyleSheet("color: #c0392b" if seconds is not None and seconds <= 0 else "")
+        self.ttl_label.setStyleSheet(color_style(ERROR, self) if seconds is not None and seconds <= 0 else "")
 
     def checklist(self) -> list[tuple[str, str, bool]]:
         """(check, status text, highlighted) as shown, for tests and screen readers."""

@@ -40,14 +40,14 @@ def test_not_found_lists_each_missing_soname_once():
 
 def test_missing_libraries_runs_ldd_on_the_plugin_and_its_qpa_library(tmp_path):
     base = fake_pyside(tmp_path)
-    seen: list[Path] = []
+    seen: list[list[Path]] = []
 
-    def ldd(path: Path) -> str:
-        seen.append(path)
-        return LDD_MISSING if path.name == "libqxcb.so" else "\tlibxcb-cursor.so.0 => not found\n"
+    def ldd(paths: list[Path]) -> str:
+        seen.append(paths)
+        return f"{paths[0]}:\n{LDD_MISSING}{paths[1]}:\n\tlibxcb-cursor.so.0 => not found\n"
 
     assert missing_libraries(base, ldd) == ["libxcb-icccm.so.4", "libxcb-keysyms.so.1", "libxcb-cursor.so.0"]
-    assert [p.name for p in seen] == ["libqxcb.so", "libQt6XcbQpa.so.6"]
+    assert [[p.name for p in paths] for paths in seen] == [["libqxcb.so", "libQt6XcbQpa.so.6"]]
 
 
 def test_the_install_line_names_the_debian_packages():
@@ -61,14 +61,16 @@ def test_the_install_line_names_the_debian_packages():
 
 def test_the_problem_is_reported_only_when_xcb_is_used(tmp_path):
     base = fake_pyside(tmp_path)
-    problem = platform_problem({"DISPLAY": ":0"}, base, lambda _path: LDD_MISSING)
+    problem = platform_problem({"DISPLAY": ":0"}, base, lambda _paths: LDD_MISSING)
     assert problem is not None
     assert "libxcb-icccm.so.4, libxcb-keysyms.so.1" in problem
     assert "sudo apt-get install libxcb-icccm4 libxcb-keysyms1" in problem
-    assert platform_problem({"QT_QPA_PLATFORM": "offscreen"}, base, lambda _path: LDD_MISSING) is None
-    assert platform_problem({"QT_QPA_PLATFORM": "xcb"}, base, lambda _path: LDD_MISSING) is not None
-    assert platform_problem({}, base, lambda _path: "\tlibc.so.6 => /lib/libc.so.6 (0x1)\n") is None
+    assert platform_problem({"QT_QPA_PLATFORM": "offscreen"}, base, lambda _paths: LDD_MISSING) is None
+    assert platform_problem({"QT_QPA_PLATFORM": "xcb"}, base, lambda _paths: LDD_MISSING) is not None
+    assert platform_problem({}, base, lambda _paths: "\tlibc.so.6 => /lib/libc.so.6 (0x1)\n") is None
     assert uses_xcb({"QT_QPA_PLATFORM": "xcb:nograb"}) and not uses_xcb({"QT_QPA_PLATFORM": "wayland"})
+    assert not uses_xcb({"XDG_SESSION_TYPE": "wayland", "WAYLAND_DISPLAY": "wayland-0"})
+    assert uses_xcb({"XDG_SESSION_TYPE": "x11", "DISPLAY": ":0"})
 
 
 def test_the_real_plugin_resolves_on_this_machine():
@@ -83,7 +85,7 @@ def test_the_gui_entry_prints_the_apt_line_and_exits_before_qt(tmp_path):
     ldd = fake_bin / "ldd"
     ldd.write_text("#!/bin/sh\ncat <<'END'\n" + LDD_MISSING + "END\n")
     ldd.chmod(0o755)
-    env = {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}
+    env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "WAYLAND_DISPLAY")}
     env.update(PATH=f"{fake_bin}{os.pathsep}{env.get('PATH', '')}", DISPLAY=":987")
     done = subprocess.run([sys.executable, "-m", "mrtr_studio"], env=env, capture_output=True, text=True,
                           timeout=60, check=False)

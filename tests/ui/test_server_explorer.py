@@ -12,7 +12,7 @@ from mrtr_studio.app.connect import default_transport_factory
 from mrtr_studio.app.server_entries import EMBEDDED, http_entry
 from mrtr_studio.app.studio import Studio
 from mrtr_studio.transport.base import TransportError
-from mrtr_studio.ui.server_explorer import ServerExplorer
+from mrtr_studio.ui.server_explorer import ServerExplorer, schema_text
 
 
 @pytest.fixture
@@ -57,4 +57,43 @@ def test_a_failed_connect_clears_the_previous_servers_tools(qtbot: Any, loop: as
     assert explorer.schema_view.toPlainText() == ""
     assert explorer.status.text().count("All connection attempts failed") == 1
     assert explorer.status.text().count("cannot connect to") == 1
+    loop.run_until_complete(studio.close())
+
+
+def test_a_listing_entry_too_deep_or_too_long_to_print_is_said() -> None:
+    deep: dict[str, Any] = {}
+    for _ in range(5000):
+        deep = {"x": deep}
+    assert "nested too deeply" in schema_text({"inputSchema": deep})
+    long_text = schema_text({"description": "d" * 300_000})
+    assert len(long_text) < 210_000 and long_text.endswith("more characters)")
+
+
+def test_the_left_column_panels_fit_a_300_px_column(qtbot: Any) -> None:
+    from mrtr_studio.ui.arguments_panel import ArgumentsPanel
+    from mrtr_studio.ui.client_panel import ClientPanel
+
+    studio = Studio()
+    for panel in (ServerExplorer(studio), ClientPanel(studio), ArgumentsPanel()):
+        qtbot.addWidget(panel)
+        assert panel.minimumSizeHint().width() <= 280, type(panel).__name__  # room for margins and a scrollbar
+    client = ClientPanel(studio)
+    qtbot.addWidget(client)
+    assert client.era_box.toolTip() == client.era_box.currentText()  # the whole name when the box elides it
+
+
+def test_names_and_descriptions_share_a_narrow_tree(qtbot: Any, loop: asyncio.AbstractEventLoop) -> None:
+    studio = Studio()
+    explorer = ServerExplorer(studio)
+    qtbot.addWidget(explorer)
+    explorer.resize(266, 500)
+    with qtbot.waitExposed(explorer):
+        explorer.show()
+    loop.run_until_complete(asyncio.wait_for(studio.connect(EMBEDDED), 20))
+    qtbot.wait(10)
+    tree, header = explorer.tree, explorer.tree.header()
+    assert tree.horizontalScrollBar().maximum() == 0  # no sideways scrolling to read a description
+    assert header.sectionSize(1) >= 48 and header.length() <= tree.viewport().width()
+    fixture = next(i for i in explorer.items() if i.text(0).startswith("test_"))
+    assert fixture.toolTip(0).startswith(fixture.text(0) + "\n")  # the whole name where the column elides it
     loop.run_until_complete(studio.close())

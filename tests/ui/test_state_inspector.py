@@ -82,6 +82,8 @@ def test_payload_edit_shows_in_the_diff(qtbot) -> None:  # type: ignore[no-untyp
     # The nonce field and the raw payload bytes changed; the signature was left as the server made it.
     assert widget.changed_fields() == ["nonce", "payload bytes"]
     assert "2 of 14 differ (nonce, payload bytes)" in widget.diff_label.text()
+    first_rows = [widget.diff_table.item(r, 0).data(Qt.ItemDataRole.UserRole) for r in (0, 1)]
+    assert first_rows == ["nonce", "payload bytes"]  # what differs comes first, in view without scrolling
 
 
 def test_signature_tamper_marks_the_signature_in_the_diff(qtbot) -> None:  # type: ignore[no-untyped-def]
@@ -243,7 +245,43 @@ def test_the_failed_checks_reason_is_shown_whole(qtbot) -> None:  # type: ignore
     op = run_flow(store, "delete_file", step=on_round(2, lambda m: tamper.flip_signature_byte(m).message))
     widget, selection = inspector(qtbot, store, FakeStudio())
     selection.select(store.messages_of(op.id)[2])
-    assert widget.failed_label.isVisibleTo(widget)
-    assert widget.failed_label.text().startswith("✖ signature: the server rejected it")
+    # the server named the check: its reason is said once, on the rejection line
+    assert "signature matches none" in widget.rejection_label.text()
+    assert not widget.failed_label.isVisibleTo(widget)
     selection.select(store.messages_of(op.id)[1])
     assert not widget.failed_label.isVisibleTo(widget)
+
+
+def test_a_locally_failed_check_is_explained_in_full(qtbot) -> None:  # type: ignore[no-untyped-def]
+    store = TraceStore()
+    op = run_flow(store, "delete_file")
+    studio = FakeStudio()
+    widget, selection = inspector(qtbot, store, studio)
+    studio.advance_clock(3600)  # the state the server issued has expired since, on the engine's clock
+    selection.select(store.messages_of(op.id)[1])
+    assert widget.rejection_label.text() == ""
+    assert widget.failed_label.isVisibleTo(widget)
+    assert widget.failed_label.text().startswith("✖ expiry: expired ")
+
+
+def test_colours_follow_a_dark_palette(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtGui import QColor, QPalette
+
+    from mrtr_studio.ui import tones
+
+    store = TraceStore()
+    op = run_flow(store, "delete_file", step=on_round(2, lambda m: tamper.flip_signature_byte(m).message))
+    widget, selection = inspector(qtbot, store, FakeStudio())
+    selection.select(store.messages_of(op.id)[2])
+    shape = widget.checks_table.item(0, 1)
+    assert shape.foreground().color().name() == tones.PASS[0]
+    dark = QPalette(widget.palette())
+    dark.setColor(QPalette.ColorRole.Window, QColor("#202124"))
+    dark.setColor(QPalette.ColorRole.Base, QColor("#2b2b2b"))
+    widget.setPalette(dark)
+    assert tones.is_dark(widget)
+    assert widget.checks_table.item(0, 1).foreground().color().name() == tones.PASS[1]
+    marked = widget.checks_table.item(list(CHECKS).index("signature"), 0)
+    assert marked.foreground().color().name() == tones.MARKED_TEXT[1]
+    assert marked.background().color().name() == tones.MARKED_BACKGROUND[1]
+    assert tones.ERROR[1] in widget.rejection_label.styleSheet()

@@ -78,22 +78,22 @@ def is_date_time(value: object) -> bool:
     return True
 
 
-def _search(pattern: Any, text: str) -> Iterator[ValidationError | bool]:
-    """One bounded search as (a ValidationError to report) or (whether it matched)."""
+def _search(pattern: Any, text: str) -> bool | ValidationError:
+    """Whether `pattern` matches `text`, or the error to report when that cannot be known in time."""
     try:
-        yield pattern_search(str(pattern), text)
+        return pattern_search(str(pattern), text)
     except PatternTimeout:
-        yield ValidationError(f"The server's pattern {pattern} takes too long to check (over "
-                              f"{int(PATTERN_SECONDS * 1000)} ms); this value cannot be validated.",
-                              validator="patternTimeout")
+        return ValidationError(f"The server's pattern {pattern} takes too long to check (over "
+                               f"{int(PATTERN_SECONDS * 1000)} ms); this value cannot be validated.",
+                               validator="patternTimeout")
     except (regex.error, ValueError) as exc:
-        yield ValidationError(f"The server's pattern {pattern} cannot be used: {exc}", validator="patternInvalid")
+        return ValidationError(f"The server's pattern {pattern} cannot be used: {exc}", validator="patternInvalid")
 
 
 def _pattern(validator: Validator, pattern: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
     if not validator.is_type(instance, "string"):
         return
-    found = next(_search(pattern, instance))
+    found = _search(pattern, instance)
     if isinstance(found, ValidationError):
         yield found
     elif not found:
@@ -106,7 +106,7 @@ def _pattern_properties(validator: Validator, patterns: Any, instance: Any,
         return
     for pattern, subschema in patterns.items():
         for key, value in instance.items():
-            found = next(_search(pattern, key))
+            found = _search(pattern, key)
             if isinstance(found, ValidationError):
                 yield found
             elif found:
@@ -127,7 +127,7 @@ def _additional_properties(validator: Validator, additional: Any, instance: Any,
     for key in instance:
         if key in schema.get("properties", {}):
             continue
-        results = [next(_search(pattern, key)) for pattern in patterns]
+        results = [_search(pattern, key) for pattern in patterns]
         errors = [r for r in results if isinstance(r, ValidationError)]
         if errors:
             yield errors[0]

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QCheckBox, QLabel, QPlainTextEdit, QStackedWidget,
 from mrtr_studio.client.forms.validation import FORM_KEY, validate_content
 
 from .editors import parse_json_text
-from .schema_form import ERROR_STYLE, SchemaForm
+from .schema_form import SchemaForm, error_style
 
 
 class ArgumentsForm(QWidget):
@@ -38,7 +38,7 @@ class ArgumentsForm(QWidget):
         self.stack.addWidget(self.text)
         layout.addWidget(self.stack, 1)
         self.error = QLabel("", self)
-        self.error.setStyleSheet(ERROR_STYLE)
+        self.error.setStyleSheet(error_style())
         self.error.setWordWrap(True)
         layout.addWidget(self.error)
         self.form.changed.connect(self.changed)

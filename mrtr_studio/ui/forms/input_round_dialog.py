@@ -34,7 +34,7 @@ from mrtr_studio.protocol.models import Root
 from .elicitation_page import ElicitationPage, action_buttons, header_label
 from .roots_page import RootsPage
 from .sampling_page import SamplingPage
-from .schema_form import ERROR_STYLE
+from .schema_form import error_style
 from .url_consent import UrlConsentPage
 
 SKIPPED: Any = None  # a skipped key is recorded as None and left out of inputResponses
@@ -60,7 +60,7 @@ class RawResultPage(QWidget):
         self.text.setAccessibleName(f"Result for {key} (JSON object)")
         layout.addWidget(self.text)
         self.error = QLabel("", self)
-        self.error.setStyleSheet(ERROR_STYLE)
+        self.error.setStyleSheet(error_style())
         layout.addWidget(self.error)
         row, (send, skip) = action_buttons(self, "&Send result", "S&kip")
         layout.addLayout(row)

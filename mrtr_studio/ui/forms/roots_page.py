@@ -27,7 +27,7 @@ from mrtr_studio.protocol.models import Root
 
 from .answer_page import AnswerPage
 from .elicitation_page import action_buttons, header_label
-from .schema_form import ERROR_STYLE
+from .schema_form import error_style
 
 BAD_CELL = QColor("#ffd6d6")
 
@@ -57,7 +57,7 @@ class RootsEditor(QWidget):
         buttons.addStretch(1)
         layout.addLayout(buttons)
         self.error = QLabel("", self)
-        self.error.setStyleSheet(ERROR_STYLE)
+        self.error.setStyleSheet(error_style())
         self.error.setWordWrap(True)
         layout.addWidget(self.error)
         self.add_button.clicked.connect(lambda: self.add_root("file:///", ""))

@@ -36,7 +36,7 @@ from mrtr_studio.client.forms.sampling import (
 
 from .answer_page import AnswerPage
 from .elicitation_page import action_buttons
-from .schema_form import ERROR_STYLE
+from .schema_form import error_style
 
 
 def request_html(params: dict[str, Any], server_name: str = "") -> str:
@@ -105,7 +105,7 @@ class SamplingPage(AnswerPage):
         form.addRow(stop_label, self.stop_reason)
         layout.addLayout(form)
         self.error = QLabel("", self)
-        self.error.setStyleSheet(ERROR_STYLE)
+        self.error.setStyleSheet(error_style())
         self.error.setVisible(False)
         layout.addWidget(self.error)
         row, (self.send_button, self.skip_button) = action_buttons(self, "&Send reply", "S&kip")

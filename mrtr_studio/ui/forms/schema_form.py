@@ -16,10 +16,15 @@ from PySide6.QtWidgets import QFormLayout, QLabel, QVBoxLayout, QWidget
 from mrtr_studio.client.forms.schema_fields import FieldSpec, FormSpec, parse_schema
 from mrtr_studio.client.forms.validation import FORM_KEY, validate_content
 
+from ..tones import ERROR, color_style
 from .editors import UNSET, FieldEditor, RawEditor, make_editor
 
-ERROR_STYLE = "color: #b00020;"
-NOTE_STYLE = "color: #8a5a00; background: #fff4d6; padding: 4px; border-radius: 3px;"
+NOTE_STYLE = "color: #8a5a00; background: #fff4d6; padding: 4px; border-radius: 3px;"  # dark on light in both
+
+
+def error_style() -> str:
+    """Inline error text for the palette in use when the form is built (light or dark)."""
+    return color_style(ERROR)
 
 
 def with_mnemonic(text: str, used: set[str]) -> str:
@@ -78,7 +83,7 @@ class SchemaForm(QWidget):
         so an error appearing never pushes the fields (or buttons) below it from under the mouse."""
         label = QLabel(self)
         label.setObjectName(f"error:{key}")
-        label.setStyleSheet(ERROR_STYLE)
+        label.setStyleSheet(error_style())
         label.setWordWrap(True)
         if reserve:
             label.setMinimumHeight(label.fontMetrics().lineSpacing())

@@ -19,11 +19,13 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from mrtr_studio.client.forms.elicit import accept
 from mrtr_studio.client.forms.url_safety import UrlReport, analyse_url
 
+from ..tones import ERROR, color_style
 from .answer_page import ElicitAnswerPage
 from .elicitation_page import action_buttons, header_label
 
 HOST_STYLE = "font-weight: bold; font-size: large; background: #fff4d6; color: #000;"
-WARNING_STYLE = "color: #8a1c00; font-weight: bold;"
+def warning_style() -> str:
+    return color_style(ERROR, extra="font-weight: bold;")
 NO_BROWSER = "\u26a0 No browser could be opened for this link. Copy it and open it yourself, then press Done."
 
 
@@ -66,14 +68,14 @@ class UrlConsentPage(ElicitAnswerPage):
         for warning in self.report.warnings:
             label = QLabel(f"\u26a0 {warning.message}", self)
             label.setObjectName(f"warning:{warning.code}")
-            label.setStyleSheet(WARNING_STYLE)
+            label.setStyleSheet(warning_style())
             label.setWordWrap(True)
             label.setAccessibleName("Warning: " + warning.message)
             layout.addWidget(label)
             self.warning_labels.append(label)
         self.blocked_label = QLabel(f"\u2716 {self.report.open_problem or ''}", self)
         self.blocked_label.setObjectName("openBlocked")
-        self.blocked_label.setStyleSheet(WARNING_STYLE)
+        self.blocked_label.setStyleSheet(warning_style())
         self.blocked_label.setWordWrap(True)
         self.blocked_label.setVisible(not self.report.can_open)
         layout.addWidget(self.blocked_label)
@@ -109,7 +111,7 @@ class UrlConsentPage(ElicitAnswerPage):
         self.opened = bool(self.opener(QUrl(self.url, QUrl.ParsingMode.StrictMode)))
         if not self.opened:
             self.status.setText(NO_BROWSER)
-            self.status.setStyleSheet(WARNING_STYLE)
+            self.status.setStyleSheet(warning_style())
             self.copy_button.setDefault(True)
             self.copy_button.setFocus()
             return False
