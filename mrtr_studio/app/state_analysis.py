@@ -195,7 +195,9 @@ def analyse(store: TraceStore, entry: TraceMessage, studio: Any = None) -> State
         params = params_of(request.message)
         name = params.get("uri") if request.method == "resources/read" else params.get("name")
         binding = Binding(str(request.method), str(name), params.get("arguments") or {}, "")
-    inspection = inspect_token(token, secrets=secrets or None, binding=binding, now=now)
+    engine = getattr(studio, "engine", None) if embedded else None
+    ttl = engine.codec.ttl if engine is not None else None  # the embedded engine's TTL bounds exp - iat
+    inspection = inspect_token(token, secrets=secrets or None, binding=binding, now=now, ttl=ttl)
     _explain(inspection, secrets)
     view = StateView(token, entry, inspection, embedded)
     if request is not None and request_state_of(request) == token:

@@ -285,3 +285,17 @@ def test_colours_follow_a_dark_palette(qtbot) -> None:  # type: ignore[no-untype
     assert marked.foreground().color().name() == tones.MARKED_TEXT[1]
     assert marked.background().color().name() == tones.MARKED_BACKGROUND[1]
     assert tones.ERROR[1] in widget.rejection_label.styleSheet()
+
+
+def test_a_lifetime_longer_than_the_engine_ttl_fails_the_expiry_check(qtbot) -> None:  # type: ignore[no-untyped-def]
+    server = demo_server()
+    server.codec.ttl = 10 * 365 * 86400  # a well-signed state that would live ten years
+    store = TraceStore()
+    op = run_flow(store, "delete_file", server=server)
+    issued = store.messages_of(op.id)[1]
+    widget, selection = inspector(qtbot, store, FakeStudio(engine=SimpleNamespace(codec=SimpleNamespace(ttl=600))))
+    selection.select(issued)
+    assert row(widget, "expired")[:2] == ("expired", "✖ fail")
+    widget, selection = inspector(qtbot, store, FakeStudio(engine=SimpleNamespace(codec=server.codec)))
+    selection.select(issued)
+    assert row(widget, "expired")[:2] == ("expired", "✔ pass")
