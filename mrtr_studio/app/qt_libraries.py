@@ -103,12 +103,16 @@ def missing_libraries(base: Path, run: LddRunner = run_ldd) -> list[str]:
     return not_found(run([base / relative for relative in PLUGIN_FILES if (base / relative).exists()]))
 
 
-def install_command(missing: list[str]) -> str:
-    """The `apt-get install` line for `missing`; unknown sonames fall back to the whole known set."""
+def install_command(missing: list[str], *, root: bool | None = None) -> str:
+    """The `apt-get install` line for `missing`; unknown sonames fall back to the whole known set.
+
+    As root the line is given bare (a minimal Debian has no sudo); otherwise behind `sudo`."""
     packages = sorted({DEBIAN_PACKAGES[name] for name in missing if name in DEBIAN_PACKAGES})
     if any(name not in DEBIAN_PACKAGES for name in missing):
         packages = list(ALL_PACKAGES)
-    return "sudo apt-get install " + " ".join(packages)
+    if root is None:
+        root = hasattr(os, "geteuid") and os.geteuid() == 0
+    return ("" if root else "sudo ") + "apt-get install " + " ".join(packages)
 
 
 def platform_problem(environ: Mapping[str, str] | None = None, base: Path | None = None,

@@ -51,12 +51,14 @@ def test_missing_libraries_runs_ldd_on_the_plugin_and_its_qpa_library(tmp_path):
 
 
 def test_the_install_line_names_the_debian_packages():
-    assert install_command(["libxcb-icccm.so.4", "libxcb-keysyms.so.1"]) == \
+    assert install_command(["libxcb-icccm.so.4", "libxcb-keysyms.so.1"], root=False) == \
         "sudo apt-get install libxcb-icccm4 libxcb-keysyms1"
-    assert install_command(["libxkbcommon-x11.so.0", "libEGL.so.1", "libdbus-1.so.3"]) == \
+    assert install_command(["libxkbcommon-x11.so.0", "libEGL.so.1", "libdbus-1.so.3"], root=False) == \
         "sudo apt-get install libdbus-1-3 libegl1 libxkbcommon-x11-0"
     # a soname the table does not know: the whole known set, so the person is not left guessing
-    assert install_command(["libxcb-new.so.9"]) == "sudo apt-get install " + " ".join(ALL_PACKAGES)
+    assert install_command(["libxcb-new.so.9"], root=False) == "sudo apt-get install " + " ".join(ALL_PACKAGES)
+    # root on a minimal Debian has no sudo: the bare line
+    assert install_command(["libxcb-icccm.so.4"], root=True) == "apt-get install libxcb-icccm4"
 
 
 def test_the_problem_is_reported_only_when_xcb_is_used(tmp_path):
@@ -64,7 +66,7 @@ def test_the_problem_is_reported_only_when_xcb_is_used(tmp_path):
     problem = platform_problem({"DISPLAY": ":0"}, base, lambda _paths: LDD_MISSING)
     assert problem is not None
     assert "libxcb-icccm.so.4, libxcb-keysyms.so.1" in problem
-    assert "sudo apt-get install libxcb-icccm4 libxcb-keysyms1" in problem
+    assert "apt-get install libxcb-icccm4 libxcb-keysyms1" in problem
     assert platform_problem({"QT_QPA_PLATFORM": "offscreen"}, base, lambda _paths: LDD_MISSING) is None
     assert platform_problem({"QT_QPA_PLATFORM": "xcb"}, base, lambda _paths: LDD_MISSING) is not None
     assert platform_problem({}, base, lambda _paths: "\tlibc.so.6 => /lib/libc.so.6 (0x1)\n") is None
@@ -90,7 +92,7 @@ def test_the_gui_entry_prints_the_apt_line_and_exits_before_qt(tmp_path):
     done = subprocess.run([sys.executable, "-m", "mrtr_studio"], env=env, capture_output=True, text=True,
                           timeout=60, check=False)
     assert done.returncode == 3, done.stderr
-    assert "sudo apt-get install libxcb-icccm4 libxcb-keysyms1" in done.stderr
+    assert "apt-get install libxcb-icccm4 libxcb-keysyms1" in done.stderr
     assert "Traceback" not in done.stderr and "xcb-cursor0" not in done.stderr
 
 
