@@ -124,10 +124,11 @@ class StdioClientTransport:
             try:
                 raw = await self._proc.stdout.readline()
             except ValueError as exc:  # over the limit: asyncio dropped what it buffered of the line
+                if not skipping:  # said once per line, however many buffers its rest still fills
+                    self._bad_line(f"({self.limits.max_body_bytes}+ bytes, not kept)", "line too long",
+                                   f"stdio: the server wrote a line longer than {self.limits.max_body_bytes} bytes "
+                                   "(max_body_bytes)")
                 skipping = "not found" in str(exc)
-                self._bad_line(f"({self.limits.max_body_bytes}+ bytes, not kept)", "line too long",
-                               f"stdio: the server wrote a line longer than {self.limits.max_body_bytes} bytes "
-                               "(max_body_bytes)")
                 continue
             if not raw:
                 code = await self._proc.wait()
