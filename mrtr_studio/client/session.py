@@ -88,7 +88,9 @@ class ClientSession:
             reply = await self.transport.send(self._request("server/discover", {}, Era.MODERN))
         except Exception:
             return Era.LEGACY
-        if isinstance(reply, dict) and isinstance(reply.get("result"), dict):
+        if isinstance(reply, dict) and isinstance(reply.get("result"), dict) \
+                and isinstance(reply["result"].get("supportedVersions"), list):
+            # A DiscoverResult names its versions; a bare `{}` is a server that answers every method alike.
             meta = reply["result"].get("_meta")
             info = meta.get("io.modelcontextprotocol/serverInfo") if isinstance(meta, dict) else None
             self.server_info = info if isinstance(info, dict) else {}
