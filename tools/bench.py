@@ -28,6 +28,7 @@ from typing import Any
 
 import httpx
 from bench_client import Connection
+from bench_client_memory import measure as measure_client_memory
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -227,6 +228,7 @@ def main() -> int:
               f"{statistics.median(targets[2].latencies) * 1e3:.2f} ms)")
     sign, verify = state_costs()
     print(f"requestState: sign {sign:.1f} us, verify {verify:.1f} us (target < 15 us each)")
+    measure_client_memory()
     return 0
 
 
