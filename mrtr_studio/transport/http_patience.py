@@ -34,6 +34,8 @@ class IdleWindow:
         return None
 
     def rearm(self, busy: bool) -> None:
+        if self._timeout.expired():
+            return  # already firing: the request ends with the idle error, nothing left to move
         self._timeout.reschedule(None if busy else asyncio.get_running_loop().time() + self.seconds)
 
     def touch(self) -> None:
