@@ -292,3 +292,32 @@ async def test_a_server_without_a_get_stream_is_noted_and_calls_still_work() -> 
             await session.close()
     assert run.drive.outcome == "complete"
     assert http.listening == "refused (HTTP 405)"
+
+
+async def test_the_idle_window_waits_while_the_client_answers_and_restarts_after() -> None:
+    """A person may take longer than the idle timeout to answer; the server's own silence after that may not."""
+    answered = asyncio.Event()
+
+    async def behaviour(request: Request, conn: Conn) -> None:
+        if await legacy_handshake(request, conn):
+            if (request.json() or {}).get("id") == "srv-0":
+                answered.set()
+            return
+        await conn.start_stream(headers={"Mcp-Session-Id": "s-1"})
+        await conn.event({"jsonrpc": "2.0", "id": "srv-0", "method": "roots/list"})
+        await answered.wait()
+        await conn.event(result(request.json()["id"], content=[]))
+        await conn.end()
+
+    async def slow_person(request: dict[str, Any]) -> dict[str, Any]:
+        await asyncio.sleep(1.0)  # more than three idle windows
+        return {"roots": []}
+
+    with HostileServer(behaviour) as url:
+        http, _ = client(url, idle_timeout=0.3)
+        http.session_id = "s-1"
+        http.on_server_request(slow_person)
+        try:
+            assert await http.send(CALL) == result(1, content=[])
+        finally:
+            await http.close()

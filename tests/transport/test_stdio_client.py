@@ -159,3 +159,21 @@ async def test_a_flood_of_server_requests_is_answered_a_few_at_a_time_and_the_re
     refused = [e.message for e in events if e.direction == "client->server" and e.meta.get("server_initiated")]
     assert len(refused) > 100
     assert all(r["error"] == {"code": -32603, "message": BUSY} for r in refused)
+
+
+async def test_a_slow_answer_to_a_legacy_server_request_is_waited_for() -> None:
+    """The idle window pauses while the client answers (a person at a form), then restarts."""
+
+    async def slow_roots(key: str, request: dict[str, Any], round_number: int) -> dict[str, Any]:
+        await asyncio.sleep(1.0)
+        return {"roots": [{"uri": "file:///p"}]}
+
+    transport = StdioClientTransport([*FAKE, "engine"])
+    session = ClientSession(transport, ClientSettings(era="legacy"), R.compose(roots=slow_roots))
+    try:
+        await session.ensure_era()  # the server process starts at its own pace
+        transport.timeout = 0.3
+        run = await session.run("tools/call", "count_roots", {})
+    finally:
+        await session.close()
+    assert run.drive.outcome == "complete", run.drive.problem
