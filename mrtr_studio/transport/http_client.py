@@ -63,6 +63,8 @@ def is_modern(message: dict[str, Any]) -> bool:
 DEFAULT_RETRY_MS = 1000
 #: Reconnections with Last-Event-ID tried for one request before giving up.
 MAX_RESUMES = 3
+#: Graceful closes of the standalone GET stream reconnected in one session.
+MAX_LISTENER_RECONNECTS = 20
 #: Bodies the client reads only to report them (an acknowledgement, a refused GET): kept short.
 SMALL_BODY = 64 * 1024
 #: Tags the answers to requests heard on the standalone GET stream (no client request owns them).
@@ -342,32 +344,61 @@ class HttpClientTransport:
         self._listener = asyncio.create_task(self._listen(opened))
         try:
             async with asyncio.timeout(self.timeout):
-                self.listening = await asyncio.shield(opened)
+                await asyncio.shield(opened)  # `listening` says what became of it
         except TimeoutError:
             self.listening = f"no answer to the GET within {self.timeout:g} s"
 
     async def _listen(self, opened: asyncio.Future[str]) -> None:
-        headers = {"Accept": "text/event-stream", **self._common_headers(), **self._session_headers()}
+        """Keep the standalone stream open: a graceful close is reconnected (with Last-Event-ID when the
+        server gave ids) after its `retry`, at most MAX_LISTENER_RECONNECTS times; a refusal or an error
+        ends it, recorded in `listening`."""
         parser = SseParser(self.limits.max_body_bytes)
+        reconnects = 0
+        try:
+            while True:
+                state = await self._listen_once(parser, opened)
+                if state != "open":
+                    self.listening = state
+                    return
+                reconnects += 1
+                if reconnects > MAX_LISTENER_RECONNECTS:
+                    self.listening = f"closed by the server {reconnects} times; not reconnected again"
+                    return
+                self.listening = "reconnecting"
+                await asyncio.sleep((parser.retry_ms if parser.retry_ms is not None else DEFAULT_RETRY_MS) / 1000)
+        finally:
+            if not opened.done():
+                opened.set_result("closed")
+
+    async def _listen_once(self, parser: SseParser, opened: asyncio.Future[str]) -> str:
+        """One GET stream, read to its end: "open" when it ended gracefully, else what happened."""
+        headers = {"Accept": "text/event-stream", **self._common_headers(), **self._session_headers()}
+        if parser.last_event_id is not None:
+            headers["Last-Event-ID"] = parser.last_event_id
         try:
             async with self._client.stream("GET", self.url, headers=headers) as response:
                 meta = {**self._meta(response), "standalone": True}
                 if response.status_code != 200 or meta["content_type"] != "text/event-stream":
                     await self._small_text(response)
-                    opened.set_result(f"refused (HTTP {response.status_code})")
-                    return
-                opened.set_result("open")
+                    state = f"refused (HTTP {response.status_code})"
+                    self.listening = state
+                    if not opened.done():
+                        opened.set_result(state)
+                    return state
+                self.listening = "open"
+                if not opened.done():
+                    opened.set_result("open")
                 progress = Progress(self.url, 2**62)  # a session-long stream: each event is bounded instead
-                context = self._latest_context
                 async for item in self._standalone(response, meta, parser, progress):
-                    context().run(self.tap.emit, "server->client", item, **meta)
+                    self._latest_context().run(self.tap.emit, "server->client", item, **meta)
+            return "open"
         except (httpx.HTTPError, TransportError) as exc:
-            if not opened.done():
-                opened.set_result(f"failed: {exc}")
             logging.getLogger(__name__).info("standalone GET stream of %s ended: %s", self.url, exc)
-        finally:
+            state = f"failed: {type(exc).__name__}: {exc}"
+            self.listening = state
             if not opened.done():
-                opened.set_result("closed")
+                opened.set_result(state)
+            return state
 
     async def _standalone(self, response: httpx.Response, meta: dict[str, Any], parser: SseParser,
                           progress: Progress) -> AsyncIterator[Any]:

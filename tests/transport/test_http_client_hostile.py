@@ -321,3 +321,38 @@ async def test_the_idle_window_waits_while_the_client_answers_and_restarts_after
             assert await http.send(CALL) == result(1, content=[])
         finally:
             await http.close()
+
+
+async def test_a_standalone_stream_closed_by_the_server_is_reopened_with_last_event_id() -> None:
+    """SEP-1699 polling: the server ends its GET stream; the client comes back after `retry`, resuming."""
+    gets: list[str | None] = []
+    answered = asyncio.Event()
+
+    async def behaviour(request: Request, conn: Conn) -> None:
+        if request.method == "GET":
+            gets.append(request.headers.get("last-event-id"))
+            await conn.start_stream(headers={"Mcp-Session-Id": "s-1"})
+            if len(gets) == 1:
+                await conn.event(None, event_id="g1", retry=100)
+                await conn.end()
+                return
+            await conn.event({"jsonrpc": "2.0", "id": "ask-1", "method": "roots/list"}, event_id="g2")
+            await sleep_until_closed(conn)
+            return
+        if await legacy_handshake(request, conn):
+            if (request.json() or {}).get("id") == "ask-1":
+                answered.set()
+            return
+        await asyncio.wait_for(answered.wait(), 10)
+        await conn.json(result(request.json()["id"], content=[]))
+
+    with HostileServer(behaviour) as url:
+        http = HttpClientTransport(url, limits=TransportLimits(idle_timeout=10))
+        session = ClientSession(http, ClientSettings(era="legacy"), R.compose(roots=R.RootsList.of([])))
+        try:
+            run = await session.run("tools/call", "t", {})
+        finally:
+            await session.close()
+    assert run.drive.outcome == "complete", run.drive.problem
+    assert gets == [None, "g1"]
+    assert http.listening == "open"
