@@ -29,7 +29,7 @@ from ..protocol import param_headers
 from ..protocol.versions import META_PROTOCOL_VERSION, NAME_FIELDS
 from ..protocol.wire_json import WireJsonError
 from .base import ServerRequestHandler, ServerRequestPool, Tap, TransportError, TransportLimits, masked_headers
-from .http_patience import IdleWindow, Progress
+from .patience import IdleWindow, Progress
 from .sse_reader import SseParser, SseTooLarge
 
 ACCEPT = "application/json, text/event-stream"

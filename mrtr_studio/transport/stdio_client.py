@@ -20,7 +20,7 @@ from typing import Any
 
 from ..protocol.wire_json import WireJsonError
 from .base import ServerRequestHandler, ServerRequestPool, Tap, TransportError, TransportLimits, valid_id
-from .http_patience import IdleWindow
+from .patience import IdleWindow
 
 
 class StdioClientTransport:
@@ -147,7 +147,8 @@ class StdioClientTransport:
             except WireJsonError as exc:
                 text = raw.decode("utf-8", errors="replace").strip()
                 if exc.reason == "syntax":
-                    self._bad_line(text, "not JSON", f"stdio: the server wrote a line that is not JSON: {text[:80]!r}")
+                    self._bad_line(text[:65536], "not JSON",
+                                   f"stdio: the server wrote a line that is not JSON: {text[:80]!r}")
                 else:
                     self._bad_line(text[:4096], f"JSON over the {exc.reason} limit", f"stdio: the server wrote {exc}")
                 continue

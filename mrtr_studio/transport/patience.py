@@ -1,4 +1,4 @@
-"""How long the HTTP client waits: an idle window per stream and a running count of bytes per request.
+"""How long a client transport waits: an idle window per response and a running count of bytes per request.
 
 The idle window restarts with every chunk that arrives and pauses while the client itself is
 answering a server request (a person may take their time); it restarts, full, when the last answer
