@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from ..protocol import jsonrpc, wire_json
-from ..protocol.errors import INTERNAL_ERROR
+from ..protocol.errors import INTERNAL_ERROR, INVALID_REQUEST
 
 Direction = Literal["client->server", "server->client"]
 ServerRequestHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
@@ -139,10 +139,13 @@ class ServerRequestPool:
 
     def submit(self, request: dict[str, Any], context: contextvars.Context | None = None,
                owner: object = None) -> dict[str, Any] | None:
-        """Queue one server request; returns the error reply to send now when the pool is full.
+        """Queue one server request; returns the error reply to send now when the pool is full (or the
+        request's id is no id).
 
         `owner` tags the answer with what it belongs to (the client request whose stream carried it),
         so `cancel(owner)` can drop the answers that became moot when that request ended."""
+        if not valid_id(request.get("id")):  # nobody is asked a question that cannot be answered
+            return jsonrpc.error(None, INVALID_REQUEST, "Invalid request: id must be a string or an integer")
         if len(self._tasks) >= self.limits.max_concurrent_answers + self.limits.max_waiting_answers:
             self.refused += 1
             return jsonrpc.error(request["id"], INTERNAL_ERROR, BUSY)

@@ -177,3 +177,4 @@ async def test_a_slow_answer_to_a_legacy_server_request_is_waited_for() -> None:
     finally:
         await session.close()
     assert run.drive.outcome == "complete", run.drive.problem
+
