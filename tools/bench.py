@@ -29,6 +29,7 @@ from typing import Any
 
 import httpx
 from bench_client import Connection
+from bench_client_memory import measure as measure_client_memory
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -299,6 +300,7 @@ def main() -> int:
     print(f"requestState: sign {sign:.1f} us, verify {verify:.1f} us (target < 15 us each)")
     if args.sessions > 0:
         session_memory(args.sessions, args.workers, args.session_idle)
+    measure_client_memory()
     return 0
 
 

@@ -53,10 +53,10 @@ class ClientScenario:
     needs: Path
 
 
+CONFORMANCE_CLIENT = [str(ROOT / ".venv" / "bin" / "python"), str(ROOT / "tests" / "conformance_client.py")]
 CLIENT_SCENARIOS = [
-    ClientScenario("sep-2322-client-request-state",
-                   [str(ROOT / ".venv" / "bin" / "python"), str(ROOT / "tests" / "conformance_client.py")],
-                   ROOT / "tests" / "conformance_client.py"),
+    ClientScenario(name, CONFORMANCE_CLIENT, ROOT / "tests" / "conformance_client.py")
+    for name in ("sep-2322-client-request-state", "sse-retry", "elicitation-sep1034-client-defaults")
 ]
 
 

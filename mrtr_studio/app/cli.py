@@ -46,6 +46,13 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument("--json", action="store_true", help="print result, error and rounds as JSON")
     call.add_argument("--max-rounds", type=int, default=10)
     call.add_argument("--trace", metavar="FILE", help="also save the recorded trace to FILE (.mrtr.json)")
+    call.add_argument("--max-body", metavar="SIZE",
+                      help="largest response body, SSE event or stdio line accepted (bytes, or 512K, 16M; "
+                           "default 16M)")
+    call.add_argument("--timeout", type=float, metavar="SEC",
+                      help="silence allowed while waiting for a response (default 30)")
+    call.add_argument("--request-timeout", type=float, metavar="SEC",
+                      help="overall deadline of each request, however many events keep arriving (default 300)")
 
     state = commands.add_parser("state", help="requestState tools")
     state_commands = state.add_subparsers(dest="state_command", required=True)

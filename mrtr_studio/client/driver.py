@@ -9,6 +9,7 @@ a new id per retry, `requestState` echoed byte for byte and only when sent, an a
 
 import copy
 import itertools
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -81,6 +82,12 @@ def classify(response: Message | None) -> tuple[str, str | None]:
     if not isinstance(response, dict):
         return "invalid", "the server sent no JSON-RPC response"
     if "error" in response:
+        error = response["error"]
+        code = error.get("code") if isinstance(error, dict) else None
+        if not isinstance(error, dict) or not isinstance(code, int) or isinstance(code, bool) \
+                or not isinstance(error.get("message"), str):
+            return "invalid", (f"the response's error is {_shown(error)}, not an object with an integer code "
+                               "and a message")
         return "error", None
     body = response.get("result")
     if not isinstance(body, dict):
@@ -97,6 +104,23 @@ def classify(response: Message | None) -> tuple[str, str | None]:
             return "invalid", "requestState is not a string"
         return "input_required", None
     return "invalid", f"unknown resultType {kind!r}"
+
+
+#: What a complete result of each operation must hold, when present: the field and its JSON type.
+_RESULT_LISTS = {"tools/call": "content", "prompts/get": "messages", "resources/read": "contents"}
+
+
+def result_problem(method: str, body: dict[str, Any]) -> str | None:
+    """Why a complete result cannot be what `method` returns (its main field has the wrong type), or None."""
+    name = _RESULT_LISTS.get(method)
+    if name and name in body and not isinstance(body[name], list):
+        return f"the {method} result's {name} is {_shown(body[name])}, not a list"
+    return None
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 async def drive(request: Message, dispatch: Dispatch, retry: Retry,
@@ -120,6 +144,11 @@ async def drive(request: Message, dispatch: Dispatch, retry: Retry,
         this_round.response = response
         kind, problem = classify(response)
         if kind != "invalid" and isinstance(response, dict) and response.get("id") != current.get("id"):
+            if kind == "error":  # the server could not read the request (or its id): its error still answers it
+                return DriveResult("error", rounds, error=response["error"], problem=(
+                    "the server answered with an error " + ("without id" if response.get("id") is None else
+                                                            f"for id {_shown(response.get('id'))}")
+                    + f" instead of id {_shown(current.get('id'))}"))
             kind = "invalid"
             problem = f"response id {response.get('id')!r} does not answer request id {current.get('id')!r}"
 
@@ -131,6 +160,9 @@ async def drive(request: Message, dispatch: Dispatch, retry: Retry,
         assert response is not None
         body = response["result"]
         if kind == "complete":
+            wrong = result_problem(str(current.get("method")), body)
+            if wrong:
+                return DriveResult("protocol_error", rounds, problem=wrong)
             return DriveResult("complete", rounds, result=body)
         if round_number >= max_rounds:
             return DriveResult("round_limit", rounds,

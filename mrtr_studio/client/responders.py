@@ -151,30 +151,39 @@ class Terminal:
         return line.rstrip("\r\n")
 
     async def elicit(self, key: str, request: InputRequest, round_number: int) -> Result:
-        params = request.get("params") or {}
+        params = _params(request, key)
+        schema = params.get("requestedSchema") or {}
+        properties = schema.get("properties") or {} if isinstance(schema, dict) else None
+        if not isinstance(properties, dict):
+            # Said before asking anything: a form that cannot be shown is not accepted blind.
+            what = "requestedSchema" if not isinstance(schema, dict) else "requestedSchema.properties"
+            raise UnansweredRequest(f"cannot ask {key!r} on the terminal: {what} is "
+                                    f"{json.dumps(schema if what == 'requestedSchema' else properties)[:60]}, "
+                                    "not an object")
+        required_list = schema.get("required") or []
+        required = {str(name) for name in required_list} if isinstance(required_list, list) else set()
         self.stdout.write(f"[round {round_number}] {key}: {params.get('message', '')}\n")
         action = self._action("accept")
         if action != "accept":
             return {"action": action}
-        schema = params.get("requestedSchema") or {}
-        required = set(schema.get("required") or [])
         content: dict[str, Any] = {}
-        for name, prop in (schema.get("properties") or {}).items():
+        for name, prop in properties.items():
             value = self._field(name, prop if isinstance(prop, dict) else {}, name in required)
             if value is not None:
                 content[name] = value
         return {"action": "accept", "content": content}
 
     async def consent(self, key: str, request: InputRequest, round_number: int) -> Result:
-        params = request.get("params") or {}
+        params = _params(request, key)
         self.stdout.write(f"[round {round_number}] {key}: {params.get('message', '')}\n")
         self.stdout.write(f"  open: {params.get('url')}\n")
         return {"action": self._action("decline")}
 
     async def sample(self, key: str, request: InputRequest, round_number: int) -> Result:
-        params = request.get("params") or {}
+        params = _params(request, key)
         self.stdout.write(f"[round {round_number}] {key}: the server asks the LLM:\n")
-        for message in params.get("messages") or []:
+        messages = params.get("messages")
+        for message in messages if isinstance(messages, list) else []:
             content = message.get("content") if isinstance(message, dict) else None
             text = content.get("text") if isinstance(content, dict) else content
             self.stdout.write(f"  {message.get('role', '?') if isinstance(message, dict) else '?'}: {text}\n")
@@ -191,7 +200,8 @@ class Terminal:
 
     def _field(self, name: str, prop: dict[str, Any], required: bool) -> Any:
         kind = prop.get("type", "string")
-        hint = "/".join(str(v) for v in prop.get("enum", [])) or kind
+        choices = prop.get("enum")
+        hint = "/".join(str(v) for v in choices) if isinstance(choices, list) and choices else str(kind)
         default = prop.get("default")
         label = prop.get("title") or name
         while True:
@@ -208,6 +218,13 @@ class Terminal:
                 return convert(raw, prop)
             except ValueError as exc:
                 self.stdout.write(f"  {exc}\n")
+
+
+def _params(request: InputRequest, key: str) -> dict[str, Any]:
+    params = request.get("params") or {}
+    if not isinstance(params, dict):
+        raise UnansweredRequest(f"the params of {key!r} are {json.dumps(params)[:60]}, not an object")
+    return params
 
 
 def convert(raw: str, prop: dict[str, Any]) -> Any:
@@ -232,7 +249,7 @@ def convert(raw: str, prop: dict[str, Any]) -> Any:
             raise ValueError("please type a number") from None
     if kind == "array":
         return [part.strip() for part in raw.split(",") if part.strip()]
-    if "enum" in prop and raw not in [str(v) for v in prop["enum"]]:
+    if isinstance(prop.get("enum"), list) and raw not in [str(v) for v in prop["enum"]]:
         raise ValueError(f"please pick one of: {', '.join(str(v) for v in prop['enum'])}")
     return raw
 

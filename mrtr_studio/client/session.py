@@ -41,6 +41,14 @@ def target_params(method: str, target: str, arguments: dict[str, Any] | None) ->
     return params
 
 
+def _listed(result: dict[str, Any], method: str, key: str) -> list[dict[str, Any]]:
+    """A listing's entries; a listing that is not a list of objects is the server's error, said plainly."""
+    entries = result.get(key, [])
+    if not isinstance(entries, list) or not all(isinstance(entry, dict) for entry in entries):
+        raise RuntimeError(f"{method}: {key} is not a list of objects")
+    return entries
+
+
 class ClientSession:
     def __init__(self, transport: ClientTransport, settings: ClientSettings, respond: Respond,
                  store: TraceStore | None = None, server_label: str = "embedded") -> None:
@@ -80,8 +88,12 @@ class ClientSession:
             reply = await self.transport.send(self._request("server/discover", {}, Era.MODERN))
         except Exception:
             return Era.LEGACY
-        if isinstance(reply, dict) and isinstance(reply.get("result"), dict):
-            self.server_info = reply["result"].get("_meta", {}).get("io.modelcontextprotocol/serverInfo", {})
+        if isinstance(reply, dict) and isinstance(reply.get("result"), dict) \
+                and isinstance(reply["result"].get("supportedVersions"), list):
+            # A DiscoverResult names its versions; a bare `{}` is a server that answers every method alike.
+            meta = reply["result"].get("_meta")
+            info = meta.get("io.modelcontextprotocol/serverInfo") if isinstance(meta, dict) else None
+            self.server_info = info if isinstance(info, dict) else {}
             return Era.MODERN
         error = reply.get("error") if isinstance(reply, dict) else None
         code = error.get("code") if isinstance(error, dict) else None
@@ -102,7 +114,8 @@ class ClientSession:
             error = (reply or {}).get("error") if isinstance(reply, dict) else None
             raise ConnectionError(f"legacy initialize failed: {error or reply!r}")
         self.legacy_version = str(reply["result"].get("protocolVersion", LEGACY_VERSION))
-        self.server_info = reply["result"].get("serverInfo", {})
+        info = reply["result"].get("serverInfo")
+        self.server_info = info if isinstance(info, dict) else {}
         await self.transport.send(jsonrpc.notification("notifications/initialized"))
 
     def _request(self, method: str, params: dict[str, Any], era: Era) -> Message:
@@ -121,20 +134,25 @@ class ClientSession:
             raise ConnectionError(f"{method}: no response")
         if "error" in reply:
             err = reply["error"]
-            raise RuntimeError(f"{method}: {err.get('code')} {err.get('message')}")
-        return reply.get("result") or {}
+            if isinstance(err, dict):
+                raise RuntimeError(f"{method}: {err.get('code')} {err.get('message')}")
+            raise RuntimeError(f"{method}: the server's error is {err!r}, not an object")
+        result = reply.get("result")
+        if result is not None and not isinstance(result, dict):
+            raise RuntimeError(f"{method}: the result is {result!r}, not an object")
+        return result or {}
 
     async def list_tools(self) -> list[dict[str, Any]]:
-        return list((await self.request("tools/list")).get("tools", []))
+        return _listed(await self.request("tools/list"), "tools/list", "tools")
 
     async def list_prompts(self) -> list[dict[str, Any]]:
-        return list((await self.request("prompts/list")).get("prompts", []))
+        return _listed(await self.request("prompts/list"), "prompts/list", "prompts")
 
     async def list_resources(self) -> list[dict[str, Any]]:
-        return list((await self.request("resources/list")).get("resources", []))
+        return _listed(await self.request("resources/list"), "resources/list", "resources")
 
     async def list_resource_templates(self) -> list[dict[str, Any]]:
-        return list((await self.request("resources/templates/list")).get("resourceTemplates", []))
+        return _listed(await self.request("resources/templates/list"), "resources/templates/list", "resourceTemplates")
 
     # --- operations --------------------------------------------------------------------------
 
@@ -173,7 +191,8 @@ class ClientSession:
         result = await drive(first, dispatch, retry, max_rounds=self.settings.max_rounds)
         problem = result.problem
         if result.outcome == "error" and result.error:
-            problem = f"{result.error.get('code')} {result.error.get('message')}"
+            problem = f"{result.error.get('code')} {result.error.get('message')}" \
+                + (f" ({result.problem})" if result.problem else "")
         self.store.finish_operation(op.id, result.outcome, problem)
         return RunResult(op, result)
 

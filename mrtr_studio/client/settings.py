@@ -10,6 +10,7 @@ from ..protocol.versions import (
     META_PROTOCOL_VERSION,
     MODERN_VERSION,
 )
+from ..transport.base import TransportLimits
 
 EraChoice = Literal["modern", "legacy", "auto"]
 #: The capability switches the studio exposes, in display order.
@@ -54,6 +55,8 @@ class ClientSettings:
     user: str = ""
     max_rounds: int = 10
     extra_meta: dict[str, Any] = field(default_factory=dict)
+    #: How much the client accepts from a server and how long it waits (bytes, nesting, seconds).
+    limits: TransportLimits = field(default_factory=TransportLimits)
 
     def declared_capabilities(self) -> dict[str, Any]:
         return capabilities_from_flags(self.capabilities)

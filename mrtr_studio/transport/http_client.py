@@ -6,13 +6,20 @@ the negotiated version ride along, and the server may send its own requests on a
 stream; those are answered by POSTing the client's response while the stream keeps being read.
 A 4xx whose body is a JSON-RPC error is returned as a response (the era probe needs to read it);
 anything unusable becomes a TransportError saying what went wrong, never a hang.
+
+Every read is bounded (TransportLimits): one body or event by `max_body_bytes`, one request's
+streams by `max_stream_bytes`, silence by the idle window and the whole request by an overall
+deadline. A 2025-11-25 server with resumability primes its streams with an event that has an id
+and no data: the id is kept, and when the stream closes before the response, the client waits the
+server's `retry` and reconnects with GET and `Last-Event-ID`. After a legacy initialize the client
+opens the standalone GET stream (unless the server answers 405) and answers what arrives there.
 """
 
 import asyncio
 import contextlib
-import json
+import contextvars
+import itertools
 import logging
-import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -20,7 +27,10 @@ import httpx
 
 from ..protocol import param_headers
 from ..protocol.versions import META_PROTOCOL_VERSION, NAME_FIELDS
-from .base import ServerRequestHandler, Tap, TransportError, answer_server_request, masked_headers
+from ..protocol.wire_json import WireJsonError
+from .base import ServerRequestHandler, ServerRequestPool, Tap, TransportError, TransportLimits, masked_headers
+from .patience import IdleWindow, Progress
+from .sse_reader import SseParser, SseTooLarge
 
 ACCEPT = "application/json, text/event-stream"
 
@@ -49,35 +59,27 @@ def is_modern(message: dict[str, Any]) -> bool:
         and META_PROTOCOL_VERSION in params["_meta"]
 
 
-async def sse_events(lines: AsyncIterator[str]) -> AsyncIterator[tuple[str, str]]:
-    """(event, data) per SSE event; comment lines (keep-alives) are skipped as the SSE spec says."""
-    event, data = "message", list[str]()
-    async for raw in lines:
-        line = raw.rstrip("\r")
-        if not line:
-            if data:
-                yield event, "\n".join(data)
-            event, data = "message", list[str]()
-        elif line.startswith(":"):
-            continue
-        else:
-            name, _, value = line.partition(":")
-            value = value[1:] if value.startswith(" ") else value
-            if name == "data":
-                data.append(value)
-            elif name == "event":
-                event = value
-    if data:
-        yield event, "\n".join(data)
+#: Reconnection delay when a resumable stream closes and the server gave no `retry:` (milliseconds).
+DEFAULT_RETRY_MS = 1000
+#: Reconnections with Last-Event-ID tried for one request before giving up.
+MAX_RESUMES = 3
+#: Graceful closes of the standalone GET stream reconnected in one session.
+MAX_LISTENER_RECONNECTS = 20
+#: Bodies the client reads only to report them (an acknowledgement, a refused GET): kept short.
+SMALL_BODY = 64 * 1024
+#: Tags the answers to requests heard on the standalone GET stream (no client request owns them).
+LISTENER = object()
 
 
 class HttpClientTransport:
     def __init__(self, url: str, bearer_token: str | None = None, tap: Tap | None = None, timeout: float = 30.0,
-                 headers: dict[str, str] | None = None, client: httpx.AsyncClient | None = None) -> None:
+                 headers: dict[str, str] | None = None, client: httpx.AsyncClient | None = None,
+                 limits: TransportLimits | None = None, listen: bool = True) -> None:
         self.url = url
         self.bearer_token = bearer_token
         self.tap = tap or Tap()
-        self.timeout = timeout
+        self.limits = limits or TransportLimits(idle_timeout=timeout)
+        self.timeout = self.limits.idle_timeout
         self.extra_headers = dict(headers or {})
         self.session_id: str | None = None
         self.legacy_version: str | None = None
@@ -85,24 +87,38 @@ class HttpClientTransport:
         self.header_params: dict[str, list[param_headers.HeaderParam]] = {}
         #: Tools dropped from tools/list because their annotations break the rules (name -> why).
         self.rejected_tools: dict[str, str] = {}
-        # Reads are timed by an idle deadline of our own (see send): it pauses while a person answers.
-        self._client = client or httpx.AsyncClient(timeout=httpx.Timeout(timeout, read=None))
-        self._handler: ServerRequestHandler | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
+        #: Whether to open the legacy standalone GET stream after initialize, and what became of it.
+        self.listen = listen
+        self.listening = "not opened"
+        # Reads are timed by deadlines of our own (see send): the idle one pauses while a person answers.
+        self._client = client or httpx.AsyncClient(timeout=httpx.Timeout(self.timeout, read=None))
+        self._pool = ServerRequestPool(self.limits, self._post_reply)
+        self._listener: asyncio.Task[None] | None = None
+        #: The sender's context per request in flight: what the standalone stream hears is recorded there.
+        self._contexts: dict[int, contextvars.Context] = {}
+        self._sends = itertools.count()
 
     def on_server_request(self, handler: ServerRequestHandler) -> None:
-        self._handler = handler
+        self._pool.set_handler(handler)
 
     def headers_for(self, message: dict[str, Any]) -> dict[str, str]:
-        headers = {"Accept": ACCEPT, "Content-Type": "application/json", **self.extra_headers}
-        if self.bearer_token:
-            headers["Authorization"] = f"Bearer {self.bearer_token}"
+        headers = {"Accept": ACCEPT, "Content-Type": "application/json", **self._common_headers()}
         if "method" in message and is_modern(message):
             headers.update(modern_headers(message, self.header_params))
             return headers
+        return {**headers, **self._session_headers(message.get("method") != "initialize")}
+
+    def _common_headers(self) -> dict[str, str]:
+        headers = {"Accept-Encoding": "identity", **self.extra_headers}  # no decompression bombs
+        if self.bearer_token:
+            headers["Authorization"] = f"Bearer {self.bearer_token}"
+        return headers
+
+    def _session_headers(self, with_version: bool = True) -> dict[str, str]:
+        headers: dict[str, str] = {}
         if self.session_id:
             headers["Mcp-Session-Id"] = self.session_id
-        if self.legacy_version and message.get("method") != "initialize":
+        if self.legacy_version and with_version:
             headers["MCP-Protocol-Version"] = self.legacy_version
         return headers
 
@@ -110,13 +126,18 @@ class HttpClientTransport:
         headers = self.headers_for(message)
         shown = masked_headers(headers)
         self.tap.emit("client->server", message, transport="http", url=self.url, request_headers=shown)
-        expects_reply = "method" in message and "id" in message
-        started = time.monotonic()
+        progress = Progress(self.url, self.limits.max_stream_bytes)
+        number = next(self._sends)
+        self._contexts[number] = contextvars.copy_context()
+        owner = object()
+        overall = asyncio.timeout(self.limits.request_timeout)
         try:
-            async with asyncio.timeout(self.timeout) as deadline:
-                async with self._client.stream("POST", self.url, json=message, headers=headers) as response:
-                    reply = await self._read(response, message, started, expects_reply, deadline)
+            async with overall:
+                reply = await self._exchange(message, headers, progress, owner)
         except TimeoutError as exc:
+            if overall.expired():
+                raise TransportError(f"no complete response from {self.url} within the overall deadline of "
+                                     f"{self.limits.request_timeout:g} s ({progress.summary()})") from exc
             raise TransportError(f"no response from {self.url} within {self.timeout:g} s") from exc
         except httpx.TimeoutException as exc:
             raise TransportError(f"no response from {self.url} within {self.timeout:g} s ({type(exc).__name__})") \
@@ -127,10 +148,15 @@ class HttpClientTransport:
             raise TransportError(f"connection to {self.url} dropped before a response: {exc}") from exc
         except httpx.HTTPError as exc:
             raise TransportError(f"HTTP failure talking to {self.url}: {type(exc).__name__}: {exc}") from exc
+        finally:
+            self._contexts.pop(number, None)
+            self._pool.cancel(owner)  # answers still in flight are moot once the request ended
         if message.get("method") == "initialize" and isinstance(reply, dict) and isinstance(reply.get("result"), dict):
             self.legacy_version = str(reply["result"].get("protocolVersion") or "") or None
         if message.get("method") == "tools/list" and isinstance(reply, dict) and isinstance(reply.get("result"), dict):
             reply = self._learn_tools(reply)
+        if message.get("method") == "notifications/initialized":
+            await self._open_listener()
         return reply
 
     def _learn_tools(self, reply: dict[str, Any]) -> dict[str, Any]:
@@ -144,7 +170,8 @@ class HttpClientTransport:
         for tool in tools:
             name = tool.get("name") if isinstance(tool, dict) else None
             try:
-                self.header_params[str(name)] = param_headers.annotations(tool.get("inputSchema"))
+                self.header_params[str(name)] = param_headers.annotations(
+                    tool.get("inputSchema") if isinstance(tool, dict) else None)
             except param_headers.InvalidAnnotation as exc:
                 self.rejected_tools[str(name)] = str(exc)
                 logging.getLogger(__name__).warning("rejected tool %r: %s", name, exc)
@@ -154,91 +181,263 @@ class HttpClientTransport:
             return reply
         return {**reply, "result": {**reply["result"], "tools": kept}}
 
-    async def _read(self, response: httpx.Response, message: dict[str, Any], started: float,
-                    expects_reply: bool, deadline: asyncio.Timeout) -> dict[str, Any] | None:
-        if response.headers.get("mcp-session-id"):
-            self.session_id = response.headers["mcp-session-id"]
+    # --- one request: its POST, then any resumption ------------------------------------------
+
+    async def _exchange(self, message: dict[str, Any], headers: dict[str, str], progress: Progress,
+                        owner: object) -> dict[str, Any] | None:
+        expects_reply = "method" in message and "id" in message
+        parser = SseParser(self.limits.max_body_bytes)
+        async with IdleWindow(self._pool, self.timeout) as window, \
+                self._client.stream("POST", self.url, json=message, headers=headers) as response:
+            if response.headers.get("mcp-session-id"):
+                self.session_id = response.headers["mcp-session-id"]
+            meta = self._meta(response)
+            if meta["content_type"] != "text/event-stream":
+                return await self._read_json(response, meta, expects_reply, progress, window)
+            reply = await self._read_stream(response, meta, parser, progress, window, owner, message.get("id"))
+        resumes = 0
+        while reply is None:
+            if parser.last_event_id is None or resumes >= MAX_RESUMES:
+                tried = f" after {resumes} reconnection(s) with Last-Event-ID" if resumes else ""
+                raise TransportError(f"the SSE stream from {self.url} ended without a response to id "
+                                     f"{message.get('id')!r}{tried}")
+            resumes += 1
+            reply = await self._resume(message, parser, progress, owner)
+        return reply
+
+    async def _resume(self, message: dict[str, Any], parser: SseParser, progress: Progress,
+                      owner: object) -> dict[str, Any] | None:
+        """The stream closed before the response: wait `retry`, then GET with Last-Event-ID (SEP-1699)."""
+        await asyncio.sleep((parser.retry_ms if parser.retry_ms is not None else DEFAULT_RETRY_MS) / 1000)
+        headers = {"Accept": "text/event-stream", **self._common_headers(), **self._session_headers(),
+                   "Last-Event-ID": str(parser.last_event_id)}
+        logging.getLogger(__name__).info("resuming the stream of id %r with Last-Event-ID %r", message.get("id"),
+                                         parser.last_event_id)
+        async with IdleWindow(self._pool, self.timeout) as window, \
+                self._client.stream("GET", self.url, headers=headers) as response:
+            meta = {**self._meta(response), "resumed": True}
+            if response.status_code != 200 or meta["content_type"] != "text/event-stream":
+                text = await self._small_text(response)
+                self.tap.emit("server->client", text, **meta, error="cannot resume the stream")
+                raise TransportError(f"the SSE stream from {self.url} ended without a response to id "
+                                     f"{message.get('id')!r}, and resuming it with GET and Last-Event-ID "
+                                     f"{parser.last_event_id!r} got HTTP {response.status_code}")
+            return await self._read_stream(response, meta, parser, progress, window, owner, message.get("id"))
+
+    def _meta(self, response: httpx.Response) -> dict[str, Any]:
         content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
-        meta = {"transport": "http", "http_status": response.status_code, "content_type": content_type}
-        if content_type == "text/event-stream":
-            return await self._read_sse(response, message, started, meta, deadline)
-        body = (await response.aread()).decode("utf-8", errors="replace")
-        meta.update(framing="json", duration_ms=round((time.monotonic() - started) * 1000, 1))
-        if not body.strip():
-            if response.status_code < 300 and not expects_reply:
+        return {"transport": "http", "http_status": response.status_code, "content_type": content_type}
+
+    # --- reading, bounded ----------------------------------------------------------------------
+
+    async def _chunks(self, response: httpx.Response, progress: Progress, window: IdleWindow | None,
+                      ) -> AsyncIterator[bytes]:
+        async for chunk in response.aiter_bytes():
+            progress.count(len(chunk))
+            if window is not None:
+                window.touch()
+            yield chunk
+
+    async def _read_json(self, response: httpx.Response, meta: dict[str, Any], expects_reply: bool,
+                         progress: Progress, window: IdleWindow) -> dict[str, Any] | None:
+        status, limit = response.status_code, self.limits.max_body_bytes
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            self.tap.emit("server->client", f"({declared} bytes, not read)", **meta, error="body too large")
+            raise TransportError(f"HTTP {status} from {self.url}: the body of {declared} bytes is over the limit of "
+                                 f"{limit} bytes (max_body_bytes); not read")
+        body = bytearray()
+        async for chunk in self._chunks(response, progress, window):
+            body += chunk
+            if len(body) > limit:
+                self.tap.emit("server->client", f"({len(body)}+ bytes, not kept)", **meta, error="body too large")
+                raise TransportError(f"HTTP {status} from {self.url}: the body is over the limit of {limit} bytes "
+                                     "(max_body_bytes); stopped reading")
+        meta.update(framing="json", duration_ms=progress.elapsed_ms())
+        text = body.decode("utf-8", errors="replace")
+        if not text.strip():
+            if status < 300 and not expects_reply:
                 return None
-            self.tap.emit("server->client", body, **meta, error="empty body")
-            raise TransportError(f"HTTP {response.status_code} from {self.url} with an empty body"
-                                 + (" (expected a JSON-RPC response)" if response.status_code < 300 else ""))
+            self.tap.emit("server->client", text, **meta, error="empty body")
+            raise TransportError(f"HTTP {status} from {self.url} with an empty body"
+                                 + (" (expected a JSON-RPC response)" if status < 300 else ""))
         try:
-            parsed = json.loads(body)
-        except ValueError:
-            self.tap.emit("server->client", body, **meta, error="not JSON")
-            raise TransportError(f"HTTP {response.status_code} from {self.url}: the body is not JSON: "
-                                 f"{body[:80]!r}") from None
+            parsed = self.limits.decode(bytes(body))
+        except WireJsonError as exc:
+            self.tap.emit("server->client", text[:SMALL_BODY], **meta, error=_why(exc, "not JSON"))
+            if exc.reason == "syntax":
+                raise TransportError(f"HTTP {status} from {self.url}: the body is not JSON: {text[:80]!r}") from None
+            raise TransportError(f"HTTP {status} from {self.url}: {exc}") from None
         self.tap.emit("server->client", parsed, **meta)
         if not isinstance(parsed, dict) or not ("result" in parsed or "error" in parsed):
-            raise TransportError(f"HTTP {response.status_code} from {self.url}: the body is not a JSON-RPC response")
+            raise TransportError(f"HTTP {status} from {self.url}: the body is not a JSON-RPC response")
         return parsed
 
-    async def _read_sse(self, response: httpx.Response, message: dict[str, Any], started: float,
-                        meta: dict[str, Any], deadline: asyncio.Timeout) -> dict[str, Any] | None:
-        meta["framing"] = "sse"
-        loop = asyncio.get_running_loop()
+    async def _read_stream(self, response: httpx.Response, meta: dict[str, Any], parser: SseParser,
+                           progress: Progress, window: IdleWindow | None, owner: object,
+                           request_id: Any = None) -> dict[str, Any] | None:
+        """Read SSE events until the response to `request_id` (returned) or the stream's end (None)."""
+        meta = {**meta, "framing": "sse"}
         try:
-            async for _event, data in sse_events(response.aiter_lines()):
-                if not self._tasks:  # an idle deadline: each event buys another `timeout` seconds
-                    deadline.reschedule(loop.time() + self.timeout)
-                stamp = {**meta, "duration_ms": round((time.monotonic() - started) * 1000, 1)}
+            async for event in parser.events(self._chunks(response, progress, window)):
+                progress.events += 1
+                if not event.has_data or not event.data.strip():
+                    continue  # a priming event (an id, maybe a retry, no message): its id is kept by the parser
+                stamp = {**meta, "duration_ms": progress.elapsed_ms(), **({"event_id": event.id} if event.id else {})}
                 try:
-                    item = json.loads(data)
-                except ValueError:
-                    self.tap.emit("server->client", data, **stamp, error="SSE data is not JSON")
-                    raise TransportError(f"SSE event from {self.url} is not JSON: {data[:80]!r}") from None
+                    item = self.limits.decode(event.data)
+                except WireJsonError as exc:
+                    self.tap.emit("server->client", event.data[:SMALL_BODY], **stamp,
+                                  error=_why(exc, "SSE data is not JSON"))
+                    if exc.reason == "syntax":
+                        raise TransportError(f"SSE event from {self.url} is not JSON: {event.data[:80]!r}") from None
+                    raise TransportError(f"SSE event from {self.url}: {exc}") from None
                 if isinstance(item, dict) and "method" in item and "id" in item:
                     self.tap.emit("server->client", item, **stamp, server_initiated=True)
-                    deadline.reschedule(None)  # a person may take their time; the clock restarts after
-                    self._spawn(self._answer(item, deadline))
+                    refused = self._pool.submit(item, contextvars.copy_context(), owner)
+                    if refused is not None:
+                        await self._post_reply(refused)
                     continue
                 self.tap.emit("server->client", item, **stamp)
-                if isinstance(item, dict) and ("result" in item or "error" in item) \
-                        and item.get("id") == message.get("id"):
+                if request_id is not None and isinstance(item, dict) and ("result" in item or "error" in item) \
+                        and item.get("id") == request_id:
                     return item
-        finally:
-            for task in list(self._tasks):  # answers still in flight are moot once the request ended
-                task.cancel()
-        raise TransportError(f"the SSE stream from {self.url} ended without a response to id {message.get('id')!r}")
+        except SseTooLarge as exc:
+            self.tap.emit("server->client", f"({exc})", **meta, error="SSE event too large")
+            raise TransportError(f"SSE stream from {self.url}: {exc} (max_body_bytes); stopped reading") from None
+        return None
 
-    def _spawn(self, coro: Any) -> None:
-        task = asyncio.create_task(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+    async def _small_text(self, response: httpx.Response) -> str:
+        body = bytearray()
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) > SMALL_BODY:
+                break
+        return body[:SMALL_BODY].decode("utf-8", errors="replace")
 
-    async def _answer(self, request: dict[str, Any], deadline: asyncio.Timeout) -> None:
-        """Answer a legacy server request with the handler and POST the response back."""
-        try:
-            await self._answer_and_post(request)
-        finally:
-            if len(self._tasks) <= 1:
-                with contextlib.suppress(RuntimeError):  # the request may have ended meanwhile
-                    deadline.reschedule(asyncio.get_running_loop().time() + self.timeout)
+    # --- answers to server requests ------------------------------------------------------------
 
-    async def _answer_and_post(self, request: dict[str, Any]) -> None:
-        reply = await answer_server_request(self._handler, request)
+    async def _post_reply(self, reply: dict[str, Any]) -> None:
+        """POST the client's response to a legacy server request; a refusal is recorded, not raised."""
         headers = self.headers_for(reply)
         self.tap.emit("client->server", reply, transport="http", url=self.url, server_initiated=True)
         try:
-            answered = await self._client.post(self.url, json=reply, headers=headers)
-        except httpx.HTTPError:
+            async with asyncio.timeout(self.timeout):
+                async with self._client.stream("POST", self.url, json=reply, headers=headers) as answered:
+                    text = await self._small_text(answered)
+        except (httpx.HTTPError, TimeoutError):
             return  # the request's own stream reports the failure
         if answered.status_code >= 300:
-            self.tap.emit("server->client", answered.text, transport="http", http_status=answered.status_code,
+            self.tap.emit("server->client", text, transport="http", http_status=answered.status_code,
                           error="the server refused the client's response")
 
+    # --- the standalone GET stream (legacy) ----------------------------------------------------
+
+    async def _open_listener(self) -> None:
+        """After initialize, open the GET stream a legacy server may send unrelated requests on.
+
+        Waits until the server accepted or refused it (405: it offers none), so a request sent next
+        cannot race ahead of the stream its server requests will travel on."""
+        if not self.listen or self._listener is not None or not self.session_id:
+            return
+        opened: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._listener = asyncio.create_task(self._listen(opened))
+        try:
+            async with asyncio.timeout(self.timeout):
+                await asyncio.shield(opened)  # `listening` says what became of it
+        except TimeoutError:
+            self.listening = f"no answer to the GET within {self.timeout:g} s"
+
+    async def _listen(self, opened: asyncio.Future[str]) -> None:
+        """Keep the standalone stream open: a graceful close is reconnected (with Last-Event-ID when the
+        server gave ids) after its `retry`, at most MAX_LISTENER_RECONNECTS times; a refusal or an error
+        ends it, recorded in `listening`."""
+        parser = SseParser(self.limits.max_body_bytes)
+        reconnects = 0
+        try:
+            while True:
+                state = await self._listen_once(parser, opened)
+                if state != "open":
+                    self.listening = state
+                    return
+                reconnects += 1
+                if reconnects > MAX_LISTENER_RECONNECTS:
+                    self.listening = f"closed by the server {reconnects} times; not reconnected again"
+                    return
+                self.listening = "reconnecting"
+                await asyncio.sleep((parser.retry_ms if parser.retry_ms is not None else DEFAULT_RETRY_MS) / 1000)
+        finally:
+            if not opened.done():
+                opened.set_result("closed")
+
+    async def _listen_once(self, parser: SseParser, opened: asyncio.Future[str]) -> str:
+        """One GET stream, read to its end: "open" when it ended gracefully, else what happened."""
+        headers = {"Accept": "text/event-stream", **self._common_headers(), **self._session_headers()}
+        if parser.last_event_id is not None:
+            headers["Last-Event-ID"] = parser.last_event_id
+        try:
+            async with self._client.stream("GET", self.url, headers=headers) as response:
+                meta = {**self._meta(response), "standalone": True}
+                if response.status_code != 200 or meta["content_type"] != "text/event-stream":
+                    await self._small_text(response)
+                    state = f"refused (HTTP {response.status_code})"
+                    self.listening = state
+                    if not opened.done():
+                        opened.set_result(state)
+                    return state
+                self.listening = "open"
+                if not opened.done():
+                    opened.set_result("open")
+                progress = Progress(self.url, 2**62)  # a session-long stream: each event is bounded instead
+                async for item in self._standalone(response, meta, parser, progress):
+                    self._latest_context().run(self.tap.emit, "server->client", item, **meta)
+            return "open"
+        except (httpx.HTTPError, TransportError) as exc:
+            logging.getLogger(__name__).info("standalone GET stream of %s ended: %s", self.url, exc)
+            state = f"failed: {type(exc).__name__}: {exc}"
+            self.listening = state
+            if not opened.done():
+                opened.set_result(state)
+            return state
+
+    async def _standalone(self, response: httpx.Response, meta: dict[str, Any], parser: SseParser,
+                          progress: Progress) -> AsyncIterator[Any]:
+        """What the GET stream carries: server requests are answered (in the latest request's context)."""
+        try:
+            async for event in parser.events(self._chunks(response, progress, None)):
+                if not event.has_data or not event.data.strip():
+                    continue
+                try:
+                    item = self.limits.decode(event.data)
+                except WireJsonError as exc:
+                    self._latest_context().run(self.tap.emit, "server->client", event.data[:SMALL_BODY], **meta,
+                                               error=_why(exc, "SSE data is not JSON"))
+                    continue
+                if isinstance(item, dict) and "method" in item and "id" in item:
+                    context = self._latest_context()
+                    context.run(self.tap.emit, "server->client", item, **meta, server_initiated=True)
+                    refused = self._pool.submit(item, context.copy(), LISTENER)
+                    if refused is not None:
+                        await context.run(self._post_reply, refused)
+                    continue
+                yield item
+        except SseTooLarge as exc:
+            self._latest_context().run(self.tap.emit, "server->client", f"({exc})", **meta,
+                                       error="SSE event too large")
+
+    def _latest_context(self) -> contextvars.Context:
+        return next(reversed(self._contexts.values()), contextvars.copy_context())
+
     async def close(self) -> None:
-        for task in list(self._tasks):
-            task.cancel()
+        if self._listener is not None:
+            self._listener.cancel()
+            await asyncio.gather(self._listener, return_exceptions=True)
+        await self._pool.close()
         if self.session_id:
             with contextlib.suppress(httpx.HTTPError):
                 await self._client.delete(self.url, headers={"Mcp-Session-Id": self.session_id}, timeout=2.0)
         await self._client.aclose()
+
+
+def _why(exc: WireJsonError, syntax: str) -> str:
+    return syntax if exc.reason == "syntax" else f"JSON over the {exc.reason} limit"

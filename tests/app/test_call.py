@@ -181,3 +181,89 @@ def test_call_over_http_mirrors_param_headers_and_saves_the_trace(tmp_path) -> N
     assert [op.target for op in operations] == ["run_query"]
     assert [m.transport["request_headers"]["Mcp-Param-Region"] for m in messages if m.kind == "request"] == [
         "eu-north1", "eu-north1"]
+
+
+def modern_server(tool_reply: Any) -> Any:
+    """A 2026-07-28 server whose tools/call answer is `tool_reply(id)`; tools/list lists nothing."""
+    from tests.hostile_http import Conn, Request, result
+
+    async def behaviour(request: Request, conn: Conn) -> None:
+        message = request.json()
+        if message.get("method") == "tools/list":
+            await conn.json(result(message["id"], tools=[]))
+        else:
+            await conn.json(tool_reply(message["id"]))
+
+    return behaviour
+
+
+@pytest.mark.parametrize(("reply", "message"), [
+    ({"error": None}, "protocol_error: the response's error is null, not an object with an integer code and a message"),
+    ({"error": "boom"},
+     "protocol_error: the response's error is \"boom\", not an object with an integer code and a message"),
+    ({"result": {"content": 5}}, "protocol_error: the tools/call result's content is 5, not a list"),
+    ({"result": {"content": [{"type": "text", "text": "MCP error -32001: Request timed out"}], "isError": True}},
+     "the tool reported an error: MCP error -32001: Request timed out"),
+])
+@pytest.mark.parametrize("as_json", [False, True])
+def test_broken_or_failed_results_exit_1_with_one_line(capsys: pytest.CaptureFixture[str], reply: dict[str, Any],
+                                                       message: str, as_json: bool) -> None:
+    from tests.hostile_http import HostileServer
+
+    with HostileServer(modern_server(lambda request_id: {"jsonrpc": "2.0", "id": request_id, **reply})) as url:
+        code, out, err = call(capsys, url, "--tool", "t", *(["--json"] if as_json else []))
+    assert (code, err) == (1, f"mrtr-studio call: {message}\n")
+    if as_json:
+        assert json.loads(out)["rounds"][0]["response"]["id"] == 2
+
+
+def test_modern_call_against_a_legacy_only_server_says_what_happened(capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.hostile_http import Conn, HostileServer, Request
+
+    async def legacy_only(request: Request, conn: Conn) -> None:  # the official TypeScript SDK's answer
+        await conn.json({"jsonrpc": "2.0", "error": {"code": -32000, "message": "Bad Request: Server not initialized"},
+                         "id": None}, status=400)
+
+    with HostileServer(legacy_only) as url:
+        code, _, err = call(capsys, url, "--tool", "t", "--era", "modern")
+    assert code == 1
+    assert err == ("mrtr-studio call: error -32000 Bad Request: Server not initialized; the server answered with an "
+                   "error without id instead of id 2; it does not seem to speak 2026-07-28 (a legacy server answers "
+                   "so when there is no session): try --era auto\n")
+
+
+def test_max_body_bounds_an_endless_body(capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.hostile_http import Conn, HostileServer, Request
+
+    async def endless(request: Request, conn: Conn) -> None:
+        await conn.start_stream("application/json")
+        while True:
+            await conn.chunk(b"[" * 65536)
+
+    with HostileServer(endless) as url:
+        code, _, err = call(capsys, url, "--tool", "t", "--max-body", "64K")
+    assert code == 1
+    assert err == (f"mrtr-studio call: transport_error: TransportError: HTTP 200 from {url}: the body is over the "
+                   "limit of 65536 bytes (max_body_bytes); stopped reading\n")
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "lots", "12X"])
+def test_max_body_must_be_a_size(capsys: pytest.CaptureFixture[str], value: str) -> None:
+    code, _, err = call(capsys, "memory:", "--tool", "t", "--max-body", value)
+    assert (code, err) == (2, f"mrtr-studio call: --max-body must be a positive size like 1048576, 512K or 16M, "
+                              f"not {value!r}\n")
+
+
+def test_a_closed_stdout_pipe_exits_quietly(answers: str) -> None:
+    import os
+    import subprocess
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader (`| head`) is already gone when call writes its document
+    try:
+        run = subprocess.run([sys.executable, "-m", "mrtr_studio", "call", "memory:", "--tool", "delete_file",
+                              "--args", '{"path": "/a"}', "--answers", answers, "--json"],
+                             stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(write_end)
+    assert (run.returncode, run.stderr) == (141, "")

@@ -138,10 +138,27 @@ async def test_unknown_result_type_is_a_protocol_error() -> None:
     ({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "requestState": 5}},
      "requestState is not a string"),
     ({"jsonrpc": "2.0", "id": 7, "result": {"resultType": "complete"}}, "response id 7 does not answer request id 1"),
+    ({"jsonrpc": "2.0", "id": 1, "error": None},
+     "the response's error is null, not an object with an integer code and a message"),
+    ({"jsonrpc": "2.0", "id": 1, "error": "boom"},
+     "the response's error is \"boom\", not an object with an integer code and a message"),
+    ({"jsonrpc": "2.0", "id": 1, "error": {"code": "abc", "message": "x"}},
+     "the response's error is {\"code\": \"abc\", \"message\": \"x\"}, not an object with an integer code and a "
+     "message"),
+    ({"jsonrpc": "2.0", "id": 1, "result": {"content": 5}}, "the tools/call result's content is 5, not a list"),
 ])
 async def test_broken_responses_are_protocol_errors(reply: Any, problem: str) -> None:
     result = await drive(first_call(), Script(reply), standard_retry())
     assert (result.outcome, result.problem) == ("protocol_error", problem)
+
+
+@pytest.mark.parametrize(("answer_id", "said"), [(None, "without id"), ("server-error", 'for id "server-error"')])
+async def test_an_error_that_names_no_request_still_ends_the_operation_as_the_servers_error(
+        answer_id: Any, said: str) -> None:
+    error = {"code": -32000, "message": "Bad Request: Server not initialized"}
+    result = await drive(first_call(2), Script({"jsonrpc": "2.0", "id": answer_id, "error": error}), standard_retry())
+    assert (result.outcome, result.error) == ("error", error)
+    assert result.problem == f"the server answered with an error {said} instead of id 2"
 
 
 async def test_round_limit_stops_a_looping_server() -> None:

@@ -105,6 +105,22 @@ async def test_terminal_eof_is_a_clear_error() -> None:
         await Terminal(io.StringIO(""), io.StringIO()).elicit("k", FORM, 1)
 
 
+@pytest.mark.parametrize(("params", "message"), [
+    ({"message": "m", "requestedSchema": "{\"type\": \"object\"}"},
+     "cannot ask 'k' on the terminal: requestedSchema is \"{\\\"type\\\": \\\"object\\\"}\", not an object"),
+    ({"message": "m", "requestedSchema": {"type": "object", "properties": [1]}},
+     "cannot ask 'k' on the terminal: requestedSchema.properties is [1], not an object"),
+    ("oops", "the params of 'k' are \"oops\", not an object"),
+])
+async def test_terminal_refuses_a_form_it_cannot_show_before_asking(params: Any, message: str) -> None:
+    out = io.StringIO()
+    request = {"method": "elicitation/create", "params": params}
+    with pytest.raises(UnansweredRequest) as caught:
+        await Terminal(io.StringIO("accept\n"), out).elicit("k", request, 1)
+    assert str(caught.value) == message
+    assert out.getvalue() == ""
+
+
 async def test_terminal_typed_sampling_and_url_consent() -> None:
     term = Terminal(io.StringIO("Paris\ncancel\n"), io.StringIO())
     assert (await term.sample("s", SAMPLE, 1))["content"] == {"type": "text", "text": "Paris"}

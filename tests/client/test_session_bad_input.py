@@ -121,12 +121,15 @@ async def test_step_mode_edits_reach_the_wire_and_stop_ends_the_operation() -> N
     assert (stopped.operation.outcome, stopped.operation.problem) == ("aborted", "stopped before the first send")
 
 
-async def test_auto_falls_back_to_legacy_on_a_non_modern_error() -> None:
+@pytest.mark.parametrize("discover", [{"error": {"code": -32601, "message": "Method not found"}}, {"result": {}}])
+async def test_auto_falls_back_to_legacy_on_a_non_modern_error(discover: dict[str, Any]) -> None:
+    """A method-not-found, or a bare `{}` from a server that answers every method alike, is not a DiscoverResult."""
+
     def legacy_server(message: dict[str, Any]) -> dict[str, Any] | None:
         if "id" not in message:
             return None
         if message["method"] == "server/discover":
-            return {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "Method not found"}}
+            return {"jsonrpc": "2.0", "id": message["id"], **discover}
         if message["method"] == "initialize":
             return {"jsonrpc": "2.0", "id": message["id"], "result": {
                 "protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "old", "version": "1"}}}
@@ -167,3 +170,16 @@ async def test_auto_uses_the_handshake_when_the_server_lists_only_legacy_version
     session = ClientSession(transport, ClientSettings(era="auto"), RESPOND)
     assert await session.ensure_era() is Era.LEGACY
     assert [m["method"] for m in transport.sent] == ["server/discover", "initialize", "notifications/initialized"]
+
+
+@pytest.mark.parametrize(("listing", "problem"), [
+    ({"error": "boom"}, "tools/list: the server's error is 'boom', not an object"),
+    ({"result": 5}, "tools/list: the result is 5, not an object"),
+    ({"result": {"tools": 5}}, "tools/list: tools is not a list of objects"),
+])
+async def test_a_broken_listing_is_a_clear_error(listing: dict[str, Any], problem: str) -> None:
+    session = ClientSession(Scripted(lambda m: {"jsonrpc": "2.0", "id": m["id"], **listing}),
+                            ClientSettings(era="modern"), RESPOND)
+    with pytest.raises(RuntimeError) as caught:
+        await session.list_tools()
+    assert str(caught.value) == problem

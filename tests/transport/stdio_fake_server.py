@@ -2,12 +2,16 @@
 
 `python stdio_fake_server.py engine` serves the demo engine (both eras, legacy server requests too);
 `garbage` answers every request with a line that is not JSON; `exit` exits with code 3 after writing
-to stderr; `silent` reads and never answers (stopped when stdin closes).
+to stderr; `silent` reads and never answers (stopped when stdin closes). Hostile ones: `bad-id`,
+`long-line` and `error-no-id` spoil the answer to the first request (an id `[1]`, a 2 MB line, an
+error without id) and answer later ones properly; `flood` sends 10,000 roots/list requests for the
+first request and never answers it.
 """
 
 import asyncio
 import json
 import sys
+import threading
 
 
 async def engine() -> None:
@@ -39,6 +43,32 @@ async def engine() -> None:
         task.add_done_callback(tasks.discard)
 
 
+def spoil_the_first(mode: str) -> None:
+    spoiled = {"bad-id": json.dumps({"jsonrpc": "2.0", "id": [1], "result": {}}),
+               "long-line": "x" * (2 * 1024 * 1024),
+               "error-no-id": json.dumps({"jsonrpc": "2.0", "id": None,
+                                          "error": {"code": -32700, "message": "Parse error"}})}[mode]
+    for number, line in enumerate(sys.stdin):
+        request = json.loads(line)
+        if "id" not in request or "method" not in request:
+            continue
+        reply = spoiled if number == 0 else json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": {
+            "content": [{"type": "text", "text": "fine"}]}})
+        print(reply, flush=True)
+
+
+def flood() -> None:
+    def send_all() -> None:
+        for n in range(10_000):
+            sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": f"srv-{n}", "method": "roots/list"}) + "\n")
+        sys.stdout.flush()
+
+    sys.stdin.readline()
+    threading.Thread(target=send_all, daemon=True).start()
+    for _ in sys.stdin:  # read the client's answers so its writes never block
+        pass
+
+
 def main() -> None:
     mode = sys.argv[1]
     if mode == "engine":
@@ -53,6 +83,10 @@ def main() -> None:
     elif mode == "silent":
         for _ in sys.stdin:
             pass
+    elif mode in ("bad-id", "long-line", "error-no-id"):
+        spoil_the_first(mode)
+    elif mode == "flood":
+        flood()
 
 
 if __name__ == "__main__":

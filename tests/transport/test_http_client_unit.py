@@ -9,7 +9,8 @@ import httpx
 import pytest
 
 from mrtr_studio.transport.base import Tap, TransportError, WireEvent
-from mrtr_studio.transport.http_client import HttpClientTransport, header_value, modern_headers, sse_events
+from mrtr_studio.transport.http_client import HttpClientTransport, header_value, modern_headers
+from mrtr_studio.transport.sse_reader import SseEvent, SseParser, SseTooLarge
 
 pytestmark = pytest.mark.anyio
 URL = "http://127.0.0.1:9/mcp"
@@ -198,9 +199,22 @@ def test_mcp_name_is_the_uri_for_resources_read() -> None:
     assert modern_headers(listing) == {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"}
 
 
-async def test_sse_parser_joins_multiline_data() -> None:
-    async def lines() -> AsyncIterator[str]:
-        for line in ["event: message", "data: {\"a\":", "data: 1}", "", "id: 4", "data: x"]:
-            yield line
+async def chunks_of(*parts: bytes) -> AsyncIterator[bytes]:
+    for part in parts:
+        yield part
 
-    assert [e async for e in sse_events(lines())] == [("message", '{"a":\n1}'), ("message", "x")]
+
+async def test_sse_parser_joins_multiline_data_and_keeps_ids_across_chunks() -> None:
+    parser = SseParser(1024)
+    stream = chunks_of(b"event: message\r\ndata: {\"a\":\r", b"\ndata: 1}\n\nid: 4\nretry: 500\ndata: \n\n",
+                       b"id: 5\rdata: x")
+    events = [e async for e in parser.events(stream)]
+    assert events == [SseEvent("message", '{"a":\n1}', has_data=True), SseEvent("message", "", "4", 500, True),
+                      SseEvent("message", "x", "5", has_data=True)]
+    assert (parser.last_event_id, parser.retry_ms) == ("5", 500)
+
+
+@pytest.mark.parametrize("stream", [[b"data: " + b"x" * 2000], [b"data: " + b"x" * 600 + b"\n"] * 3 + [b"\n"]])
+async def test_sse_parser_refuses_an_endless_line_or_event(stream: list[bytes]) -> None:
+    with pytest.raises(SseTooLarge):
+        [e async for e in SseParser(1024).events(chunks_of(*stream))]
