@@ -180,8 +180,9 @@ def resumable(retry_ms: int = 300) -> tuple[Any, list[tuple[str, str | None, flo
             return
         await conn.start_stream(headers={"Mcp-Session-Id": "s-1"})
         await conn.event(None, event_id="e1", retry=retry_ms)
-        await conn.end()
+        # Stamped before the close: the client cannot see the stream end earlier than this.
         seen.append(("closed", None, asyncio.get_running_loop().time()))
+        await conn.end()
 
     return behaviour, seen
 
