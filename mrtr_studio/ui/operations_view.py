@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -24,6 +25,7 @@ from ..app.operations import OperationRow, OperationsIndex, format_duration
 from ..trace import StoreEvent, TraceStore
 from .selection import Selection
 from .store_bridge import StoreBridge
+from .theme import status_colours
 
 COLUMNS = ("started", "target", "era", "identity", "rounds", "outcome", "duration", "source")
 _WIDTHS = {"started": 84, "target": 170, "era": 70, "identity": 80, "rounds": 56, "outcome": 120, "duration": 72}
@@ -93,6 +95,10 @@ class OperationsModel(QAbstractTableModel):
             return row
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(row, COLUMNS[index.column()])
+        if role == Qt.ItemDataRole.ForegroundRole and COLUMNS[index.column()] == "outcome":
+            kind = {"complete": "success", "running": "info"}.get(row.outcome, "error")
+            colour = status_colours().get(kind)
+            return QBrush(QColor(colour)) if colour else None
         if role == Qt.ItemDataRole.ToolTipRole:
             op = row.operation
             return (f"{op.method} {op.target} · {row.origin} · {row.source}\n"
