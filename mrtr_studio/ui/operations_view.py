@@ -73,6 +73,10 @@ class OperationsModel(QAbstractTableModel):
             self._loading = False
             self.endResetModel()
 
+    def mark_recovered(self, operation_ids: list[str]) -> None:
+        for row in self.index_.mark_recovered(operation_ids):
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+
     def row(self, row: int) -> OperationRow:
         return self.index_.rows[row]
 
@@ -123,7 +127,7 @@ class OperationsModel(QAbstractTableModel):
             return marks.get(row.outcome, "✗ ") + row.outcome
         if column == "duration":
             return format_duration(row.duration)
-        return row.source + (" (loaded)" if row.origin == "loaded" else "")
+        return row.source + ("" if row.origin == "live" else f" ({row.origin})")
 
 
 class OperationsView(QWidget):

@@ -223,3 +223,23 @@ def test_status_bar_success_is_not_red_and_errors_are_marked(sized: MainWindow, 
     assert bar.currentMessage() == "✗ something broke" and theme.status_colours()["error"] in bar.styleSheet()
     bar.showMessage("a status tip")
     assert bar.styleSheet() == ""
+
+
+@pytest.mark.slow
+def test_screenshots_are_taken_at_the_screen_size_asked_for(tmp_path: Path) -> None:
+    from PySide6.QtGui import QImage
+
+    from tests.ui.test_main_window import run_auto
+
+    sizes = {}
+    for size in ("1366x768", "1920x1080"):
+        out = tmp_path / size
+        done = run_auto("--scenario", "missing_capability", "--screenshot-dir", str(out), "--screen-size", size)
+        assert done.returncode == 0, done.stderr
+        image = QImage(str(out / "03-error.png"))
+        sizes[size] = (image.width(), image.height())
+    (w1, h1), (w2, h2) = sizes["1366x768"], sizes["1920x1080"]
+    assert 1280 <= w1 <= 1366 and 720 <= h1 <= 768, sizes  # all of a laptop screen, frame aside
+    assert 1366 < w2 <= 1920 and 768 < h2 <= 1080, sizes
+    bad = run_auto("--scenario", "missing_capability", "--screen-size", "huge")
+    assert bad.returncode == 2 and "WIDTHxHEIGHT" in bad.stderr
