@@ -42,6 +42,7 @@ from .theme import THEME_CHOICES, ThemeChoice, apply_theme, as_choice, current_c
 
 if TYPE_CHECKING:  # imported when first needed: the first paint does without them
     from .flow_compare_view import FlowCompareView
+    from .presentation import Stepper
     from .teaching import TeachingTabs
 
 #: Bumped when the saved layout's meaning changes: an older saved state is then ignored, not misapplied.
@@ -102,7 +103,7 @@ class MainWindow(QMainWindow):
         self._bridge.storeEvent.connect(self._on_store)
         self._unsubscribe = studio.subscribe(self._on_studio)
         error_sink.append(self.show_error)
-        self.presentation = Presentation(self, self.workbench, self._central_views, self._active_lesson)
+        self.presentation = Presentation(self, self.workbench, self._central_views, self._stepper)
         self.restore()
 
     # --- building ------------------------------------------------------------------------------
@@ -231,11 +232,15 @@ class MainWindow(QMainWindow):
         tabs = self._teaching.tabs
         return [w for w in (tabs.widget(i) for i in range(tabs.count())) if w is not None]
 
-    def _active_lesson(self) -> QWidget | None:
-        if self._teaching is None:
-            return None
-        current = self._teaching.tabs.currentWidget()
-        return current if current is self._teaching.lessons else None
+    def _stepper(self) -> "Stepper | None":
+        """What a presenter's clicker steps: the lesson when its tab is showing, else the shown flow."""
+        if self._teaching is not None:
+            current = self._teaching.tabs.currentWidget()
+            if current is self._teaching.lessons:
+                return self._teaching.lessons
+            if current is not self.diagram:
+                return None
+        return FlowStepper(self.studio, self.selection)
 
     def show_inspector(self, widget: QWidget) -> None:
         """Bring one inspector tab forward (and the inspectors back if they were hidden)."""
@@ -666,6 +671,29 @@ class MainWindow(QMainWindow):
             error_sink.remove(self.show_error)
         self._unsubscribe()
         super().closeEvent(event)
+
+
+class FlowStepper:
+    """Step through the selected operation's messages, one arrow at a time (presentation mode)."""
+
+    def __init__(self, studio: Studio, selection: Selection) -> None:
+        self.studio, self.selection = studio, selection
+
+    def _move(self, offset: int) -> None:
+        operation_id = self.selection.operation_id or self.studio.current_operation_id
+        messages = self.studio.store.messages_of(operation_id) if operation_id else []
+        if not messages:
+            return
+        seqs = [m.seq for m in messages]
+        here = seqs.index(self.selection.message_seq) if self.selection.message_seq in seqs else -1
+        target = min(max(here + offset, 0), len(messages) - 1) if here >= 0 else (0 if offset > 0 else len(seqs) - 1)
+        self.selection.select(messages[target])
+
+    def step(self) -> None:
+        self._move(1)
+
+    def back(self) -> None:
+        self._move(-1)
 
 
 def _toggle(panel: QWidget) -> None:

@@ -168,9 +168,10 @@ def test_a_layout_saved_by_an_older_version_or_a_bigger_screen_still_fits(qtbot:
     old.close()
 
 
-def test_presentation_mode_hides_the_panels_and_escape_restores_them(sized: MainWindow, qtbot: Any,
+def test_presentation_mode_hides_the_panels_and_escape_restores_them(sized: MainWindow, qtbot: Any, arun: Runner,  # noqa: F811
                                                                      monkeypatch: Any) -> None:
     win = sized
+    flow = arun(run_tool(win, "delete_file", {"path": "/tmp/a.txt"})).operation
     told: list[bool] = []
     win.diagram.set_presentation = told.append  # type: ignore[attr-defined]  # a view that can scale itself
     bench = win.workbench
@@ -188,6 +189,15 @@ def test_presentation_mode_hides_the_panels_and_escape_restores_them(sized: Main
     for key in (Qt.Key.Key_Right, Qt.Key.Key_PageDown, Qt.Key.Key_Left, Qt.Key.Key_PageUp):
         qtbot.keyClick(win.teaching.tabs, key)
     assert steps == ["step", "step", "back", "back"]
+    win.teaching.show("flow")  # on the flow diagram, the clicker steps through the shown flow's arrows
+    messages = win.studio.store.messages_of(flow.id)
+    win.selection.select(messages[0])
+    qtbot.keyClick(win.teaching.tabs, Qt.Key.Key_Right)
+    assert win.selection.message_seq == messages[1].seq
+    qtbot.keyClick(win.teaching.tabs, Qt.Key.Key_PageDown)
+    assert win.selection.message_seq == messages[2].seq
+    qtbot.keyClick(win.teaching.tabs, Qt.Key.Key_PageUp)
+    assert win.selection.message_seq == messages[1].seq
     qtbot.keyClick(win.teaching.tabs, Qt.Key.Key_Escape)
     QApplication.processEvents()
     assert not win.presentation.active and told == [True, False]
