@@ -189,6 +189,37 @@ def big_trace(operations: int) -> list[tuple[str, float]]:
     return results
 
 
+def window_trace(operations: int) -> list[tuple[str, float]]:
+    """The same trace into the whole window: every view that listens to the store gets every event."""
+    from PySide6.QtCore import QRect, QSettings
+
+    from mrtr_studio.app.studio import Studio
+    from mrtr_studio.ui.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication(sys.argv)
+    results: list[tuple[str, float]] = []
+    ops, messages = synthetic_trace(operations)
+    settings = QSettings(os.devnull, QSettings.Format.IniFormat)
+    window = MainWindow(Studio(), settings, interactive_answers=False, available=QRect(0, 0, 1366, 768))
+    window.show()
+    app.processEvents()
+    window.teaching.tabs.setCurrentIndex(0)  # built, as after the first paint
+    app.processEvents()
+
+    def load() -> None:
+        window.studio.store.load(ops, messages)
+        while window.selection.operation_id != ops[-1].id:  # the window shows the last flow once loaded
+            app.processEvents()
+        window.repaint()
+
+    timed(f"{len(messages)} messages into the whole window (every view, then the last flow shown and painted)",
+          load, results)
+    window.close()
+    window.deleteLater()
+    app.processEvents()
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--operations", type=int, default=2500, help="two-round operations (4 messages each)")
@@ -199,6 +230,7 @@ def main() -> None:
     results += bench(args.operations)
     if args.big:
         results += big_trace(args.big)
+        results += window_trace(args.big)
     for label, seconds in results:
         print(f"{seconds * 1000:10.1f} ms  {label}")
 

@@ -86,6 +86,7 @@ class MainWindow(QMainWindow):
         self.controls = RunControls(self)
         self.compare_views: list[FlowCompareView] = []
         self._cleared: tuple[list[Operation], list[TraceMessage]] | None = None
+        self._last_loaded: str | None = None
         self.workbench = Workbench(
             {"explorer": ("Server", self.explorer), "client": ("Client", self.client_panel),
              "arguments": ("Arguments", self.arguments)},
@@ -516,7 +517,18 @@ class MainWindow(QMainWindow):
                 self.operations.model.index_.note_settings(op.id, RunSettings(
                     op.method, op.target, dict(op.arguments), self.studio.identity.name,
                     self.client_panel.to_json(), self.studio.entry))
-            self.selection.select_operation(op.id)
+            if not event.loaded:
+                self.selection.select_operation(op.id)
+            elif self._last_loaded is None:  # a file or journal opening: show its last flow, once, at the end
+                self._last_loaded = op.id
+                QTimer.singleShot(0, self._show_last_loaded)
+            else:
+                self._last_loaded = op.id
+
+    def _show_last_loaded(self) -> None:
+        operation_id, self._last_loaded = self._last_loaded, None
+        if operation_id is not None and operation_id in {op.id for op in self.studio.store.operations[-1:]}:
+            self.selection.select_operation(operation_id)
 
     def _update_controls(self) -> None:
         self.controls.set_state(self.studio.state, self.step_editor.valid)
