@@ -532,6 +532,7 @@ class MainWindow(QMainWindow):
 
     def _update_controls(self) -> None:
         self.controls.set_state(self.studio.state, self.step_editor.valid)
+        self.operations.set_can_run(self.studio.state == "idle")
 
     def show_status(self, text: str, kind: str = "info", timeout: int = 8000) -> None:
         """One line in the status bar: errors red behind "✗", success green behind "✓" (never colour alone)."""

@@ -144,6 +144,7 @@ class OperationsView(QWidget):
         self.selection = selection
         self.model = OperationsModel(store, self)
         self._syncing = False
+        self._can_run = True
         self.table = QTableView()
         self.table.setObjectName("operationsTable")
         self.table.setModel(self.model)
@@ -219,9 +220,14 @@ class OperationsView(QWidget):
         finally:
             self._syncing = False
 
+    def set_can_run(self, can_run: bool) -> None:
+        """Run again is offered only while nothing else runs."""
+        self._can_run = can_run
+        self._update_buttons()
+
     def _update_buttons(self) -> None:
         count = len(self.selected_ids())
-        self.run_again.setEnabled(count == 1)
+        self.run_again.setEnabled(count == 1 and self._can_run)
         self.compare.setEnabled(count == 2)
         self.hint.setText({0: "Select an operation to show its flow; Ctrl+click a second one to compare.",
                            1: "Ctrl+click a second operation to compare the two."}.get(count, ""))
