@@ -224,7 +224,10 @@ class MainWindow(QMainWindow):
         super().paintEvent(event)
         if self._teaching is None and not self._teaching_scheduled:
             self._teaching_scheduled = True
-            QTimer.singleShot(0, lambda: self.teaching)
+            QTimer.singleShot(0, self._build_teaching)
+
+    def _build_teaching(self) -> None:
+        self.teaching  # noqa: B018  (building it is the point)
 
     def _central_views(self) -> list[QWidget]:
         """The views presentation mode scales: the flow diagram and every teaching tab."""

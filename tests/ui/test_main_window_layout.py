@@ -70,6 +70,9 @@ def test_the_window_fits_the_screen_and_its_panels_do_not_overlap(sized: MainWin
     assert minimum.width() <= 1280 and minimum.height() <= 720, minimum
     assert set(visible_panels(win)) >= {"side", "centre", "inspectors", "bottom"}
     assert_no_overlap(win)
+    sections = [in_window(win, section) for section in win.workbench.sections.values()]
+    for one, other in combinations(sections, 2):  # Server, Client, Arguments one below the other
+        assert not one.intersects(other) and one.bottom() < other.top(), (one, other)
     # every inspector page fills the inspector's height (nothing squeezed into a few rows)
     inspectors = win.workbench.inspectors
     for index in range(inspectors.count()):
@@ -253,3 +256,21 @@ def test_screenshots_are_taken_at_the_screen_size_asked_for(tmp_path: Path) -> N
     assert 1366 < w2 <= 1920 and 768 < h2 <= 1080, sizes
     bad = run_auto("--scenario", "missing_capability", "--screen-size", "huge")
     assert bad.returncode == 2 and "WIDTHxHEIGHT" in bad.stderr
+
+
+def test_teaching_tabs_come_after_the_first_paint_and_a_window_closed_before_is_fine(qtbot: Any,
+                                                                                    tmp_path: Path) -> None:
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(Studio(), settings, interactive_answers=False, available=QRect(0, 0, 1366, 768))
+    qtbot.addWidget(win)
+    assert win._teaching is None and win.workbench.centre.widget() is win.diagram
+    win.show()
+    qtbot.waitUntil(lambda: win._teaching is not None)
+    assert win.workbench.centre.widget() is win.teaching.tabs and win.teaching.tabs.widget(0) is win.diagram
+    early = MainWindow(Studio(), settings, interactive_answers=False, available=QRect(0, 0, 1366, 768))
+    early.show()
+    early.repaint()  # the build is scheduled by the first paint...
+    early.close()
+    early.deleteLater()  # ...and the window goes before it runs
+    QApplication.processEvents()
+    QApplication.processEvents()
