@@ -14,7 +14,7 @@ from ..trace import StoreEvent
 from ..trace.model import Operation
 from .served import LABEL as SERVED_LABEL
 
-Origin = Literal["live", "loaded"]
+Origin = Literal["live", "loaded", "recovered"]
 ChangeKind = Literal["none", "reset", "added", "changed"]
 
 
@@ -122,6 +122,13 @@ class OperationsIndex:
                     self.rows[row].error_code = code
                     return Change("changed", row)
         return Change("none")
+
+    def mark_recovered(self, operation_ids: list[str]) -> list[int]:
+        """These operations came back from the autosave of a run that did not close cleanly; their rows."""
+        rows = [row for row in (self._row_of.get(op_id) for op_id in operation_ids) if row is not None]
+        for row in rows:
+            self.rows[row].origin = "recovered"
+        return rows
 
     def row_of(self, operation_id: str) -> int | None:
         return self._row_of.get(operation_id)

@@ -50,7 +50,8 @@ class FlowCompareView(QDialog):
         self.pairs: list[MessagePair] = compare_flows(store.messages_of(left_id), store.messages_of(right_id))
         differing = sum(pair.differs for pair in self.pairs)
         self.summary = QLabel(f"{differing} of {len(self.pairs)} message(s) differ ({DIFFERS} marks them); "
-                              "pick a row to see the fields that differ. The JSON-RPC id is not compared.")
+                              "pick a row to see the fields that differ. The JSON-RPC id is not compared; "
+                              "a requestState differs in every run (it carries its own time and nonce).")
         self.summary.setWordWrap(True)
         self.flows = QTreeWidget()
         self.flows.setObjectName("compareFlows")
@@ -80,7 +81,11 @@ class FlowCompareView(QDialog):
         self.fields.setObjectName("compareFields")
         self.fields.setRootIsDecorated(False)
         self.fields.setHeaderLabels(["field", "change", "left", "right"])
-        self.fields.header().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        fields = self.fields.header()
+        fields.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        fields.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        fields.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        fields.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         self.fields.setColumnWidth(0, 260)
         self.flows.currentItemChanged.connect(lambda *_: self._show_fields())
         splitter = QSplitter(Qt.Orientation.Vertical)

@@ -167,6 +167,7 @@ def run_gui(args: argparse.Namespace) -> int:
     recovered = 0 if shots_dir else studio.start_autosave(autosave_path())
     window = MainWindow(studio, settings, interactive_answers=not auto, available=screen)
     if recovered:
+        window.operations.model.mark_recovered([op.id for op in studio.store.operations])
         window.show_info(f"Recovered {recovered} operation(s) from the autosave of a run that did not close cleanly.")
     window.show()
     if shots_dir:

@@ -42,6 +42,7 @@ from .theme import THEME_CHOICES, ThemeChoice, apply_theme, as_choice, current_c
 
 if TYPE_CHECKING:  # imported when first needed: the first paint does without them
     from .flow_compare_view import FlowCompareView
+    from .presentation import Stepper
     from .teaching import TeachingTabs
 
 #: Bumped when the saved layout's meaning changes: an older saved state is then ignored, not misapplied.
@@ -85,6 +86,7 @@ class MainWindow(QMainWindow):
         self.controls = RunControls(self)
         self.compare_views: list[FlowCompareView] = []
         self._cleared: tuple[list[Operation], list[TraceMessage]] | None = None
+        self._last_loaded: str | None = None
         self.workbench = Workbench(
             {"explorer": ("Server", self.explorer), "client": ("Client", self.client_panel),
              "arguments": ("Arguments", self.arguments)},
@@ -102,7 +104,7 @@ class MainWindow(QMainWindow):
         self._bridge.storeEvent.connect(self._on_store)
         self._unsubscribe = studio.subscribe(self._on_studio)
         error_sink.append(self.show_error)
-        self.presentation = Presentation(self, self.workbench, self._central_views, self._active_lesson)
+        self.presentation = Presentation(self, self.workbench, self._central_views, self._stepper)
         self.restore()
 
     # --- building ------------------------------------------------------------------------------
@@ -222,7 +224,10 @@ class MainWindow(QMainWindow):
         super().paintEvent(event)
         if self._teaching is None and not self._teaching_scheduled:
             self._teaching_scheduled = True
-            QTimer.singleShot(0, lambda: self.teaching)
+            QTimer.singleShot(0, self._build_teaching)
+
+    def _build_teaching(self) -> None:
+        self.teaching  # noqa: B018  (building it is the point)
 
     def _central_views(self) -> list[QWidget]:
         """The views presentation mode scales: the flow diagram and every teaching tab."""
@@ -231,11 +236,15 @@ class MainWindow(QMainWindow):
         tabs = self._teaching.tabs
         return [w for w in (tabs.widget(i) for i in range(tabs.count())) if w is not None]
 
-    def _active_lesson(self) -> QWidget | None:
-        if self._teaching is None:
-            return None
-        current = self._teaching.tabs.currentWidget()
-        return current if current is self._teaching.lessons else None
+    def _stepper(self) -> "Stepper | None":
+        """What a presenter's clicker steps: the lesson when its tab is showing, else the shown flow."""
+        if self._teaching is not None:
+            current = self._teaching.tabs.currentWidget()
+            if current is self._teaching.lessons:
+                return self._teaching.lessons
+            if current is not self.diagram:
+                return None
+        return FlowStepper(self.studio, self.selection)
 
     def show_inspector(self, widget: QWidget) -> None:
         """Bring one inspector tab forward (and the inspectors back if they were hidden)."""
@@ -511,10 +520,22 @@ class MainWindow(QMainWindow):
                 self.operations.model.index_.note_settings(op.id, RunSettings(
                     op.method, op.target, dict(op.arguments), self.studio.identity.name,
                     self.client_panel.to_json(), self.studio.entry))
-            self.selection.select_operation(op.id)
+            if not event.loaded:
+                self.selection.select_operation(op.id)
+            elif self._last_loaded is None:  # a file or journal opening: show its last flow, once, at the end
+                self._last_loaded = op.id
+                QTimer.singleShot(0, self._show_last_loaded)
+            else:
+                self._last_loaded = op.id
+
+    def _show_last_loaded(self) -> None:
+        operation_id, self._last_loaded = self._last_loaded, None
+        if operation_id is not None and operation_id in {op.id for op in self.studio.store.operations[-1:]}:
+            self.selection.select_operation(operation_id)
 
     def _update_controls(self) -> None:
         self.controls.set_state(self.studio.state, self.step_editor.valid)
+        self.operations.set_can_run(self.studio.state == "idle")
 
     def show_status(self, text: str, kind: str = "info", timeout: int = 8000) -> None:
         """One line in the status bar: errors red behind "✗", success green behind "✓" (never colour alone)."""
@@ -666,6 +687,29 @@ class MainWindow(QMainWindow):
             error_sink.remove(self.show_error)
         self._unsubscribe()
         super().closeEvent(event)
+
+
+class FlowStepper:
+    """Step through the selected operation's messages, one arrow at a time (presentation mode)."""
+
+    def __init__(self, studio: Studio, selection: Selection) -> None:
+        self.studio, self.selection = studio, selection
+
+    def _move(self, offset: int) -> None:
+        operation_id = self.selection.operation_id or self.studio.current_operation_id
+        messages = self.studio.store.messages_of(operation_id) if operation_id else []
+        if not messages:
+            return
+        seqs = [m.seq for m in messages]
+        here = seqs.index(self.selection.message_seq) if self.selection.message_seq in seqs else -1
+        target = min(max(here + offset, 0), len(messages) - 1) if here >= 0 else (0 if offset > 0 else len(seqs) - 1)
+        self.selection.select(messages[target])
+
+    def step(self) -> None:
+        self._move(1)
+
+    def back(self) -> None:
+        self._move(-1)
 
 
 def _toggle(panel: QWidget) -> None:

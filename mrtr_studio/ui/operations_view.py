@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -24,6 +25,7 @@ from ..app.operations import OperationRow, OperationsIndex, format_duration
 from ..trace import StoreEvent, TraceStore
 from .selection import Selection
 from .store_bridge import StoreBridge
+from .theme import status_colours
 
 COLUMNS = ("started", "target", "era", "identity", "rounds", "outcome", "duration", "source")
 _WIDTHS = {"started": 84, "target": 170, "era": 70, "identity": 80, "rounds": 56, "outcome": 120, "duration": 72}
@@ -71,6 +73,10 @@ class OperationsModel(QAbstractTableModel):
             self._loading = False
             self.endResetModel()
 
+    def mark_recovered(self, operation_ids: list[str]) -> None:
+        for row in self.index_.mark_recovered(operation_ids):
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+
     def row(self, row: int) -> OperationRow:
         return self.index_.rows[row]
 
@@ -93,6 +99,10 @@ class OperationsModel(QAbstractTableModel):
             return row
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(row, COLUMNS[index.column()])
+        if role == Qt.ItemDataRole.ForegroundRole and COLUMNS[index.column()] == "outcome":
+            kind = {"complete": "success", "running": "info"}.get(row.outcome, "error")
+            colour = status_colours().get(kind)
+            return QBrush(QColor(colour)) if colour else None
         if role == Qt.ItemDataRole.ToolTipRole:
             op = row.operation
             return (f"{op.method} {op.target} · {row.origin} · {row.source}\n"
@@ -117,7 +127,7 @@ class OperationsModel(QAbstractTableModel):
             return marks.get(row.outcome, "✗ ") + row.outcome
         if column == "duration":
             return format_duration(row.duration)
-        return row.source + (" (loaded)" if row.origin == "loaded" else "")
+        return row.source + ("" if row.origin == "live" else f" ({row.origin})")
 
 
 class OperationsView(QWidget):
@@ -134,6 +144,7 @@ class OperationsView(QWidget):
         self.selection = selection
         self.model = OperationsModel(store, self)
         self._syncing = False
+        self._can_run = True
         self.table = QTableView()
         self.table.setObjectName("operationsTable")
         self.table.setModel(self.model)
@@ -209,9 +220,14 @@ class OperationsView(QWidget):
         finally:
             self._syncing = False
 
+    def set_can_run(self, can_run: bool) -> None:
+        """Run again is offered only while nothing else runs."""
+        self._can_run = can_run
+        self._update_buttons()
+
     def _update_buttons(self) -> None:
         count = len(self.selected_ids())
-        self.run_again.setEnabled(count == 1)
+        self.run_again.setEnabled(count == 1 and self._can_run)
         self.compare.setEnabled(count == 2)
         self.hint.setText({0: "Select an operation to show its flow; Ctrl+click a second one to compare.",
                            1: "Ctrl+click a second operation to compare the two."}.get(count, ""))

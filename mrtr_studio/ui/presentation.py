@@ -2,12 +2,14 @@
 
 The side column, the inspectors, the bottom panels and the toolbar hide; the application font
 scales up; every central view that has `set_presentation(on)` is told, so it can enlarge its own
-drawing. Right / Page Down step the active lesson forward, Left / Page Up back (what clickers send);
-Escape (or F11 again) leaves and puts back the layout exactly as it was.
+drawing. Right / Page Down step forward, Left / Page Up back (what clickers send): through the
+active lesson, or through the shown flow's messages; Escape (or F11 again) leaves and puts back the
+layout exactly as it was.
 """
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, Qt
 from PySide6.QtGui import QFont, QKeyEvent
@@ -18,6 +20,11 @@ from .layout import Workbench
 SCALE = 1.5
 FORWARD = {Qt.Key.Key_Right, Qt.Key.Key_PageDown, Qt.Key.Key_Space}
 BACKWARD = {Qt.Key.Key_Left, Qt.Key.Key_PageUp}
+
+
+class Stepper(Protocol):
+    def step(self) -> None: ...
+    def back(self) -> None: ...
 
 
 @dataclass
@@ -34,12 +41,12 @@ class _Saved:
 
 class Presentation(QObject):
     def __init__(self, window: QMainWindow, workbench: Workbench, views: Callable[[], list[QWidget]],
-                 lesson: Callable[[], QObject | None]) -> None:
+                 stepper: "Callable[[], Stepper | None]") -> None:
         super().__init__(window)
         self.window = window
         self.workbench = workbench
         self.views = views  # the central views, asked for each time (tabs may be built late)
-        self.lesson = lesson  # the lesson view when it is the active tab, else None
+        self.stepper = stepper  # what the clicker steps: the active lesson, or the shown flow
         self.active = False
         self._saved: _Saved | None = None
 
@@ -107,13 +114,13 @@ class Presentation(QObject):
         if key == Qt.Key.Key_Escape:
             self.leave()
             return True
-        lesson = self.lesson()
-        if lesson is None:
+        stepper = self.stepper()
+        if stepper is None:
             return False
         if key in FORWARD:
-            lesson.step()
+            stepper.step()
             return True
         if key in BACKWARD:
-            lesson.back()
+            stepper.back()
             return True
         return False

@@ -34,11 +34,14 @@ def test_one_row_per_operation_with_its_outcome(window: MainWindow, arun: Runner
         assert window.explorer.select("delete_file", "tool")
         window.controls.step.trigger()
         await until(lambda: window.studio.state == "paused")
+        window.operations.select_ids([window.studio.store.operations[0].id])
+        assert not window.operations.run_again.isEnabled()  # not while another operation runs
         window.controls.stop.trigger()
         await until(lambda: window.studio.state == "idle")
         await asyncio.sleep(0.05)
 
     arun(stopped())
+    assert window.operations.run_again.isEnabled()
     model = window.operations.model
     assert model.rowCount() == len(window.studio.store.operations) == 3
     assert [cell(window, r, "outcome") for r in range(3)] == ["✓ complete", "✗ error -32021", "✗ aborted"]
