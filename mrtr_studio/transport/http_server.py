@@ -80,7 +80,7 @@ class HttpServerConfig:
     #: Connection limits, applied by the host (uvicorn): seconds to receive a request's headers,
     #: seconds an idle keep-alive connection stays open, connections served at once (503 past it).
     header_timeout: float = 10.0
-    keep_alive_timeout: float = 5.0
+    keep_alive_timeout: float = 30.0
     max_connections: int = 1000
 
     def __post_init__(self) -> None:
