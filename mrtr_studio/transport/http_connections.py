@@ -4,7 +4,8 @@ uvicorn closes idle keep-alive connections and answers 503 past `limit_concurren
 times out a connection that opens and sends nothing, or sends its headers a byte at a time
 (slowloris): each holds a file descriptor forever, and once the process runs out of them no real
 client gets in. So the protocol class adds, per connection, a header deadline (from the connection,
-or from the first byte after a response, to the end of the headers), and per server a bound on
+or from the first byte after a response, to the end of the headers; one sweeping timer per server
+enforces them all, to a quarter of the deadline, instead of a timer per request), and per server a bound on
 connections: past it, the oldest connection still waiting for its headers is closed to make room,
 so slow connections cannot crowd out clients that send a request at once (those get uvicorn's 503
 when every connection is busy serving). The bound also stays under the process's file limit.
@@ -51,31 +52,42 @@ def protocol_class(nodelay: bool, header_timeout: float, max_connections: int) -
     base = _parser_protocol()
     if base is H11Protocol:  # pragma: no cover - the hooks below are httptools'; h11 gets TCP_NODELAY only
         header_timeout = 0.0
-    #: Connections whose request headers are not complete yet, oldest first.
-    waiting: OrderedDict[Any, None] = OrderedDict()
+    #: Connections whose request headers are not complete yet -> their deadline, oldest first.
+    waiting: OrderedDict[Any, float] = OrderedDict()
+    sweeper: list[asyncio.TimerHandle | None] = [None]
+    tick = min(1.0, header_timeout / 4)
+
+    def sweep(loop: asyncio.AbstractEventLoop) -> None:
+        sweeper[0] = None
+        now = loop.time()
+        while waiting:
+            connection, deadline = next(iter(waiting.items()))
+            if deadline > now:
+                break
+            connection._close_waiting()
+        if waiting:
+            sweeper[0] = loop.call_later(tick, sweep, loop)
 
     class Protocol(base):  # type: ignore[misc,valid-type]
-        _header_timer: asyncio.TimerHandle | None = None
-
         def connection_made(self, transport: Any) -> None:
             sock = transport.get_extra_info("socket")
             if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, int(nodelay))
             super().connection_made(transport)
-            self._arm_header_timer()
+            self._start_header_deadline()
             self._make_room()
 
         def data_received(self, data: bytes) -> None:
             if self.cycle is None or self.cycle.response_complete:  # between requests: headers coming
-                self._arm_header_timer()
+                self._start_header_deadline()
             super().data_received(data)
 
         def on_headers_complete(self) -> None:
-            self._cancel_header_timer()
+            self._end_header_deadline()
             super().on_headers_complete()
 
         def connection_lost(self, exc: Exception | None) -> None:
-            self._cancel_header_timer()
+            self._end_header_deadline()
             super().connection_lost(exc)
 
         def _make_room(self) -> None:
@@ -87,20 +99,18 @@ def protocol_class(nodelay: bool, header_timeout: float, max_connections: int) -
                 oldest._close_waiting()
                 excess -= 1
 
-        def _arm_header_timer(self) -> None:
-            if header_timeout > 0 and self._header_timer is None:
-                self._header_timer = self.loop.call_later(header_timeout, self._close_waiting)
-                waiting[self] = None
+        def _start_header_deadline(self) -> None:
+            if header_timeout > 0 and self not in waiting:
+                waiting[self] = self.loop.time() + header_timeout
+                if sweeper[0] is None:
+                    sweeper[0] = self.loop.call_later(tick, sweep, self.loop)
 
-        def _cancel_header_timer(self) -> None:
-            if self._header_timer is not None:
-                self._header_timer.cancel()
-                self._header_timer = None
-                waiting.pop(self, None)
+        def _end_header_deadline(self) -> None:
+            waiting.pop(self, None)
 
         def _close_waiting(self) -> None:
             """Headers too slow, or room needed: this connection has sent no complete request to answer."""
-            self._cancel_header_timer()
+            self._end_header_deadline()
             self.connections.discard(self)  # counted out now, not when the loop reports the close
             if not self.transport.is_closing():
                 self.transport.close()
