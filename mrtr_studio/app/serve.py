@@ -42,9 +42,9 @@ def run_serve(args: argparse.Namespace) -> int:
     secret = args.secret or os.environ.get("MRTR_STUDIO_SECRET", "")
     options = ServerOptions(mrtr=MrtrOptions(secret=secret, state_ttl=args.state_ttl,
                                              explain_rejections=args.explain_rejections))
-    options.mrtr.legacy_request_timeout = args.legacy_request_timeout
     server = build_demo_server(options)
     config = HttpServerConfig(users=users, **limits_of(args))
+    server.options.mrtr.legacy_request_timeout = args.legacy_request_timeout
     try:
         sock = bind(args.host, args.port)
     except OSError as exc:
