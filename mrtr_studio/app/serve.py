@@ -49,9 +49,9 @@ def run_serve(args: argparse.Namespace) -> int:
         return 2
     options = ServerOptions(mrtr=MrtrOptions(secret=secrets_from(args), state_ttl=args.state_ttl,
                                              explain_rejections=args.explain_rejections))
-    options.mrtr.legacy_request_timeout = args.legacy_request_timeout
     server = build_demo_server(options)
     config = HttpServerConfig(users=users, **limits_of(args))
+    server.options.mrtr.legacy_request_timeout = args.legacy_request_timeout
     try:
         sock = bind(args.host, args.port)
     except OSError as exc:
