@@ -131,12 +131,20 @@ def json_path(loc: Iterable[int | str], prefix: str = "", offset: int = 0) -> st
 _AT = re.compile(r" at line (\d+) column (\d+)$")
 
 
-def first_problem(exc: ValidationError, prefix: str = "", offset: int = 0) -> tuple[str, str]:
+JOURNAL_TAGS = ("operation", "message", "cleared")
+
+
+def first_problem(exc: ValidationError, prefix: str = "", offset: int = 0,
+                  tags: tuple[str, ...] = ()) -> tuple[str, str]:
     """The first error of a validation as (JSON path, what is wrong), with the value when short.
 
     With a `prefix`, the text validated was `[\n` + one record per line + `\n]`, so a JSON syntax
-    error's line number names the record (`messages[12]`)."""
+    error's line number names the record (`messages[12]`). `tags`: a tagged union's tags, which
+    pydantic puts first in the location although they are not part of the JSON path."""
     error = exc.errors(include_url=False, include_context=False)[0]
+    loc = error["loc"]
+    if loc and loc[0] in tags:
+        loc = loc[1:]
     problem = error["msg"]
     if error["type"] == "json_invalid":
         at = _AT.search(problem)
@@ -147,7 +155,7 @@ def first_problem(exc: ValidationError, prefix: str = "", offset: int = 0) -> tu
     if error["type"] not in ("missing", "extra_forbidden"):
         shown = repr(error.get("input"))
         problem += f" (got {shown})" if len(shown) <= 60 else f" (got a {type(error.get('input')).__name__})"
-    return json_path(error["loc"], prefix, offset), problem
+    return json_path(loc, prefix, offset), problem
 
 
 def records_text(lines: list[bytes]) -> bytes:

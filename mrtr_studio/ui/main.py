@@ -145,10 +145,11 @@ def run_gui(args: argparse.Namespace) -> int:
     else:
         settings = QSettings()
     studio = Studio()
-    recovered = 0 if shots_dir else studio.start_autosave(autosave_path())
+    if not shots_dir:
+        studio.start_autosave(autosave_path())
     window = MainWindow(studio, settings, interactive_answers=not auto)
-    if recovered:
-        window.show_info(f"Recovered {recovered} operation(s) from the autosave of a run that did not close cleanly.")
+    for level, text in studio.autosave_notices:  # recovered work, a damaged journal set aside, ...
+        (window.show_error if level == "error" else window.show_info)(text)
     if shots_dir:
         window.resize(1600, 1000)
     window.show()
