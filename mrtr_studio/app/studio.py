@@ -465,6 +465,13 @@ class Studio:
         readable trace raises ValueError (files.TraceFileError names the JSON path) and changes nothing."""
         self.store.load(*files.open_trace(path))  # findings as recorded: the linter skips loads
 
+    async def open_trace_in_background(self, path: str | Path) -> None:
+        """`open_trace` without holding up the event loop (the window stays responsive on a 100k-message
+        trace): the file is read and checked in a worker thread, then loaded into the store here, on
+        the loop's thread, where the views listen. Errors as for `open_trace`."""
+        operations, messages = await asyncio.to_thread(files.open_trace, path)
+        self.store.load(operations, messages)
+
     def _notice(self, level: Literal["info", "error"], text: str) -> None:
         self.autosave_notices.append((level, text))
         if level == "error":

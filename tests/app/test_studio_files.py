@@ -1,12 +1,15 @@
 """The studio's trace: linted live, saved and opened unchanged, journaled so a crash loses no round."""
 
+import asyncio
 import json
 from pathlib import Path
 
 import pytest
 
 from mrtr_studio.app.studio import Studio, last_session_path
+from mrtr_studio.trace import files
 from mrtr_studio.trace.file_format import TraceFileError
+from mrtr_studio.trace.synthetic import synthetic_trace
 
 pytestmark = pytest.mark.anyio
 
@@ -155,4 +158,27 @@ async def test_open_trace_reports_a_bad_file_and_keeps_the_trace(tmp_path: Path)
     with pytest.raises(ValueError, match="recursion limit"):
         studio.open_trace(saved)
     assert [m.to_json() for m in studio.store.messages] == before
+    await studio.close()
+
+
+async def test_a_large_trace_opens_while_the_loop_keeps_running(tmp_path: Path) -> None:
+    path = files.save(tmp_path / "big.mrtr.json", synthetic_trace(5_000))
+    studio = Studio()
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0)
+
+    ticker = asyncio.create_task(tick())
+    await asyncio.sleep(0)
+    started = ticks
+    await studio.open_trace_in_background(path)
+    ticker.cancel()
+    assert len(studio.store.messages) == 20_000
+    assert ticks - started > 1  # other tasks ran while the file was being read
+    with pytest.raises(ValueError, match="cannot read"):
+        await studio.open_trace_in_background(tmp_path / "missing.mrtr.json")
     await studio.close()
