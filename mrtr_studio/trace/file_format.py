@@ -26,9 +26,12 @@ MAX_TRACE_BYTES = 1024 * 1024 * 1024
 MAX_RECORD_BYTES = 256 * 1024 * 1024
 
 _STRICT = ConfigDict(extra="forbid", strict=True)
-Count = Annotated[int, Field(ge=0)]
+#: Sequence and round numbers: whole, not negative, and exact in any JSON reader (at most 2**53).
+Count = Annotated[int, Field(ge=0, le=2**53)]
 #: JSON object keys are strings: the round numbers of `answer_seconds` are read from "2" (and only digits).
-RoundKey = Annotated[int, Strict(False), Field(ge=0)]
+RoundKey = Annotated[int, Strict(False), Field(ge=0, le=2**53)]
+#: Times and durations: `1e400` parses as infinity, which no view can place on a timeline.
+Seconds = Annotated[float, Field(allow_inf_nan=False)]
 
 
 @with_config(_STRICT)
@@ -46,11 +49,11 @@ class OperationRecord(TypedDict):
     arguments: dict[str, Any]
     era: str
     server: str
-    started: float
+    started: Seconds
     outcome: NotRequired[Outcome]
-    ended: NotRequired[float | None]
+    ended: NotRequired[Seconds | None]
     rounds: NotRequired[Count]
-    answer_seconds: NotRequired[dict[RoundKey, float]]
+    answer_seconds: NotRequired[dict[RoundKey, Seconds]]
     problem: NotRequired[str | None]
     label: NotRequired[str]
 
@@ -63,7 +66,7 @@ class MessageRecord(TypedDict):
     direction: Direction
     kind: MessageKind
     message: Any
-    timestamp: float
+    timestamp: Seconds
     method: NotRequired[str | None]
     jsonrpc_id: NotRequired[str | int | None]
     transport: NotRequired[dict[str, Any]]

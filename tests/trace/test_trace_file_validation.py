@@ -11,6 +11,8 @@ from mrtr_studio.trace.file_format import TraceFileError
 from mrtr_studio.trace.model import PackedJson, TraceMessage
 from mrtr_studio.trace.synthetic import synthetic_trace
 
+HUGE = "a number too large for a float"
+
 
 def good_document() -> dict[str, Any]:
     return files.to_document(*synthetic_trace(2))
@@ -25,7 +27,7 @@ def write(path: Path, document: Any, layout: str) -> Path:
                 + ",\n".join(json.dumps(m) for m in messages) + ('\n' if messages else "") + "]}\n")
     else:
         text = json.dumps(document, indent=2)
-    path.write_text(text)
+    path.write_text(text.replace(json.dumps(HUGE), "1e400"))
     return path
 
 
@@ -54,6 +56,10 @@ CASES = {
     "a seq twice": (lambda d: d["messages"][7].update(seq=0), "messages[7].seq: seq 0 appears twice"),
     "an operation twice": (lambda d: d["operations"][1].update(id=d["operations"][0]["id"]),
                            "operations[1].id: operation 'op00000' appears twice"),
+    "an infinite time": (lambda d: d["messages"][2].update(timestamp=HUGE),
+                         "messages[2].timestamp: Input should be a finite number"),
+    "a seq past 2**53": (lambda d: d["messages"][2].update(seq=2**60),
+                         "messages[2].seq: Input should be less than or equal to 9007199254740992"),
     "a finding without a rule": (lambda d: d["messages"][0].update(findings=[{"severity": "error", "message": "m"}]),
                                  "messages[0].findings[0].rule: Field required"),
 }
