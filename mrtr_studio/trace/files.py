@@ -50,12 +50,13 @@ def to_document(operations: list[Operation], messages: list[TraceMessage]) -> di
 
 
 def _write_records(handle: IO[bytes], records: Iterator[bytes]) -> None:
-    previous = next(records, None)
+    """One record per line, a comma after each but the last."""
+    separator = b""
     for record in records:
-        handle.write(previous + b",\n")  # type: ignore[operator]
-        previous = record
-    if previous is not None:
-        handle.write(previous + b"\n")
+        handle.write(separator + record)
+        separator = b",\n"
+    if separator:
+        handle.write(b"\n")
 
 
 def save(path: str | Path, source: TraceStore | tuple[list[Operation], list[TraceMessage]]) -> Path:

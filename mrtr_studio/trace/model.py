@@ -106,12 +106,6 @@ class TraceMessage:
                 "transport": self.transport,
                 "findings": [{"rule": f.rule, "severity": f.severity, "message": f.message} for f in self.findings]}
 
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "TraceMessage":
-        data = dict(data)
-        data["findings"] = [Finding(**f) for f in data.get("findings", [])]
-        return cls(**data)
-
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TraceMessage):
             return NotImplemented
@@ -160,12 +154,6 @@ class Operation:
                 "ended": self.ended, "rounds": self.rounds,
                 "answer_seconds": {str(k): v for k, v in self.answer_seconds.items()}, "problem": self.problem,
                 "label": self.label}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Operation":
-        data = dict(data)
-        data["answer_seconds"] = {int(k): v for k, v in data.get("answer_seconds", {}).items()}
-        return cls(**data)
 
 
 def kind_of(message: Any, direction: Direction) -> MessageKind:

@@ -141,3 +141,10 @@ def test_a_loaded_message_is_a_fresh_value_each_time(tmp_path: Path) -> None:
     entry: TraceMessage = files.open_trace(path)[1][0]
     entry.message["params"]["name"] = "changed"  # a view that edits what it got changes nothing recorded
     assert entry.message["params"]["name"] == "delete_file"
+
+
+def test_an_empty_trace_round_trips(tmp_path: Path) -> None:
+    path = files.save(tmp_path / "empty.mrtr.json", ([], []))
+    assert json.loads(path.read_text()) == {"format": "mrtr-studio-trace", "version": 1, "operations": [],
+                                            "messages": []}
+    assert files.open_trace(path) == ([], [])
