@@ -148,3 +148,14 @@ def test_an_empty_trace_round_trips(tmp_path: Path) -> None:
     assert json.loads(path.read_text()) == {"format": "mrtr-studio-trace", "version": 1, "operations": [],
                                             "messages": []}
     assert files.open_trace(path) == ([], [])
+
+
+def test_a_valid_document_in_an_unusual_layout_still_opens(tmp_path: Path) -> None:
+    """The studio's first line, then records not one per line: valid JSON is read as JSON."""
+    document = good_document()
+    path = write(tmp_path / "odd.mrtr.json", document, "lines")
+    lines = path.read_text().splitlines()
+    lines[3] = lines[3] + lines[4] + lines[5]  # the last operation, "],", '"messages":[' on one line
+    del lines[4:6]
+    path.write_text("\n".join(lines) + "\n")
+    assert files.to_document(*files.open_trace(path)) == document
