@@ -506,7 +506,7 @@ class Studio:
             except OSError as exc:
                 self._notice("error", f"Cannot keep the recovered operations in {kept_file}: {exc.strerror or exc}")
         try:
-            self.autosave = Autosave(self.store, path)
+            self.autosave = Autosave(self.store, path, on_problem=self._error)
         except OSError as exc:
             self._notice("error", f"The autosave is off: cannot write {path}: {exc.strerror or exc}")
         if kept[0]:

@@ -11,8 +11,10 @@ that is not a record (damage: a bad disk, a hand edit, another program) ends the
 everything before the damage, instead of refusing to start.
 """
 
+import contextlib
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -31,12 +33,14 @@ INTERRUPTED = "interrupted: recovered from the autosave"
 class Autosave:
     """Journal a store's events to `path` (appending; one file may hold several sessions)."""
 
-    def __init__(self, store: TraceStore, path: str | Path) -> None:
+    def __init__(self, store: TraceStore, path: str | Path,
+                 on_problem: Callable[[str], None] | None = None) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file: IO[bytes] | None = self.path.open("ab")
-        #: Why journaling stopped (a full disk, say), or None while it works.
+        #: Why journaling stopped (a full disk, say), or None while it works; also told to `on_problem`.
         self.problem: str | None = None
+        self._on_problem = on_problem
         self._unsubscribe = store.subscribe(self._on_event)
 
     def _on_event(self, event: StoreEvent) -> None:
@@ -60,19 +64,22 @@ class Autosave:
             if durable:
                 os.fsync(self._file.fileno())
         except OSError as exc:  # a full disk must not break the run being recorded
-            self.problem = f"the autosave stopped: cannot write {self.path}: {exc.strerror or exc}"
+            self.problem = f"The autosave stopped: cannot write {self.path}: {exc.strerror or exc}"
             self._close_file()
+            if self._on_problem is not None:
+                self._on_problem(self.problem)
 
     def _close_file(self) -> None:
         handle, self._file = self._file, None
-        if handle is not None:
-            try:
-                handle.flush()
-                os.fsync(handle.fileno())
-            except OSError as exc:
-                self.problem = self.problem or f"the autosave could not finish writing {self.path}: {exc}"
-            finally:
-                handle.close()
+        if handle is None:
+            return
+        try:
+            handle.flush()
+            os.fsync(handle.fileno())
+        except OSError as exc:
+            self.problem = self.problem or f"The autosave could not finish writing {self.path}: {exc.strerror or exc}"
+        with contextlib.suppress(OSError):  # close flushes again what could not be written: lost either way
+            handle.close()
 
     def close(self) -> None:
         self._unsubscribe()

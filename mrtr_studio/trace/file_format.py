@@ -217,12 +217,24 @@ class References:
             self.seqs.add(entry.seq)
 
 
+class NotOneRecordPerLine(Exception):
+    """The lines are not one JSON record each (a hand edit, another writer): read the document whole,
+    which decides whether it is valid JSON at all."""
+
+
+def _records_error(exc: ValidationError, source: str, prefix: str, offset: int) -> Exception:
+    error = exc.errors(include_url=False, include_context=False)[0]
+    if error["type"] == "json_invalid" and "recursion limit" not in error["msg"]:
+        return NotOneRecordPerLine()  # nesting is the same in any layout; syntax is not
+    return TraceFileError(source, *first_problem(exc, prefix, offset))
+
+
 def operations_from(lines: list[bytes], source: str, builder: Builder, offset: int = 0) -> list[Operation]:
     """Operation records, one JSON text per line, validated together."""
     try:
         valid = OPERATIONS.validate_json(records_text(lines))
     except ValidationError as exc:
-        raise TraceFileError(source, *first_problem(exc, "operations", offset)) from None
+        raise _records_error(exc, source, "operations", offset) from None
     return [builder.operation(record) for record in valid]
 
 
@@ -231,7 +243,7 @@ def messages_from(lines: list[bytes], source: str, builder: Builder, offset: int
     try:
         valid = MESSAGES.validate_json(records_text(lines))
     except ValidationError as exc:
-        raise TraceFileError(source, *first_problem(exc, "messages", offset)) from None
+        raise _records_error(exc, source, "messages", offset) from None
     return builder.messages(valid)
 
 

@@ -31,6 +31,7 @@ from typing import IO, Any
 
 from . import file_format
 from .file_format import FORMAT, MAX_RECORD_BYTES, MAX_TRACE_BYTES, VERSION, TraceFileError
+from .file_format import NotOneRecordPerLine as _OtherLayout
 from .model import Operation, TraceMessage
 from .store import TraceStore
 
@@ -90,10 +91,6 @@ def _no_cyclic_gc() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-class _OtherLayout(Exception):
-    """The file is not in the one-record-per-line layout: read it whole."""
 
 
 def _records(handle: IO[bytes], opening: bytes, closing: bytes) -> Iterator[list[bytes]]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mrtr_studio.trace import autosave, files
+from mrtr_studio.trace import TraceStore, autosave, files
 
 from .flows import run, session
 
@@ -128,3 +128,18 @@ def test_killed_mid_flow_restores_every_completed_round(tmp_path: Path) -> None:
              if m.operation_id == wizard.id and m.kind == "input_required"]
     assert [list(a) for a in asked] == [["environment"], ["version"], ["confirm"]]
     assert os.path.getsize(journal) > 0
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs Linux's /dev/full")
+def test_a_full_disk_stops_the_journal_not_the_recording(tmp_path: Path) -> None:
+    store = TraceStore()
+    problems: list[str] = []
+    journal = autosave.Autosave(store, tmp_path / "j.jsonl", on_problem=problems.append)
+    assert journal._file is not None
+    journal._file.close()
+    journal._file = open("/dev/full", "ab")  # noqa: SIM115 - a full disk: every flush fails with ENOSPC
+    op = store.begin_operation("tools/call", "t", {}, "modern", "embedded")
+    store.record(op.id, 1, "client->server", {"jsonrpc": "2.0", "id": 1, "method": "tools/call"})
+    assert len(store.messages) == 1  # recorded all the same
+    assert problems and "The autosave stopped" in problems[0]
+    journal.close()
