@@ -167,8 +167,9 @@ def run_gui(args: argparse.Namespace) -> int:
     recovered = 0 if shots_dir else studio.start_autosave(autosave_path())
     window = MainWindow(studio, settings, interactive_answers=not auto, available=screen)
     if recovered:
-        window.operations.model.mark_recovered([op.id for op in studio.store.operations])
-        window.show_info(f"Recovered {recovered} operation(s) from the autosave of a run that did not close cleanly.")
+        window.operations.model.mark_recovered(sorted(studio.recovered_ids))
+    for level, text in studio.autosave_notices:  # recovered work, a damaged journal set aside, ...
+        (window.show_error if level == "error" else window.show_info)(text)
     window.show()
     if shots_dir:
         app.processEvents()

@@ -139,6 +139,7 @@ class MainWindow(QMainWindow):
         self._add(file, "&Open trace…", self._open_trace_dialog, "Ctrl+O")
         self._add(file, "&Save trace as…", self._save_trace_dialog, "Ctrl+S")
         self._add(file, "Reopen the &last session", self._reopen_last_session)
+        self._add(file, "&Discard recovered operations", self._discard_recovered)
         export = file.addMenu("&Export the selected flow")
         self._add(export, "as &HTML page…", lambda: self._export_flow("html"))
         self._add(export, "as &Markdown…", lambda: self._export_flow("md"))
@@ -299,6 +300,11 @@ class MainWindow(QMainWindow):
         count = self.studio.reopen_last_session(self.studio.autosave.path)
         self.show_info(f"Reopened {count} operation(s) from the last session." if count
                        else "No earlier session was found.")
+
+    def _discard_recovered(self) -> None:
+        count = self.studio.discard_recovered()
+        self.show_info(f"Discarded {count} operation(s) recovered after a crash." if count
+                       else "There are no recovered operations to discard.")
 
     def _export_flow(self, kind: str) -> None:
         operation_id = self.selection.operation_id or self.studio.current_operation_id
