@@ -24,8 +24,11 @@ from ..protocol.versions import (
     SUPPORTED_VERSIONS,
     Era,
 )
+from . import subscriptions
+from .completion import Completer, CompletionKey, complete
 from .handler_api import Notify, Response
 from .legacy import LegacyRequests
+from .logging_level import set_level
 from .mrtr import Call, input_required_result, invalid_state, make_request, run_handler, verify_state
 from .options import ServerOptions
 from .registry import Handler, PromptEntry, Registry, ResourceEntry, ToolEntry
@@ -53,6 +56,7 @@ class McpServer(LegacyRequests):
         self.codec = StateCodec.from_secrets(self.options.mrtr.secret, ttl=self.options.mrtr.state_ttl)
         self.sessions: dict[str, Session] = {}
         self.replay_guard = ReplayGuard(clock=lambda: self.codec.clock())
+        self.completers: dict[CompletionKey, Completer] = {}
 
     # --- registration ---------------------------------------------------------------------
 
@@ -80,6 +84,23 @@ class McpServer(LegacyRequests):
             self.registry.resources[uri] = entry
             return handler
         return register
+
+    def completion(self, *, argument: str, prompt: str | None = None,
+                   template: str | None = None) -> Callable[[Completer], Completer]:
+        """Register `(value, context_arguments) -> iterable of str` for a prompt argument or template variable."""
+        if (prompt is None) == (template is None):
+            raise ValueError("name exactly one of prompt= or template=")
+        key = (CompletionKey("ref/prompt", prompt, argument) if prompt is not None
+               else CompletionKey("ref/resource", str(template), argument))
+
+        def register(completer: Completer) -> Completer:
+            self.completers[key] = completer
+            return completer
+        return register
+
+    async def notify_resource_updated(self, uri: str) -> int:
+        """Tell every legacy session subscribed to `uri` that it changed; returns how many were told."""
+        return await subscriptions.notify_updated(self.sessions.values(), uri)
 
     # --- sessions and identity --------------------------------------------------------------
 
@@ -148,6 +169,14 @@ class McpServer(LegacyRequests):
         if method == "resources/templates/list":
             items = [r.wire() for r in self.registry.resources.values() if r.is_template]
             return self._listing("resourceTemplates", items, modern)
+        if method == "completion/complete":
+            return await complete(self.registry, self.completers, params, modern)
+        if method == "logging/setLevel":
+            return set_level(params, session)
+        if method == "resources/subscribe":
+            return subscriptions.subscribe(self.registry, params, session)
+        if method == "resources/unsubscribe":
+            return subscriptions.unsubscribe(params, session)
         if method in MRTR_METHODS:
             caps = capabilities.from_meta(params) if modern else session.client_capabilities
             return await self._serve_mrtr(method, params, message, session, era, version, caps, notify)
@@ -193,7 +222,7 @@ class McpServer(LegacyRequests):
         self.sessions.setdefault(session.id, session)
         result: dict[str, Any] = {
             "protocolVersion": version,
-            "capabilities": self._server_capabilities(),
+            "capabilities": self._server_capabilities(modern=False),
             "serverInfo": self._server_info(),
         }
         if self.options.instructions:
@@ -203,21 +232,24 @@ class McpServer(LegacyRequests):
     def _server_info(self) -> dict[str, Any]:
         return {"name": self.name, "version": self.options.version}
 
-    def _server_capabilities(self) -> dict[str, Any]:
-        caps: dict[str, Any] = {}
+    def _server_capabilities(self, modern: bool) -> dict[str, Any]:
+        """What this server offers in the given era (legacy alone has resources/subscribe)."""
+        caps: dict[str, Any] = {"logging": {}}
         if self.registry.tools:
             caps["tools"] = {}
         if self.registry.prompts:
             caps["prompts"] = {}
         if self.registry.resources:
-            caps["resources"] = {}
+            caps["resources"] = {} if modern else {"subscribe": True}
+        if self.registry.prompts or any(r.is_template for r in self.registry.resources.values()):
+            caps["completions"] = {}
         return caps
 
     def _discover(self) -> dict[str, Any]:
         result: dict[str, Any] = {
             "resultType": "complete",
             "supportedVersions": list(SUPPORTED_VERSIONS),
-            "capabilities": self._server_capabilities(),
+            "capabilities": self._server_capabilities(modern=True),
             "_meta": {META_SERVER_INFO: self._server_info()},
             "ttlMs": self.options.list_ttl_ms,
             "cacheScope": "public",
@@ -235,7 +267,7 @@ class McpServer(LegacyRequests):
 
     async def _serve_mrtr(self, method: str, params: dict[str, Any], message: dict[str, Any], session: Session,
                           era: Era, version: str, caps: dict[str, Any], notify: Notify | None) -> dict[str, Any]:
-        entry, name, arguments, variables = self._target(method, params)
+        entry, name, arguments, variables = self._target(method, params, era)
         call = Call(method, name, arguments, era, version, caps, self.get_request_principal(session), message)
         explain = self.options.mrtr.explain_rejections
         verified = verify_state(self.codec, call, explain)
@@ -243,7 +275,7 @@ class McpServer(LegacyRequests):
         request = make_request(call, verified, bind)
         if variables:
             request.params.arguments = {**variables, **arguments}
-        response = Response(notify=scoped_notify(notify, params, era is Era.MODERN))
+        response = Response(notify=scoped_notify(notify, params, era is Era.MODERN, session.log_level))
         guarded = entry.single_use and verified.nonce is not None
         if guarded and not self.replay_guard.claim(str(verified.nonce)):
             raise invalid_state("replayed", "this state already completed the operation once", explain)
@@ -258,7 +290,8 @@ class McpServer(LegacyRequests):
             if guarded:
                 self.replay_guard.settle(str(verified.nonce), float(verified.expires or 0), completed)
 
-    def _target(self, method: str, params: dict[str, Any]) -> tuple[Entry, str, dict[str, Any], dict[str, str]]:
+    def _target(self, method: str, params: dict[str, Any], era: Era
+                ) -> tuple[Entry, str, dict[str, Any], dict[str, str]]:
         arguments = params.get("arguments", {})
         if arguments is None:
             arguments = {}
@@ -270,7 +303,9 @@ class McpServer(LegacyRequests):
                 raise McpError(INVALID_PARAMS, "Invalid params: uri must be a string")
             found = self.registry.find_resource(uri)
             if found is None:
-                raise McpError(RESOURCE_NOT_FOUND, f"Resource not found: {uri}", {"uri": uri})
+                # 2026-07-28 (SEP-2164) answers an unknown URI -32602; earlier revisions -32002.
+                code = INVALID_PARAMS if era is Era.MODERN else RESOURCE_NOT_FOUND
+                raise McpError(code, f"Resource not found: {uri}", {"uri": uri})
             return found[0], uri, {}, found[1]
         name = params.get("name")
         if not isinstance(name, str):

@@ -58,8 +58,10 @@ async def test_missing_meta_is_invalid_params() -> None:
 
 
 async def test_unknown_resource() -> None:
+    """2026-07-28 (SEP-2164): -32602 with the URI in data (legacy keeps -32002, see test_reference_methods)."""
     reply = await Wire(build_demo_server()).call("config://nothing", method="resources/read")
-    assert reply["error"]["code"] == -32002
+    assert reply["error"]["code"] == -32602
+    assert reply["error"]["data"]["uri"] == "config://nothing"
 
 
 async def test_unknown_input_keys_are_ignored() -> None:
