@@ -28,6 +28,7 @@ from . import subscriptions
 from .completion import Completer, CompletionKey, complete
 from .handler_api import Notify, Response
 from .legacy import LegacyRequests
+from .listen import LIST_CHANGED, ListenStreams
 from .logging_level import set_level
 from .mrtr import Call, input_required_result, invalid_state, make_request, run_handler, verify_state
 from .options import ServerOptions
@@ -57,6 +58,7 @@ class McpServer(LegacyRequests):
         self.sessions: dict[str, Session] = {}
         self.replay_guard = ReplayGuard(clock=lambda: self.codec.clock())
         self.completers: dict[CompletionKey, Completer] = {}
+        self.listeners = ListenStreams()
 
     # --- registration ---------------------------------------------------------------------
 
@@ -99,8 +101,16 @@ class McpServer(LegacyRequests):
         return register
 
     async def notify_resource_updated(self, uri: str) -> int:
-        """Tell every legacy session subscribed to `uri` that it changed; returns how many were told."""
-        return await subscriptions.notify_updated(self.sessions.values(), uri)
+        """Tell every client subscribed to `uri` (legacy sessions, modern listen streams) that it changed."""
+        streams = self.listeners.publish("notifications/resources/updated", {"uri": uri}, uri=uri)
+        return streams + await subscriptions.notify_updated(self.sessions.values(), uri)
+
+    def notify_list_changed(self, kind: str) -> int:
+        """After adding or removing tools, prompts or resources: tell the listen streams that asked for it."""
+        method = f"notifications/{kind}/list_changed"
+        if method not in LIST_CHANGED.values():
+            raise ValueError(f"no list_changed notification for {kind!r}")
+        return self.listeners.publish(method)
 
     # --- sessions and identity --------------------------------------------------------------
 
@@ -169,6 +179,9 @@ class McpServer(LegacyRequests):
         if method == "resources/templates/list":
             items = [r.wire() for r in self.registry.resources.values() if r.is_template]
             return self._listing("resourceTemplates", items, modern)
+        if method == "subscriptions/listen" and modern:
+            return await self.listeners.listen(message["id"], params, notify, self._offers,
+                                               lambda uri: self.registry.find_resource(uri) is not None)
         if method == "completion/complete":
             return await complete(self.registry, self.completers, params, modern)
         if method == "logging/setLevel":
@@ -234,16 +247,24 @@ class McpServer(LegacyRequests):
 
     def _server_capabilities(self, modern: bool) -> dict[str, Any]:
         """What this server offers in the given era (legacy alone has resources/subscribe)."""
+        # Modern changes reach clients on subscriptions/listen streams; legacy HTTP has no stream for them.
+        changes = {"listChanged": True} if modern else {}
         caps: dict[str, Any] = {"logging": {}}
         if self.registry.tools:
-            caps["tools"] = {}
+            caps["tools"] = dict(changes)
         if self.registry.prompts:
-            caps["prompts"] = {}
+            caps["prompts"] = dict(changes)
         if self.registry.resources:
-            caps["resources"] = {} if modern else {"subscribe": True}
+            caps["resources"] = {**changes, "subscribe": True}
         if self.registry.prompts or any(r.is_template for r in self.registry.resources.values()):
             caps["completions"] = {}
         return caps
+
+    def _offers(self, flag: str) -> bool:
+        """Whether a listen stream can get this list-changed kind (only for lists the server has)."""
+        table = {"toolsListChanged": self.registry.tools, "promptsListChanged": self.registry.prompts,
+                 "resourcesListChanged": self.registry.resources}
+        return bool(table.get(flag))
 
     def _discover(self) -> dict[str, Any]:
         result: dict[str, Any] = {

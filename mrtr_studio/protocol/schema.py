@@ -75,6 +75,7 @@ _REQUEST_DEFS = {
     "logging/setLevel": "SetLevelRequest",
     "resources/subscribe": "SubscribeRequest",
     "resources/unsubscribe": "UnsubscribeRequest",
+    "subscriptions/listen": "SubscriptionsListenRequest",
 }
 
 _RESULT_DEFS = {
@@ -95,6 +96,7 @@ _RESULT_DEFS = {
     "logging/setLevel": "EmptyResult",
     "resources/subscribe": "EmptyResult",
     "resources/unsubscribe": "EmptyResult",
+    "subscriptions/listen": "SubscriptionsListenResult",
 }
 
 

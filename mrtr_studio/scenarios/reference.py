@@ -149,6 +149,34 @@ async def tool_with_progress(session: Session, request: Request, response: Respo
     response.result.content.add_text("Tool with progress executed successfully")
 
 
+# --- lists that change (subscriptions/listen streams hear of it) -----------------------------------
+
+def dynamic_tool(session: Session, request: Request, response: Response) -> None:
+    response.result.content.add_text("This tool comes and goes with test_trigger_tool_change.")
+
+
+def dynamic_prompt(session: Session, request: Request, response: Response) -> None:
+    response.result.messages.add_user("This prompt comes and goes with test_trigger_prompt_change.")
+
+
+def trigger_tool_change(session: Session, request: Request, response: Response) -> None:
+    """Adds `test_dynamic_tool`, or removes it when present, and tells the listen streams."""
+    server: McpServer = session.server
+    if server.registry.tools.pop("test_dynamic_tool", None) is None:
+        server.tool("test_dynamic_tool", "Added by test_trigger_tool_change", EMPTY)(dynamic_tool)
+    streams = server.notify_list_changed("tools")
+    response.result.content.add_text(f"Tool list changed; {streams} listen stream(s) told")
+
+
+def trigger_prompt_change(session: Session, request: Request, response: Response) -> None:
+    """Adds `test_dynamic_prompt`, or removes it when present, and tells the listen streams."""
+    server: McpServer = session.server
+    if server.registry.prompts.pop("test_dynamic_prompt", None) is None:
+        server.prompt("test_dynamic_prompt", "Added by test_trigger_prompt_change")(dynamic_prompt)
+    streams = server.notify_list_changed("prompts")
+    response.result.content.add_text(f"Prompt list changed; {streams} listen stream(s) told")
+
+
 # --- asking the client, in either era -----------------------------------------------------------
 
 def _lacks(session: Session, request: Request, capability: str, response: Response) -> bool:
@@ -307,6 +335,10 @@ def register_reference_fixtures(server: McpServer) -> None:
          "Tests elicitation with default values per SEP-1034", EMPTY),
         ("test_elicitation_sep1330_enums", elicitation_enums,
          "Tests elicitation with enum schema improvements per SEP-1330", EMPTY),
+        ("test_trigger_tool_change", trigger_tool_change, "Adds or removes test_dynamic_tool (tools/list_changed)",
+         EMPTY),
+        ("test_trigger_prompt_change", trigger_prompt_change,
+         "Adds or removes test_dynamic_prompt (prompts/list_changed)", EMPTY),
         ("json_schema_2020_12_tool", json_schema_tool,
          "Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)", JSON_SCHEMA_2020_12),
     ]

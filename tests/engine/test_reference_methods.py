@@ -250,7 +250,9 @@ async def test_capabilities_per_era() -> None:
     assert legacy["resources"] == {"subscribe": True}
     assert "logging" in legacy and "completions" in legacy
     modern = (await Wire(build_demo_server()).send("server/discover", {"_meta": meta()}))["result"]["capabilities"]
-    assert modern["resources"] == {} and "completions" in modern and "logging" in modern
+    assert modern["resources"] == {"listChanged": True, "subscribe": True}  # through subscriptions/listen
+    assert modern["tools"] == {"listChanged": True} and "completions" in modern and "logging" in modern
+    assert legacy["tools"] == {}  # no legacy channel carries list changes over HTTP
 
 
 async def test_unknown_resource_is_32002_on_legacy() -> None:
