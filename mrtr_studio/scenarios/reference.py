@@ -295,8 +295,23 @@ def template_data(session: Session, request: Request, response: Response) -> Non
     response.result.contents.add_text(uri, json.dumps(body, separators=(",", ":")), "application/json")
 
 
-def watched_resource(session: Session, request: Request, response: Response) -> None:
-    response.result.contents.add_text("test://watched-resource", "Watched resource content")
+WATCHED = "test://watched-resource"
+
+
+class WatchedResource:
+    """`test://watched-resource` and the tool that changes it, so subscribers have something to hear of."""
+
+    def __init__(self) -> None:
+        self.revision = 0
+
+    def read(self, session: Session, request: Request, response: Response) -> None:
+        text = "Watched resource content" + (f" (revision {self.revision})" if self.revision else "")
+        response.result.contents.add_text(WATCHED, text)
+
+    async def update(self, session: Session, request: Request, response: Response) -> None:
+        self.revision += 1
+        told = await session.server.notify_resource_updated(WATCHED)
+        response.result.content.add_text(f"{WATCHED} is now at revision {self.revision}; {told} subscriber(s) told")
 
 
 def register_reference_resources(server: McpServer) -> None:
@@ -305,8 +320,10 @@ def register_reference_resources(server: McpServer) -> None:
                     title="Static Text Resource")(static_text)
     server.resource("test://static-binary", "static-binary", "A static binary resource (image) for testing",
                     "image/png", title="Static Binary Resource")(static_binary)
-    server.resource("test://watched-resource", "watched-resource", "A resource clients can subscribe to",
-                    "text/plain", title="Watched Resource")(watched_resource)
+    watched = WatchedResource()
+    server.resource(WATCHED, "watched-resource", "A resource to subscribe to (test_update_watched_resource)",
+                    "text/plain", title="Watched Resource")(watched.read)
+    server.tool("test_update_watched_resource", f"Changes {WATCHED} and tells its subscribers", EMPTY)(watched.update)
     server.resource("test://template/{id}/data", "template", "A resource template with parameter substitution",
                     "application/json", title="Resource Template")(template_data)
     server.completion(template="test://template/{id}/data", argument="id")(choices("123", "456", "789"))

@@ -155,3 +155,16 @@ def test_listen_over_http_streams_changes_until_the_client_leaves(url: str) -> N
     assert [f["method"] for f in frames] == ["notifications/subscriptions/acknowledged",
                                              "notifications/tools/list_changed"]
     assert all(f["params"]["_meta"][TAG] == 5 and message_problems(f) == [] for f in frames)
+
+
+async def test_updating_the_watched_resource_tells_its_subscribers() -> None:
+    server = build_demo_server()
+    stream = Stream(server, 9, {"resourceSubscriptions": ["test://watched-resource"]})
+    await stream.settle()
+    done = await call_tool(server, "test_update_watched_resource")
+    assert done["result"]["content"][0]["text"].endswith("revision 1; 1 subscriber(s) told")
+    await stream.settle()
+    assert stream.frames[-1]["method"] == "notifications/resources/updated"
+    read = await Wire(server).call("test://watched-resource", method="resources/read")
+    assert read["result"]["contents"][0]["text"] == "Watched resource content (revision 1)"
+    await stream.close()
