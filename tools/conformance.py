@@ -167,17 +167,23 @@ def server_scenarios(node: str, suite: Path) -> list[tuple[str, list[str]]]:
     """The suite's server scenarios with their tags (dated revisions, or `extension`), from its `list`."""
     done = subprocess.run([node, str(suite / "dist" / "index.js"), "list"], capture_output=True, text=True,
                           timeout=60, check=True)
+    found = parse_listing(done.stdout)
+    if not found:
+        raise SystemExit("the suite listed no server scenarios")
+    return found
+
+
+def parse_listing(text: str) -> list[tuple[str, list[str]]]:
+    """`Server scenarios ...:` then `  - name [tag,tag]` lines; other sections are ignored."""
     found: list[tuple[str, list[str]]] = []
     section = ""
-    for line in done.stdout.splitlines():
+    for line in text.splitlines():
         if line and not line.startswith(" "):
             section = line.split()[0].lower()
             continue
         match = _LISTED.match(line)
         if section == "server" and match:
             found.append((match.group(1), [tag.strip() for tag in match.group(2).split(",")]))
-    if not found:
-        raise SystemExit("the suite listed no server scenarios")
     return found
 
 
