@@ -24,6 +24,9 @@ MAX_LISTEN_SECONDS = 3600.0
 MAX_STREAMS = 64
 #: URIs one stream may watch.
 MAX_RESOURCE_SUBSCRIPTIONS = 256
+#: Notifications waiting for a slow stream; beyond it new ones are dropped (the ones queued already say
+#: "re-read", which is all a list_changed or resources/updated ever says).
+MAX_QUEUED = 256
 
 #: The filter's flags and the notification each one lets through.
 LIST_CHANGED = {
@@ -39,7 +42,8 @@ class Stream:
     notify: Notify
     methods: frozenset[str]
     uris: frozenset[str]
-    queue: "asyncio.Queue[tuple[str, dict[str, Any]]]" = field(default_factory=asyncio.Queue)
+    queue: "asyncio.Queue[tuple[str, dict[str, Any]]]" = field(
+        default_factory=lambda: asyncio.Queue(MAX_QUEUED))
 
 
 class ListenStreams:
@@ -89,7 +93,10 @@ class ListenStreams:
             if method not in stream.methods or (uri is not None and uri not in stream.uris):
                 continue
             body = {**(params or {}), "_meta": {META_SUBSCRIPTION_ID: stream.subscription_id}}
-            stream.queue.put_nowait((method, body))
+            try:
+                stream.queue.put_nowait((method, body))
+            except asyncio.QueueFull:
+                continue
             reached += 1
         return reached
 

@@ -168,3 +168,29 @@ async def test_updating_the_watched_resource_tells_its_subscribers() -> None:
     read = await Wire(server).call("test://watched-resource", method="resources/read")
     assert read["result"]["contents"][0]["text"] == "Watched resource content (revision 1)"
     await stream.close()
+
+
+async def test_a_stream_that_does_not_read_holds_a_bounded_queue() -> None:
+    from mrtr_studio.engine.listen import MAX_QUEUED
+
+    server = build_demo_server()
+    stalled = asyncio.Event()
+
+    async def never_done(method: str, params: dict[str, Any]) -> None:
+        if method != "notifications/subscriptions/acknowledged":
+            await stalled.wait()  # a client that stopped reading
+
+    message = {"jsonrpc": "2.0", "id": 3, "method": "subscriptions/listen",
+               "params": {"_meta": meta(), "notifications": {"toolsListChanged": True}}}
+    task = asyncio.create_task(server.handle(message, Session(), never_done))
+    for _ in range(10):
+        await asyncio.sleep(0)
+    told = [server.notify_list_changed("tools") for _ in range(MAX_QUEUED + 50)]
+    assert sum(told) == MAX_QUEUED  # the rest are dropped, not piled up
+    for _ in range(10):
+        await asyncio.sleep(0)  # the stream takes one (and stalls sending it): room for exactly one more
+    assert [server.notify_list_changed("tools") for _ in range(3)] == [1, 0, 0]
+    assert server.listeners.streams[0].queue.qsize() == MAX_QUEUED
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
