@@ -315,22 +315,18 @@ class WatchedResource:
 
 
 def register_reference_resources(server: McpServer) -> None:
-    """The suite's resources and template (registered before the demo's, see `build_demo_server`)."""
+    """The suite's plain resources and template (registered before the demo's, see `build_demo_server`)."""
     server.resource("test://static-text", "static-text", "A static text resource for testing", "text/plain",
                     title="Static Text Resource")(static_text)
     server.resource("test://static-binary", "static-binary", "A static binary resource (image) for testing",
                     "image/png", title="Static Binary Resource")(static_binary)
-    watched = WatchedResource()
-    server.resource(WATCHED, "watched-resource", "A resource to subscribe to (test_update_watched_resource)",
-                    "text/plain", title="Watched Resource")(watched.read)
-    server.tool("test_update_watched_resource", f"Changes {WATCHED} and tells its subscribers", EMPTY)(watched.update)
     server.resource("test://template/{id}/data", "template", "A resource template with parameter substitution",
                     "application/json", title="Resource Template")(template_data)
     server.completion(template="test://template/{id}/data", argument="id")(choices("123", "456", "789"))
 
 
 def register_reference_fixtures(server: McpServer) -> None:
-    """The suite's tools and prompts, with completions for every prompt argument."""
+    """The suite's tools, prompts and watched resource, with completions for every prompt argument."""
     tools = [
         ("test_simple_text", simple_text, "Tests simple text content response", EMPTY),
         ("test_image_content", image_content, "Tests image content response", EMPTY),
@@ -361,6 +357,10 @@ def register_reference_fixtures(server: McpServer) -> None:
     ]
     for name, handler, description, schema in tools:
         server.tool(name, description, schema)(handler)
+    watched = WatchedResource()
+    server.resource(WATCHED, "watched-resource", "A resource to subscribe to (test_update_watched_resource)",
+                    "text/plain", title="Watched Resource")(watched.read)
+    server.tool("test_update_watched_resource", f"Changes {WATCHED} and tells its subscribers", EMPTY)(watched.update)
     server.prompt("test_simple_prompt", "A simple prompt without arguments",
                   title="Simple Test Prompt")(simple_prompt)
     server.prompt("test_prompt_with_arguments", "A prompt with required arguments",

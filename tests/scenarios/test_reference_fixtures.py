@@ -188,3 +188,11 @@ async def test_the_first_listed_resource_reads_complete_and_cacheable() -> None:
     first = (await wire.send("resources/list", {"_meta": meta()}))["result"]["resources"][0]["uri"]
     read = (await wire.call(first, method="resources/read"))["result"]
     assert read["resultType"] == "complete" and "ttlMs" in read and "cacheScope" in read
+
+
+async def test_demo_tools_are_listed_before_the_fixtures() -> None:
+    tools = (await Wire(build_demo_server()).send("tools/list", {"_meta": meta()}))["result"]["tools"]
+    names = [t["name"] for t in tools]
+    first_fixture = next(i for i, name in enumerate(names) if name.startswith(("test_", "json_schema")))
+    assert all(name.startswith(("test_", "json_schema")) for name in names[first_fixture:]), names
+    assert names[0] == "delete_file"
