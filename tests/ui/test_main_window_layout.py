@@ -178,10 +178,10 @@ def test_presentation_mode_hides_the_panels_and_escape_restores_them(sized: Main
     told: list[bool] = []
     win.diagram.set_presentation = told.append  # type: ignore[attr-defined]  # a view that can scale itself
     bench = win.workbench
-    sizes, font = bench.top.sizes(), QApplication.font().pointSizeF()
+    sizes, font, geometry = bench.top.sizes(), QApplication.font().pointSizeF(), win.geometry()
     win.presentation_action.trigger()
     QApplication.processEvents()
-    assert win.presentation.active and told == [True]
+    assert win.presentation.active and told == [True] and win.isFullScreen()
     assert all(panel.isHidden() for panel in bench.panels().values())
     assert QApplication.font().pointSizeF() > font
     assert bench.centre.width() >= win.width() - 10
@@ -203,7 +203,8 @@ def test_presentation_mode_hides_the_panels_and_escape_restores_them(sized: Main
     assert win.selection.message_seq == messages[1].seq
     qtbot.keyClick(win.teaching.tabs, Qt.Key.Key_Escape)
     QApplication.processEvents()
-    assert not win.presentation.active and told == [True, False]
+    assert not win.presentation.active and told == [True, False] and not win.isFullScreen()
+    assert win.geometry() == geometry
     assert not any(panel.isHidden() for panel in bench.panels().values())
     assert bench.top.sizes() == sizes and QApplication.font().pointSizeF() == font
     assert_no_overlap(win)
