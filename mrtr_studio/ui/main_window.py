@@ -430,6 +430,8 @@ class MainWindow(QMainWindow):
 
     def _operation_picked(self, _operation_id: str) -> None:
         """An operation picked in the list: the diagram shows it (through the selection), the log only its messages."""
+        if self._teaching is not None and self._teaching.tabs.currentWidget() is not self.diagram:
+            self._teaching.show("flow")
         if not self.log.only_operation.isChecked():
             self.log.only_operation.setChecked(True)
 

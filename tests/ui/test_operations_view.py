@@ -56,7 +56,9 @@ def test_picking_an_operation_shows_it_and_filters_the_log(window: MainWindow, a
     first = arun(run_tool(window, "delete_file", {"path": "/tmp/a.txt"})).operation.id
     arun(run_tool(window, "count_roots", {}))
     assert window.selection.operation_id != first
+    window.teaching.show("lab")
     click_row(window, qtbot, 0)
+    assert window.teaching.tabs.currentWidget() is window.diagram
     assert window.selection.operation_id == first
     assert window.diagram.operation_id == first
     log = window.log
