@@ -465,7 +465,7 @@ class MainWindow(QMainWindow):
 
         view = FlowCompareView(self.studio.store, left_id, right_id, self)
         room = self.geometry()
-        view.resize(max(640, room.width() * 3 // 4), max(420, room.height() * 3 // 4))
+        view.resize(max(640, room.width() * 9 // 10), max(480, room.height() * 9 // 10))
         view.finished.connect(lambda _=0, v=view: self.compare_views.remove(v) if v in self.compare_views else None)
         self.compare_views.append(view)
         view.show()
