@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QRect, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence, QShowEvent
-from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMainWindow, QStatusBar, QWidget
+from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMainWindow, QStatusBar, QToolBar, QWidget
 
 from ..app.operations import RunSettings
 from ..app.server_entries import EMBEDDED, ServerEntry
@@ -650,6 +650,8 @@ class MainWindow(QMainWindow):
         if self.presentation.active:
             self.presentation.leave()
         self.fit_to_screen()
+        for bar in self.findChildren(QToolBar):
+            bar.show()
         self.workbench.inspectors.setCurrentIndex(0)
         self.workbench.bottom.setCurrentIndex(0)
         self.default_layout()

@@ -122,12 +122,15 @@ def test_reset_layout_restores_the_default(sized: MainWindow) -> None:
     bench.setSizes([600, 100])
     bench.sections["client"].set_expanded(False)
     win.panel_actions["inspectors"].trigger()
+    toolbar = win.findChild(QWidget, "runToolbar")
+    assert toolbar is not None
+    toolbar.hide()
     bench.inspectors.setCurrentIndex(2)
     QApplication.processEvents()
     assert bench.inspectors.isHidden() and bench.top.sizes() != default_top
     win.reset_layout()
     QApplication.processEvents()
-    assert not bench.inspectors.isHidden() and bench.sections["client"].expanded
+    assert not bench.inspectors.isHidden() and bench.sections["client"].expanded and not toolbar.isHidden()
     assert bench.inspectors.currentIndex() == 0
     assert all(abs(a - b) <= 2 for a, b in zip(bench.top.sizes(), default_top, strict=True)), bench.top.sizes()
     assert all(abs(a - b) <= 2 for a, b in zip(bench.sizes(), default_main, strict=True)), bench.sizes()
