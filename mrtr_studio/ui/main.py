@@ -148,7 +148,8 @@ def run_gui(args: argparse.Namespace) -> int:
     if not shots_dir:
         studio.start_autosave(autosave_path())
     window = MainWindow(studio, settings, interactive_answers=not auto)
-    for level, text in studio.autosave_notices:  # recovered work, a damaged journal set aside, ...
+    # Recovered work, a damaged journal set aside, ...: problems last, so the status line ends on them.
+    for level, text in sorted(studio.autosave_notices, key=lambda notice: notice[0] == "error"):
         (window.show_error if level == "error" else window.show_info)(text)
     if shots_dir:
         window.resize(1600, 1000)
