@@ -24,6 +24,7 @@ A file in any other layout (hand-edited, pretty-printed, an older studio's) is r
 import contextlib
 import gc
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -147,6 +148,8 @@ def open_trace(path: str | Path) -> tuple[list[Operation], list[TraceMessage]]:
     (TraceFileError with the JSON path of the first problem)."""
     source = str(path)
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block the open; /dev/zero never ends
+            raise ValueError(f"{source} is not a regular file")
         with open(path, "rb") as handle, _no_cyclic_gc():
             size = os.fstat(handle.fileno()).st_size
             if size > MAX_TRACE_BYTES:
