@@ -206,3 +206,18 @@ async def test_the_trace_is_not_replaced_under_a_running_operation(tmp_path: Pat
     studio.open_trace(saved)  # idle again: allowed
     assert studio.store.operations == []
     await studio.close()
+
+
+async def test_a_second_crash_keeps_both_crashes_work_once(tmp_path: Path) -> None:
+    journal = tmp_path / "autosave.mrtr.jsonl"
+    first = Studio()
+    first.start_autosave(journal)
+    await run_delete(first)  # then the process dies
+    second = Studio()
+    assert second.start_autosave(journal) == 1
+    await second.run("tools/call", "deploy_wizard", {})  # and dies again
+    third = Studio()
+    assert third.start_autosave(journal) == 2  # the first crash's operation once, the second's new one
+    assert [op.target for op in third.store.operations] == ["delete_file", "deploy_wizard"]
+    assert [m.seq for m in third.store.messages] == list(range(len(third.store.messages)))
+    await third.close()
