@@ -3,7 +3,8 @@
 Every event is one line written at once (the OS has it even if the process is killed); when a
 round completes (a response, an error or an unreadable reply arrives, or an operation ends) the
 journal is also fsync'ed, so it survives a power cut too. `recover` replays the journal: the last
-line about an operation or message wins, and a torn last line (the crash cut it) is ignored.
+line about an operation or message wins, and a torn last line (the crash cut it) is ignored. When
+the trace is cleared or replaced (a file opened), the journal starts again: it holds one trace.
 
 A journal is only ever read, never trusted: each line is validated by file_format's models. A line
 that is not a record (damage: a bad disk, a hand edit, another program) ends the replay there, and
@@ -54,9 +55,12 @@ class Autosave:
         if event.message is not None:
             lines.append(b'{"type":"message","data":' + file_format.message_json(event.message) + b"}\n")
             durable = event.message.kind in _ROUND_ENDS and event.message.direction == "server->client"
-        if event.kind == "cleared":
-            lines.append(b'{"type":"cleared"}\n')
         try:
+            if event.kind == "cleared":
+                # Replay forgets everything before a `cleared`, so the file can too: opening a trace
+                # ten times must not leave ten copies of it in the journal.
+                self._file.truncate(0)
+                lines.append(b'{"type":"cleared"}\n')
             self._file.write(b"".join(lines))
             if event.loaded:
                 return  # a file being opened: it is on disk already; the next live event flushes
