@@ -47,6 +47,12 @@ class Autosave:
     def _on_event(self, event: StoreEvent) -> None:
         if self._file is None:
             return
+        if event.loaded and event.message is not None:  # most of opening a file: one line, buffered
+            try:
+                self._file.write(b'{"type":"message","data":' + file_format.message_json(event.message) + b"}\n")
+            except OSError as exc:
+                self._stop(exc)
+            return
         durable = False
         lines = []
         if event.operation is not None:
@@ -68,10 +74,13 @@ class Autosave:
             if durable:
                 os.fsync(self._file.fileno())
         except OSError as exc:  # a full disk must not break the run being recorded
-            self.problem = f"The autosave stopped: cannot write {self.path}: {exc.strerror or exc}"
-            self._close_file()
-            if self._on_problem is not None:
-                self._on_problem(self.problem)
+            self._stop(exc)
+
+    def _stop(self, exc: OSError) -> None:
+        self.problem = f"The autosave stopped: cannot write {self.path}: {exc.strerror or exc}"
+        self._close_file()
+        if self._on_problem is not None:
+            self._on_problem(self.problem)
 
     def _close_file(self) -> None:
         handle, self._file = self._file, None
