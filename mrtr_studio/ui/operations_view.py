@@ -13,10 +13,8 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -25,6 +23,7 @@ from ..app.operations import OperationRow, OperationsIndex, format_duration
 from ..trace import StoreEvent, TraceStore
 from .selection import Selection
 from .store_bridge import StoreBridge
+from .tables import fixed_row_table
 from .theme import status_colours
 
 COLUMNS = ("started", "target", "era", "identity", "rounds", "outcome", "duration", "source")
@@ -145,20 +144,9 @@ class OperationsView(QWidget):
         self.model = OperationsModel(store, self)
         self._syncing = False
         self._can_run = True
-        self.table = QTableView()
+        self.table = fixed_row_table(self.model, COLUMNS, _WIDTHS, 160,
+                                     QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setObjectName("operationsTable")
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
-        self.table.verticalHeader().setVisible(False)
-        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.table.verticalHeader().setDefaultSectionSize(22)
-        header = self.table.horizontalHeader()
-        for column, name in enumerate(COLUMNS):
-            header.resizeSection(column, _WIDTHS.get(name, 160))
-        header.setStretchLastSection(True)
         self.run_again = QPushButton("Run again")
         self.run_again.setToolTip("Repeat the selected operation with the same arguments and client settings")
         self.compare = QPushButton("Compare")
