@@ -42,14 +42,19 @@ class Autosave:
         #: Why journaling stopped (a full disk, say), or None while it works; also told to `on_problem`.
         self.problem: str | None = None
         self._on_problem = on_problem
-        self._unsubscribe = store.subscribe(self._on_event)
+        self.store = store
+        self._unsubscribe = store.subscribe(self._on_event, bulk=True)
 
     def _on_event(self, event: StoreEvent) -> None:
         if self._file is None:
             return
-        if event.loaded and event.message is not None:  # most of opening a file: one line, buffered
-            try:
-                self._file.write(b'{"type":"message","data":' + file_format.message_json(event.message) + b"}\n")
+        if event.kind == "loaded":  # a file opened: its records at once, buffered (it is on disk already)
+            try:  # a line at a time into the file's buffer: never the whole journal in memory at once
+                for op in self.store.operations:
+                    self._file.write(b'{"type":"operation","data":' + file_format.operation_json(op) + b"}\n")
+                for entry in self.store.messages:
+                    self._file.write(b'{"type":"message","data":' + file_format.message_json(entry) + b"}\n")
+                self._file.flush()
             except OSError as exc:
                 self._stop(exc)
             return

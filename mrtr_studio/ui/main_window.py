@@ -522,6 +522,10 @@ class MainWindow(QMainWindow):
             self.show_inspector(self.inspector)
 
     def _on_store(self, event: StoreEvent) -> None:
+        if event.kind == "loaded" and self.studio.store.operations:  # a file or journal opened: its last flow
+            self._last_loaded = self.studio.store.operations[-1].id
+            QTimer.singleShot(0, self._show_last_loaded)
+            return
         if event.kind == "operation_added" and event.operation is not None:
             op = event.operation
             if not event.loaded and self.studio.busy and self.studio.current_operation_id == op.id:

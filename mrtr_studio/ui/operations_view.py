@@ -37,10 +37,7 @@ class OperationsModel(QAbstractTableModel):
         super().__init__(parent)
         self.index_ = OperationsIndex()
         self._loading = False
-        for op in store.operations:
-            self.index_.apply(StoreEvent("operation_added", operation=op, loaded=True))
-        for entry in store.messages:
-            self.index_.apply(StoreEvent("message_added", message=entry, loaded=True))
+        self.index_.rebuild(store.operations, store.messages)
         self._bridge = StoreBridge(store, self)
         self._bridge.storeEvent.connect(self._on_event)
 
@@ -52,6 +49,9 @@ class OperationsModel(QAbstractTableModel):
                 QTimer.singleShot(0, self.flush)
             self._loading = True  # gather the adds that follow (a file opening), reset once
             self.endResetModel()
+            return
+        if event.kind == "loaded":
+            self.index_.rebuild(self._bridge.store.operations, self._bridge.store.messages)
             return
         if self._loading:
             self.index_.apply(event)
