@@ -188,7 +188,7 @@ class Workbench(QSplitter):
         content = self.side.widget()
         needed = (content.minimumSizeHint().width() if content is not None else 0) \
             + self.side.verticalScrollBar().sizeHint().width() + 4
-        side = max(needed, width * 22 // 100)
+        side = max(needed, min(width * 24 // 100, 360))  # "Streamable HTTP" whole in the kind box at 1366
         right = max(380, width * 26 // 100)
         self.set_column_sizes([side, max(PANEL_MINIMUM * 2, width - side - right), right])
         bottom = max(170, height * 28 // 100)
