@@ -39,6 +39,8 @@ class ClientPanel(QWidget):
         self.capability_boxes: dict[str, QCheckBox] = {}
         caps = QGroupBox("Declared capabilities")
         caps_box = QGridLayout(caps)  # two columns: the panel stays short enough for the server list
+        caps_box.setContentsMargins(6, 2, 6, 2)
+        caps_box.setVerticalSpacing(0)
         for index, flag in enumerate(CAPABILITY_FLAGS):
             check = QCheckBox(flag)
             check.setChecked(flag in studio.capabilities)
@@ -82,6 +84,8 @@ class ClientPanel(QWidget):
         form.addRow("&Identity", self.identity_box)
         form.addRow("", self.custom_row)
         outer = QVBoxLayout(self)
+        outer.setContentsMargins(4, 2, 4, 2)  # the side column is short at 1366x768
+        outer.setSpacing(4)
         outer.addLayout(form)
         outer.addWidget(caps)
         outer.addLayout(clock_row)

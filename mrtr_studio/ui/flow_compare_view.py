@@ -40,8 +40,10 @@ def _describe(entry: TraceMessage | None) -> str:
 
 
 def _short(value: Any) -> str:
+    """At most 200 characters, cut in the middle: two requestStates share their start (version,
+    header) and differ towards the end (payload, signature), so both ends must stay in view."""
     text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
-    return text if len(text) <= 200 else text[:199] + "…"
+    return text if len(text) <= 200 else text[:99] + "…" + text[-100:]
 
 
 class FlowCompareView(QDialog):
@@ -90,6 +92,7 @@ class FlowCompareView(QDialog):
         fields.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         fields.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         self.fields.setColumnWidth(0, 260)
+        self.fields.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # the differing ends stay visible
         self.selections = (Selection(self), Selection(self))
         self.diagrams = (SequenceDiagramView(store, self.selections[0]), SequenceDiagramView(store, self.selections[1]))
         side_by_side = QSplitter(Qt.Orientation.Horizontal)

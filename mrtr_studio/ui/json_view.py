@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
@@ -64,6 +65,12 @@ class JsonInspector(QWidget):
         self.selection = selection
         self.entry: TraceMessage | None = None
         self.header = QLabel("No message selected")
+        self.header.setObjectName("jsonHeader")
+        # Wrapped, the header's width never sets the inspector's minimum: a long
+        # "#12 · server->client · notification · round 3" wraps in a narrow column instead of
+        # pushing a horizontal scroll bar onto the whole tab.
+        self.header.setWordWrap(True)
+        self.header.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["key", "value"])
         self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)

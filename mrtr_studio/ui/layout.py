@@ -10,12 +10,16 @@ content scrolls instead, and the minimum stays a scroll bar's width.
     │ Server     │ Flow | Lessons | Lab …   │ JSON | state │
     │ Client     │                          │ | Step       │
     │ Arguments  │                          │              │
-    ├────────────┴──────────────────────────┴──────────────┤
-    │ Operations | Messages | Problems                     │
-    └──────────────────────────────────────────────────────┘
+    │            ├──────────────────────────┴──────────────┤
+    │            │ Operations | Messages | Problems        │
+    └────────────┴─────────────────────────────────────────┘
+
+The side column runs the window's full height: what a run needs (the target list, the client's
+era and capabilities, the arguments) then fits a 1366x768 screen without scrolling, and the
+operations list still spans the diagram and the inspectors it drives.
 """
 
-from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtCore import QByteArray, QDataStream, QIODevice, QSettings, Qt
 from PySide6.QtWidgets import (
     QFrame,
     QScrollArea,
@@ -77,11 +81,12 @@ class CollapsibleSection(QWidget):
 
 
 class Workbench(QSplitter):
-    """The window's central widget: `top` (side column | centre | inspectors) over `bottom`."""
+    """The window's central widget: the side column beside `right`, which holds `top`
+    (centre | inspectors) over `bottom`."""
 
     def __init__(self, sections: dict[str, tuple[str, QWidget]], inspectors: dict[str, tuple[str, QWidget]],
                  bottom: dict[str, tuple[str, QWidget]], parent: QWidget | None = None) -> None:
-        super().__init__(Qt.Orientation.Vertical, parent)
+        super().__init__(Qt.Orientation.Horizontal, parent)
         self.setObjectName("workbench")
         self.setChildrenCollapsible(False)
         column = QWidget()
@@ -89,12 +94,12 @@ class Workbench(QSplitter):
         column_layout = QVBoxLayout(column)
         column_layout.setContentsMargins(4, 4, 4, 4)
         self.sections: dict[str, CollapsibleSection] = {}
-        for key, (title, widget) in sections.items():
+        for index, (key, (title, widget)) in enumerate(sections.items()):
             section = CollapsibleSection(title, widget)
             section.setObjectName(f"section:{key}")
             self.sections[key] = section
-            column_layout.addWidget(section)
-        column_layout.addStretch(1)
+            column_layout.addWidget(section, 1 if index == 0 else 0)  # the first (the server's list) grows
+        column_layout.addStretch(0)  # the spare room when the first is folded
         self.side = scrolled(column, "sidePanel")
         self.centre = QScrollArea()
         self.centre.setObjectName("centrePanel")
@@ -106,12 +111,44 @@ class Workbench(QSplitter):
         self.top = QSplitter(Qt.Orientation.Horizontal)
         self.top.setObjectName("topSplitter")
         self.top.setChildrenCollapsible(False)
-        for panel in (self.side, self.centre, self.inspectors):
-            self.top.addWidget(panel)
-        self.top.setStretchFactor(1, 1)
-        self.addWidget(self.top)
-        self.addWidget(self.bottom)
-        self.setStretchFactor(0, 1)
+        self.top.addWidget(self.centre)
+        self.top.addWidget(self.inspectors)
+        self.top.setStretchFactor(0, 1)
+        self.right = QSplitter(Qt.Orientation.Vertical)
+        self.right.setObjectName("rightSplitter")
+        self.right.setChildrenCollapsible(False)
+        self.right.addWidget(self.top)
+        self.right.addWidget(self.bottom)
+        self.right.setStretchFactor(0, 1)
+        self.addWidget(self.side)
+        self.addWidget(self.right)
+        self.setStretchFactor(1, 1)
+
+    # --- the dividers as one state ---------------------------------------------------------
+
+    def saveState(self) -> QByteArray:
+        """Both the column divider and the bottom panel's divider, in one value."""
+        data = QByteArray()
+        stream = QDataStream(data, QIODevice.OpenModeFlag.WriteOnly)
+        stream << super().saveState() << self.right.saveState()
+        return data
+
+    def restoreState(self, state: QByteArray | bytes | bytearray | memoryview) -> bool:
+        stream = QDataStream(state if isinstance(state, QByteArray) else QByteArray(bytes(state)))
+        own, right = QByteArray(), QByteArray()
+        stream >> own >> right
+        if stream.status() != QDataStream.Status.Ok:
+            return False
+        return super().restoreState(own) and self.right.restoreState(right)
+
+    def column_sizes(self) -> list[int]:
+        """[side, centre, inspectors] widths."""
+        return [self.sizes()[0], *self.top.sizes()]
+
+    def set_column_sizes(self, sizes: list[int]) -> None:
+        side, centre, right = sizes
+        self.setSizes([side, centre + right + self.top.handleWidth()])
+        self.top.setSizes([centre, right])
 
     def _tabs(self, name: str, pages: dict[str, tuple[str, QWidget]]) -> QTabWidget:
         tabs = QTabWidget()
@@ -151,11 +188,11 @@ class Workbench(QSplitter):
         content = self.side.widget()
         needed = (content.minimumSizeHint().width() if content is not None else 0) \
             + self.side.verticalScrollBar().sizeHint().width() + 4
-        side = max(needed, width * 22 // 100)
+        side = max(needed, min(width * 24 // 100, 360))  # "Streamable HTTP" whole in the kind box at 1366
         right = max(380, width * 26 // 100)
-        self.top.setSizes([side, max(PANEL_MINIMUM * 2, width - side - right), right])
+        self.set_column_sizes([side, max(PANEL_MINIMUM * 2, width - side - right), right])
         bottom = max(170, height * 28 // 100)
-        self.setSizes([max(PANEL_MINIMUM, height - bottom), bottom])
+        self.right.setSizes([max(PANEL_MINIMUM, height - bottom), bottom])
         for section in self.sections.values():
             section.set_expanded(True)
         for panel in (self.side, self.inspectors, self.bottom):

@@ -46,7 +46,7 @@ if TYPE_CHECKING:  # imported when first needed: the first paint does without th
     from .teaching import TeachingTabs
 
 #: Bumped when the saved layout's meaning changes: an older saved state is then ignored, not misapplied.
-SETTINGS_VERSION = 2
+SETTINGS_VERSION = 3  # 3: the side column runs the full height
 THEME_LABELS = {"system": "&System colours", "light": "&Light", "dark": "&Dark"}
 
 

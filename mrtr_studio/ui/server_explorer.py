@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
@@ -20,9 +20,11 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QStyledItemDelegate,
     QStyleOptionViewItem,
+    QToolButton,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -102,6 +104,16 @@ class MiddleElided(QStyledItemDelegate):
         option.textElideMode = Qt.TextElideMode.ElideMiddle
 
 
+class TargetTree(QTreeWidget):
+    """The server's contents; it asks for PREFERRED_ROWS rows and grows into whatever room is spare."""
+
+    PREFERRED_ROWS = 7
+
+    def sizeHint(self) -> QSize:
+        rows = self.PREFERRED_ROWS * max(self.fontMetrics().height() + 2, 16)
+        return QSize(super().sizeHint().width(), self.header().sizeHint().height() + rows + 2 * self.frameWidth())
+
+
 class ServerExplorer(QWidget):
     targetChanged = Signal(object)  # Target | None
     entryChanged = Signal(object)  # ServerEntry
@@ -123,11 +135,13 @@ class ServerExplorer(QWidget):
         self.imported_box.setAccessibleName("Imported servers")
         self.imported_box.addItem("(none)", None)
         self.imported_box.setToolTip("Servers imported from an mcpServers JSON file (none yet)")
-        self.import_button = QPushButton("Import mcpServers…")
+        self.import_button = QToolButton()  # narrower than a push button: one row with Connect
+        self.import_button.setText("Import…")
+        self.import_button.setToolTip("Import servers from an mcpServers JSON file (also in the File menu)")
         self.status = QLabel("Not connected.")
         self.status.setObjectName("connectionStatus")
         self.status.setWordWrap(True)
-        self.tree = QTreeWidget()
+        self.tree = TargetTree()
         self.tree.setHeaderLabels(["Name", "Description"])
         self.tree.setItemDelegateForColumn(0, MiddleElided(self.tree))
         self.tree.header().setMinimumSectionSize(48)
@@ -139,7 +153,7 @@ class ServerExplorer(QWidget):
         self.schema_view.setAccessibleName("Input schema")
 
         self.kind_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.kind_box.setMinimumContentsLength(10)
+        self.kind_box.setMinimumContentsLength(7)  # "Embedded…"; the popup shows whole names
         self.imported_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.imported_box.setMinimumContentsLength(6)
         self.address.setMinimumWidth(self.address.fontMetrics().horizontalAdvance("http://127.0.0.1:8765/mcp"))
@@ -147,20 +161,36 @@ class ServerExplorer(QWidget):
         row1 = QHBoxLayout()
         row1.addWidget(self.kind_box, 1)
         row1.addWidget(self.connect_button)
-        row2 = QHBoxLayout()
-        row2.addWidget(self.imported_box, 1)
-        row2.addWidget(self.import_button)
+        row1.addWidget(self.import_button)
+        self.imported_box.setVisible(False)  # a row of its own once a file brought servers
+        # The schema preview folds to its title by default: the arguments form below already shows
+        # the fields, and the column's room goes to the target list, the client and the arguments.
+        self.schema_toggle = QToolButton()
+        self.schema_toggle.setText("Input schema (JSON)")
+        self.schema_toggle.setCheckable(True)
+        self.schema_toggle.setAutoRaise(True)
+        self.schema_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.schema_toggle.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.schema_toggle.toggled.connect(self.show_schema)
+        self.schema_panel = QWidget()
+        schema_box = QVBoxLayout(self.schema_panel)
+        schema_box.setContentsMargins(0, 0, 0, 0)
+        schema_box.setSpacing(0)
+        schema_box.addWidget(self.schema_toggle)
+        schema_box.addWidget(self.schema_view, 1)
         split = QSplitter(Qt.Orientation.Vertical)
+        split.setChildrenCollapsible(False)
         split.addWidget(self.tree)
-        split.addWidget(self.schema_view)
+        split.addWidget(self.schema_panel)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
+        self.show_schema(False)
         self.tree.setMinimumHeight(120)  # a handful of tools visible before any dock is resized
         box = QVBoxLayout(self)
         box.setContentsMargins(4, 4, 4, 4)
         box.addLayout(row1)
         box.addWidget(self.address)
-        box.addLayout(row2)
+        box.addWidget(self.imported_box)
         box.addWidget(self.status)
         box.addWidget(split, 1)
 
@@ -175,9 +205,17 @@ class ServerExplorer(QWidget):
 
     # --- connection ----------------------------------------------------------------------------
 
+    def show_schema(self, shown: bool) -> None:
+        """Unfold (or fold to its title) the selected target's listing entry."""
+        self.schema_toggle.setChecked(shown)
+        self.schema_toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+        self.schema_view.setVisible(shown)
+        self.schema_panel.setMaximumHeight(16777215 if shown else self.schema_toggle.sizeHint().height())
+
     def _kind_changed(self, *_: Any) -> None:
         kind = self.kind_box.currentData()
         self.address.setEnabled(kind != "embedded")
+        self.address.setVisible(kind != "embedded")  # the embedded engine has no address to show
         self.address.setPlaceholderText({"http": "http://127.0.0.1:8765/mcp", "stdio": "python -m my_server",
                                          "embedded": "(in this process)"}[kind])
 
@@ -213,6 +251,7 @@ class ServerExplorer(QWidget):
             self.studio.report_error(f"import {path}: {exc}")
             return []
         self.imported = entries
+        self.imported_box.setVisible(bool(entries))
         self.imported_box.clear()
         for entry in entries:
             text = entry.label + (f"  ({entry.problem})" if entry.problem else "")

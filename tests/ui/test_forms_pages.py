@@ -335,3 +335,24 @@ def test_the_round_dialog_opens_inside_the_screen(qtbot):
     available = dialog.screen().availableGeometry()
     assert dialog.width() <= available.width() and dialog.height() <= available.height()
     assert dialog.height() >= min(600, int(available.height() * 0.9))  # room for several fields
+
+
+def test_the_round_dialogs_request_list_shows_whole_labels_without_a_horizontal_scroll_bar(qtbot):
+    requests = {"confirm": {"method": "elicitation/create",
+                            "params": {"message": "Delete?", "requestedSchema": {"type": "object", "properties": {}}}},
+                **round_requests()}
+    dialog = shown(qtbot, InputRoundDialog(requests, "Demo", roots=ROOTS, auto_submit=False, opener=lambda url: True))
+    dialog.resize(1366 * 9 // 10, 768 * 9 // 10)  # as it opens on a 1366x768 screen
+    qtbot.wait(10)
+    keys = dialog.keys
+    assert not keys.horizontalScrollBar().isVisible()
+    room = keys.viewport().width()
+    for row in range(keys.count()):
+        item = keys.item(row)
+        rect = keys.visualItemRect(item)
+        assert rect.right() <= room, (item.text(), rect, room)
+        for line in item.text().splitlines():  # every line drawn whole, none cut at the list's edge
+            assert keys.fontMetrics().horizontalAdvance(line) < room, (line, room)
+        assert rect.height() >= keys.fontMetrics().height() * len(item.text().splitlines())
+        assert "—" in item.toolTip() and item.toolTip().startswith(item.text()[0])
+    assert "elicitation/create (waiting)" in keys.item(0).text()

@@ -55,3 +55,24 @@ def test_keys_are_not_cut_off(qtbot) -> None:  # type: ignore[no-untyped-def]
     assert checked > 10
     item = tree.findItems("requestedSchema", Qt.MatchFlag.MatchRecursive | Qt.MatchFlag.MatchExactly)[0]
     assert item.toolTip(0) == "result.inputRequests.confirm.params.requestedSchema"
+
+
+def test_a_long_header_wraps_instead_of_scrolling_a_narrow_inspector(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from mrtr_studio.ui.layout import scrolled
+
+    store = TraceStore()
+    selection = Selection()
+    widget = JsonInspector(store, selection)
+    area = scrolled(widget, "page:json")  # as the window holds it: a tab page that scrolls when squeezed
+    qtbot.addWidget(area)
+    area.resize(240, 500)
+    with qtbot.waitExposed(area):
+        area.show()
+    op = run_flow(store, "delete_file")
+    selection.select(store.messages_of(op.id)[1])
+    qtbot.wait(10)
+    text = widget.header.text()
+    assert widget.header.fontMetrics().horizontalAdvance(text) + widget.copy_button.width() > area.width()
+    assert not area.horizontalScrollBar().isVisible() and area.horizontalScrollBar().maximum() == 0
+    assert widget.header.geometry().right() < widget.copy_button.geometry().left()
+    assert widget.header.height() >= 2 * widget.header.fontMetrics().height() - 2  # wrapped onto two lines

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QPoint, QRect, QSettings, Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
 
 from mrtr_studio.app.studio import Studio
 from mrtr_studio.ui import theme
@@ -96,9 +96,9 @@ def test_clicking_arrows_never_changes_the_window_size(sized: MainWindow, arun: 
     assert result is not None
     arun(asyncio.sleep(0.1))
     bench = win.workbench
-    bench.top.setSizes([180, win.width() - 360, 180])  # narrow side panels: their content must scroll, not push
+    bench.set_column_sizes([180, win.width() - 360, 180])  # narrow side panels: their content must scroll, not push
     QApplication.processEvents()
-    before, panels = win.size(), bench.top.sizes()
+    before, panels = win.size(), bench.column_sizes()
     view = win.diagram
     assert view.arrow_items
     for seq in sorted(view.arrow_items):
@@ -106,20 +106,20 @@ def test_clicking_arrows_never_changes_the_window_size(sized: MainWindow, arun: 
         QApplication.processEvents()
         assert win.selection.message_seq == seq
         assert win.size() == before, (seq, win.size(), before)
-        assert bench.top.sizes() == panels, (seq, bench.top.sizes(), panels)
+        assert bench.column_sizes() == panels, (seq, bench.column_sizes(), panels)
     for index in range(win.workbench.inspectors.count()):  # and whichever inspector shows the message
         win.workbench.inspectors.setCurrentIndex(index)
         QApplication.processEvents()
-        assert win.size() == before and bench.top.sizes() == panels
+        assert win.size() == before and bench.column_sizes() == panels
     assert_no_overlap(win)
 
 
 def test_reset_layout_restores_the_default(sized: MainWindow) -> None:
     win = sized
     bench = win.workbench
-    default_top, default_main = bench.top.sizes(), bench.sizes()
-    bench.top.setSizes([500, 300, 200])
-    bench.setSizes([600, 100])
+    default_top, default_main = bench.column_sizes(), bench.right.sizes()
+    bench.set_column_sizes([500, 300, 200])
+    bench.right.setSizes([600, 100])
     bench.sections["client"].set_expanded(False)
     win.panel_actions["inspectors"].trigger()
     toolbar = win.findChild(QWidget, "runToolbar")
@@ -127,13 +127,13 @@ def test_reset_layout_restores_the_default(sized: MainWindow) -> None:
     toolbar.hide()
     bench.inspectors.setCurrentIndex(2)
     QApplication.processEvents()
-    assert bench.inspectors.isHidden() and bench.top.sizes() != default_top
+    assert bench.inspectors.isHidden() and bench.column_sizes() != default_top
     win.reset_layout()
     QApplication.processEvents()
     assert not bench.inspectors.isHidden() and bench.sections["client"].expanded and not toolbar.isHidden()
     assert bench.inspectors.currentIndex() == 0
-    assert all(abs(a - b) <= 2 for a, b in zip(bench.top.sizes(), default_top, strict=True)), bench.top.sizes()
-    assert all(abs(a - b) <= 2 for a, b in zip(bench.sizes(), default_main, strict=True)), bench.sizes()
+    assert all(abs(a - b) <= 2 for a, b in zip(bench.column_sizes(), default_top, strict=True)), bench.column_sizes()
+    assert all(abs(a - b) <= 2 for a, b in zip(bench.right.sizes(), default_main, strict=True)), bench.right.sizes()
     assert_no_overlap(win)
 
 
@@ -141,17 +141,17 @@ def test_layout_and_active_tabs_are_restored(qtbot: Any, tmp_path: Path) -> None
     settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
     first = make_window(qtbot, settings, (1920, 1080))
     bench = first.workbench
-    bench.top.setSizes([420, 900, 520])
+    bench.set_column_sizes([420, 900, 520])
     first.show_inspector(first.state_inspector)
     bench.show_page(bench.bottom, first.log)
     first.teaching.show("lessons")
     bench.sections["arguments"].set_expanded(False)
     QApplication.processEvents()
-    sizes, state_tab, bottom_tab = bench.top.sizes(), bench.inspectors.currentIndex(), bench.bottom.currentIndex()
+    sizes, state_tab, bottom_tab = bench.column_sizes(), bench.inspectors.currentIndex(), bench.bottom.currentIndex()
     first.close()
     second = make_window(qtbot, settings, (1920, 1080))
     again = second.workbench
-    assert again.top.sizes() == sizes
+    assert again.column_sizes() == sizes
     assert (again.inspectors.currentIndex(), again.bottom.currentIndex()) == (state_tab, bottom_tab) != (0, 0)
     assert second.teaching.tabs.currentWidget() is second.teaching.lessons
     assert not again.sections["arguments"].expanded and again.sections["client"].expanded
@@ -181,7 +181,7 @@ def test_presentation_mode_hides_the_panels_and_escape_restores_them(sized: Main
     told: list[bool] = []
     win.diagram.set_presentation = told.append  # type: ignore[attr-defined]  # a view that can scale itself
     bench = win.workbench
-    sizes, font, geometry = bench.top.sizes(), QApplication.font().pointSizeF(), win.geometry()
+    sizes, font, geometry = bench.column_sizes(), QApplication.font().pointSizeF(), win.geometry()
     win.presentation_action.trigger()
     QApplication.processEvents()
     assert win.presentation.active and told == [True] and win.isFullScreen()
@@ -209,7 +209,7 @@ def test_presentation_mode_hides_the_panels_and_escape_restores_them(sized: Main
     assert not win.presentation.active and told == [True, False] and not win.isFullScreen()
     assert win.geometry() == geometry
     assert not any(panel.isHidden() for panel in bench.panels().values())
-    assert bench.top.sizes() == sizes and QApplication.font().pointSizeF() == font
+    assert bench.column_sizes() == sizes and QApplication.font().pointSizeF() == font
     assert_no_overlap(win)
 
 
@@ -278,3 +278,26 @@ def test_teaching_tabs_come_after_the_first_paint_and_a_window_closed_before_is_
     early.deleteLater()  # ...and the window goes before it runs
     QApplication.processEvents()
     QApplication.processEvents()
+
+
+def test_what_a_run_needs_is_in_view_without_scrolling_the_side_column(sized: MainWindow) -> None:
+    """Target list, era, declared capabilities and the arguments' first field, all inside the side
+    column's viewport at 1366x768 as at 1920x1080; the column does not scroll."""
+    win = sized
+    side = win.workbench.side
+    assert win.explorer.select("delete_file")
+    QApplication.processEvents()
+    viewport = QRect(side.viewport().mapTo(win, QPoint(0, 0)), side.viewport().size())
+    assert side.verticalScrollBar().maximum() == 0, side.verticalScrollBar().maximum()
+    needed: list[QWidget] = [win.explorer.tree, win.client_panel.era_box, win.client_panel.identity_box,
+                             *win.client_panel.capability_boxes.values()]
+    first_field = win.arguments.editor.findChild(QLineEdit)
+    assert first_field is not None
+    needed.append(first_field)
+    for widget in needed:
+        assert widget.isVisible() and viewport.contains(in_window(win, widget)), (widget, in_window(win, widget))
+    rows = win.explorer.tree.viewport().height() // max(1, win.explorer.tree.sizeHintForRow(1))
+    assert rows >= 6, rows  # a handful of targets listed, not a sliver
+    sections = [in_window(win, section) for section in win.workbench.sections.values()]
+    for one, other in combinations(sections, 2):
+        assert not one.intersects(other)

@@ -138,3 +138,22 @@ def test_clear_the_trace_can_be_undone(window: MainWindow, arun: Runner) -> None
     assert [op.id for op in store.operations] == ids and len(store.messages) == messages
     assert window.log.model.rowCount() == messages and window.operations.model.rowCount() == 2
     assert not window.undo_clear_action.isEnabled()
+
+
+def test_compare_shows_where_two_request_states_differ(window: MainWindow, arun: Runner, qtbot: Any) -> None:  # noqa: F811
+    arun(run_tool(window, "delete_file", {"path": "/tmp/one.txt"}))
+    arun(run_tool(window, "delete_file", {"path": "/tmp/one.txt"}))
+    view = window.compare(*[op.id for op in window.studio.store.operations])
+    qtbot.addWidget(view)
+    view.resize(1366 * 9 // 10, 700)
+    view.show()
+    QApplication.processEvents()
+    row = next(i for i, pair in enumerate(view.pairs) if any(d.dotted == "result.requestState"
+                                                            for d in pair.differences))
+    view.flows.setCurrentItem(view.flows.topLevelItem(row))
+    items = [view.fields.topLevelItem(i) for i in range(view.fields.topLevelItemCount())]
+    item = next(i for i in items if i is not None and i.text(0) == "result.requestState")
+    left, right = item.text(2), item.text(3)
+    assert left != right and left[-20:] != right[-20:]  # the signatures at the end differ, and are kept
+    assert view.fields.textElideMode() == Qt.TextElideMode.ElideMiddle
+    view.close()

@@ -39,7 +39,7 @@ def test_the_address_is_usable_in_a_300_px_column(qtbot: Any) -> None:
     explorer.kind_box.setCurrentIndex(explorer.kind_box.findData("http"))
     assert explorer.address.width() >= 250
     assert explorer.address.fontMetrics().horizontalAdvance("http://127.0.0.1:8765/mcp") < explorer.address.width()
-    for widget in (explorer.kind_box, explorer.connect_button, explorer.imported_box, explorer.import_button):
+    for widget in (explorer.kind_box, explorer.connect_button, explorer.import_button):
         assert explorer.rect().contains(widget.geometry()), widget
 
 

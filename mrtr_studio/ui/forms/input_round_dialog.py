@@ -101,6 +101,12 @@ class InputRoundDialog(QDialog):
         self._building = True
         self.keys = QListWidget(self)
         self.keys.setAccessibleName("Input requests of this round")
+        # Each row is "key" over "method (state)", wrapped to the list's width: a narrow list
+        # (a 1366x768 screen) shows the whole label without a horizontal scroll bar.
+        self.keys.setWordWrap(True)
+        self.keys.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.keys.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.keys.setResizeMode(QListWidget.ResizeMode.Adjust)
         self.stack = QStackedWidget(self)
         splitter = QSplitter(self)
         splitter.addWidget(self.keys)
@@ -189,7 +195,9 @@ class InputRoundDialog(QDialog):
             else:
                 state = str(self.answers[key].get("action", "answered"))
             item = self.keys.item(row)
-            item.setText(f"{'✓' if key in self.answers else '•'} {key} — {method} ({state})")
+            label = f"{'✓' if key in self.answers else '•'} {key} — {method} ({state})"
+            item.setText(f"{'✓' if key in self.answers else '•'} {key}\n    {method} ({state})")
+            item.setToolTip(label)
             item.setData(0x0100, state)
         done = len(self.answers)
         self.status.setText(f"{done} of {len(self.pages)} answered")
