@@ -32,10 +32,22 @@ async def attach_store(server: McpServer, value: str) -> Closer:
     if value == "memory":
         return server.replay_guard.close
     from ..engine.redis_store import RedisReplayStore
+    from ..engine.redis_tasks import RedisTaskStore
 
     store = RedisReplayStore.from_url(value, clock=server.codec.clock)
     server.replay_guard = store
+    closers = [store.close]
+    manager = getattr(server, "tasks", None)  # the tasks extension's manager, where the engine has it
+    if manager is not None and hasattr(manager, "store"):
+        tasks = RedisTaskStore.from_url(value)
+        manager.store = tasks
+        closers.append(tasks.close)
     if not await store.ping():
-        print(f"mrtr-studio serve: the store {store.description} does not answer yet; single-use completions "
+        print(f"mrtr-studio serve: the store {store.description} does not answer yet; requests that need it "
               "get a store_unavailable error until it does", file=sys.stderr, flush=True)
-    return store.close
+
+    async def close() -> None:
+        for closer in closers:
+            await closer()
+
+    return close

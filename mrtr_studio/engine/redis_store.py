@@ -59,7 +59,7 @@ def connect(url: str) -> "aioredis.Redis":
     pool = aioredis.BlockingConnectionPool.from_url(
         url, max_connections=MAX_CONNECTIONS, timeout=SOCKET_TIMEOUT, socket_connect_timeout=CONNECT_TIMEOUT,
         socket_timeout=SOCKET_TIMEOUT, retry=Retry(ConstantBackoff(0.05), 1), health_check_interval=0)
-    return aioredis.Redis(connection_pool=pool, auto_close_connection_pool=True)
+    return aioredis.Redis(connection_pool=pool)
 
 
 def redacted(url: str) -> str:
@@ -124,4 +124,4 @@ class RedisReplayStore:
             return False
 
     async def close(self) -> None:
-        await self.client.aclose()
+        await self.client.aclose(close_connection_pool=True)

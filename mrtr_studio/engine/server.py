@@ -122,6 +122,8 @@ class McpServer(LegacyRequests):
             body = await self._serve(message, session, notify)
         except McpError as exc:
             return jsonrpc.error_from(message["id"], exc)
+        except StoreUnavailable as problem:  # any shared state (tasks too): refused, never guessed
+            return jsonrpc.error_from(message["id"], store_unavailable_error(problem))
         except Exception:
             log.exception("unexpected engine failure on %s", message.get("method"))
             return jsonrpc.error(message["id"], INTERNAL_ERROR, "Internal error")
