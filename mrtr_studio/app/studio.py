@@ -467,13 +467,21 @@ class Studio:
     def open_trace(self, path: str | Path) -> None:
         """Replace the trace with a saved one, findings as they were recorded. A file that is not a
         readable trace raises ValueError (files.TraceFileError names the JSON path) and changes nothing."""
+        self._check_idle("opening a trace")
         self.store.load(*files.open_trace(path))  # findings as recorded: the linter skips loads
+
+    def _check_idle(self, doing: str) -> None:
+        """Replacing the trace under a running operation would pull its record from under it."""
+        if self.busy:
+            raise ValueError(f"stop the running operation before {doing}")
 
     async def open_trace_in_background(self, path: str | Path) -> None:
         """`open_trace` without holding up the event loop (the window stays responsive on a 100k-message
         trace): the file is read and checked in a worker thread, then loaded into the store here, on
         the loop's thread, where the views listen. Errors as for `open_trace`."""
+        self._check_idle("opening a trace")
         operations, messages = await asyncio.to_thread(files.open_trace, path)
+        self._check_idle("opening a trace")  # a run may have started while the file was read
         self.store.load(operations, messages)
 
     def _notice(self, level: Literal["info", "error"], text: str) -> None:
@@ -566,6 +574,9 @@ class Studio:
     def reopen_last_session(self, path: str | Path) -> int:
         """Load the last cleanly closed session's journal; a damage is reported and what came before it loaded."""
         previous = last_session_path(Path(path))
+        if self.busy:
+            self._error("stop the running operation before reopening the last session")
+            return 0
         if not previous.exists():
             return 0
         try:

@@ -3,7 +3,8 @@
 Every event is one line written at once (the OS has it even if the process is killed); when a
 round completes (a response, an error or an unreadable reply arrives, or an operation ends) the
 journal is also fsync'ed, so it survives a power cut too. `recover` replays the journal: the last
-line about an operation or message wins, and a torn last line (the crash cut it) is ignored.
+line about an operation or message wins, and a torn last line (the crash cut it) is ignored. When
+the trace is cleared or replaced (a file opened), the journal starts again: it holds one trace.
 
 A journal is only ever read, never trusted: each line is validated by file_format's models. A line
 that is not a record (damage: a bad disk, a hand edit, another program) ends the replay there, and
@@ -41,10 +42,21 @@ class Autosave:
         #: Why journaling stopped (a full disk, say), or None while it works; also told to `on_problem`.
         self.problem: str | None = None
         self._on_problem = on_problem
-        self._unsubscribe = store.subscribe(self._on_event)
+        self.store = store
+        self._unsubscribe = store.subscribe(self._on_event, bulk=True)
 
     def _on_event(self, event: StoreEvent) -> None:
         if self._file is None:
+            return
+        if event.kind == "loaded":  # a file opened: its records at once, buffered (it is on disk already)
+            try:  # a line at a time into the file's buffer: never the whole journal in memory at once
+                for op in self.store.operations:
+                    self._file.write(b'{"type":"operation","data":' + file_format.operation_json(op) + b"}\n")
+                for entry in self.store.messages:
+                    self._file.write(b'{"type":"message","data":' + file_format.message_json(entry) + b"}\n")
+                self._file.flush()
+            except OSError as exc:
+                self._stop(exc)
             return
         durable = False
         lines = []
@@ -54,9 +66,12 @@ class Autosave:
         if event.message is not None:
             lines.append(b'{"type":"message","data":' + file_format.message_json(event.message) + b"}\n")
             durable = event.message.kind in _ROUND_ENDS and event.message.direction == "server->client"
-        if event.kind == "cleared":
-            lines.append(b'{"type":"cleared"}\n')
         try:
+            if event.kind == "cleared":
+                # Replay forgets everything before a `cleared`, so the file can too: opening a trace
+                # ten times must not leave ten copies of it in the journal.
+                self._file.truncate(0)
+                lines.append(b'{"type":"cleared"}\n')
             self._file.write(b"".join(lines))
             if event.loaded:
                 return  # a file being opened: it is on disk already; the next live event flushes
@@ -64,10 +79,13 @@ class Autosave:
             if durable:
                 os.fsync(self._file.fileno())
         except OSError as exc:  # a full disk must not break the run being recorded
-            self.problem = f"The autosave stopped: cannot write {self.path}: {exc.strerror or exc}"
-            self._close_file()
-            if self._on_problem is not None:
-                self._on_problem(self.problem)
+            self._stop(exc)
+
+    def _stop(self, exc: OSError) -> None:
+        self.problem = f"The autosave stopped: cannot write {self.path}: {exc.strerror or exc}"
+        self._close_file()
+        if self._on_problem is not None:
+            self._on_problem(self.problem)
 
     def _close_file(self) -> None:
         handle, self._file = self._file, None

@@ -8,6 +8,7 @@ It wakes at a fraction of the deadline, so a deadline fires late by at most that
 """
 
 import asyncio
+from typing import Any
 
 
 class BodyDeadlines:
@@ -16,21 +17,21 @@ class BodyDeadlines:
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
         self.tick = min(1.0, seconds / 4)
-        self._reading: dict[asyncio.Task[object], float] = {}
-        self._expired: set[asyncio.Task[object]] = set()
+        self._reading: dict[asyncio.Task[Any], float] = {}
+        self._expired: set[asyncio.Task[Any]] = set()
         self._timer: asyncio.TimerHandle | None = None
 
-    def started(self, task: "asyncio.Task[object]") -> None:
+    def started(self, task: "asyncio.Task[Any]") -> None:
         loop = asyncio.get_running_loop()
         self._reading[task] = loop.time() + self.seconds
         if self._timer is None:
             self._timer = loop.call_later(self.tick, self._sweep)
 
-    def finished(self, task: "asyncio.Task[object]") -> None:
+    def finished(self, task: "asyncio.Task[Any]") -> None:
         self._reading.pop(task, None)
         self._expired.discard(task)
 
-    def expired(self, task: "asyncio.Task[object]") -> bool:
+    def expired(self, task: "asyncio.Task[Any]") -> bool:
         """True (once) when `task` was cancelled because its deadline passed."""
         if task in self._expired:
             self._expired.discard(task)

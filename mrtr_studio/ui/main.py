@@ -168,7 +168,8 @@ def run_gui(args: argparse.Namespace) -> int:
     window = MainWindow(studio, settings, interactive_answers=not auto, available=screen)
     if recovered:
         window.operations.model.mark_recovered(sorted(studio.recovered_ids))
-    for level, text in studio.autosave_notices:  # recovered work, a damaged journal set aside, ...
+    # Recovered work, a damaged journal set aside, ...: problems last, so the status line ends on them.
+    for level, text in sorted(studio.autosave_notices, key=lambda notice: notice[0] == "error"):
         (window.show_error if level == "error" else window.show_info)(text)
     window.show()
     if shots_dir:

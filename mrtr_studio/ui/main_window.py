@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QRect, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence, QShowEvent
-from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMainWindow, QStatusBar, QWidget
+from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMainWindow, QStatusBar, QToolBar, QWidget
 
 from ..app.operations import RunSettings
 from ..app.server_entries import EMBEDDED, ServerEntry
@@ -436,6 +436,8 @@ class MainWindow(QMainWindow):
 
     def _operation_picked(self, _operation_id: str) -> None:
         """An operation picked in the list: the diagram shows it (through the selection), the log only its messages."""
+        if self._teaching is not None and self._teaching.tabs.currentWidget() is not self.diagram:
+            self._teaching.show("flow")
         if not self.log.only_operation.isChecked():
             self.log.only_operation.setChecked(True)
 
@@ -469,7 +471,7 @@ class MainWindow(QMainWindow):
 
         view = FlowCompareView(self.studio.store, left_id, right_id, self)
         room = self.geometry()
-        view.resize(max(640, room.width() * 3 // 4), max(420, room.height() * 3 // 4))
+        view.resize(max(640, room.width() * 9 // 10), max(480, room.height() * 9 // 10))
         view.finished.connect(lambda _=0, v=view: self.compare_views.remove(v) if v in self.compare_views else None)
         self.compare_views.append(view)
         view.show()
@@ -520,6 +522,10 @@ class MainWindow(QMainWindow):
             self.show_inspector(self.inspector)
 
     def _on_store(self, event: StoreEvent) -> None:
+        if event.kind == "loaded" and self.studio.store.operations:  # a file or journal opened: its last flow
+            self._last_loaded = self.studio.store.operations[-1].id
+            QTimer.singleShot(0, self._show_last_loaded)
+            return
         if event.kind == "operation_added" and event.operation is not None:
             op = event.operation
             if not event.loaded and self.studio.busy and self.studio.current_operation_id == op.id:
@@ -654,6 +660,8 @@ class MainWindow(QMainWindow):
         if self.presentation.active:
             self.presentation.leave()
         self.fit_to_screen()
+        for bar in self.findChildren(QToolBar):
+            bar.show()
         self.workbench.inspectors.setCurrentIndex(0)
         self.workbench.bottom.setCurrentIndex(0)
         self.default_layout()

@@ -13,10 +13,8 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -25,6 +23,7 @@ from ..app.operations import OperationRow, OperationsIndex, format_duration
 from ..trace import StoreEvent, TraceStore
 from .selection import Selection
 from .store_bridge import StoreBridge
+from .tables import fixed_row_table
 from .theme import status_colours
 
 COLUMNS = ("started", "target", "era", "identity", "rounds", "outcome", "duration", "source")
@@ -38,10 +37,7 @@ class OperationsModel(QAbstractTableModel):
         super().__init__(parent)
         self.index_ = OperationsIndex()
         self._loading = False
-        for op in store.operations:
-            self.index_.apply(StoreEvent("operation_added", operation=op, loaded=True))
-        for entry in store.messages:
-            self.index_.apply(StoreEvent("message_added", message=entry, loaded=True))
+        self.index_.rebuild(store.operations, store.messages)
         self._bridge = StoreBridge(store, self)
         self._bridge.storeEvent.connect(self._on_event)
 
@@ -53,6 +49,9 @@ class OperationsModel(QAbstractTableModel):
                 QTimer.singleShot(0, self.flush)
             self._loading = True  # gather the adds that follow (a file opening), reset once
             self.endResetModel()
+            return
+        if event.kind == "loaded":
+            self.index_.rebuild(self._bridge.store.operations, self._bridge.store.messages)
             return
         if self._loading:
             self.index_.apply(event)
@@ -145,20 +144,9 @@ class OperationsView(QWidget):
         self.model = OperationsModel(store, self)
         self._syncing = False
         self._can_run = True
-        self.table = QTableView()
+        self.table = fixed_row_table(self.model, COLUMNS, _WIDTHS, 160,
+                                     QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setObjectName("operationsTable")
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
-        self.table.verticalHeader().setVisible(False)
-        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.table.verticalHeader().setDefaultSectionSize(22)
-        header = self.table.horizontalHeader()
-        for column, name in enumerate(COLUMNS):
-            header.resizeSection(column, _WIDTHS.get(name, 160))
-        header.setStretchLastSection(True)
         self.run_again = QPushButton("Run again")
         self.run_again.setToolTip("Repeat the selected operation with the same arguments and client settings")
         self.compare = QPushButton("Compare")

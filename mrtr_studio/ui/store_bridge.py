@@ -47,7 +47,7 @@ class _Slots:
 class StoreBridge(QObject):
     _queued = Signal(object)  # StoreEvent, from another thread
 
-    def __init__(self, store: TraceStore, parent: QObject | None = None) -> None:
+    def __init__(self, store: TraceStore, parent: QObject | None = None, *, bulk: bool = True) -> None:
         super().__init__(parent)
         self.store = store
         self.storeEvent = _Slots()
@@ -62,7 +62,7 @@ class StoreBridge(QObject):
             else:
                 queued.emit(event)
 
-        unsubscribe: Callable[[], None] = store.subscribe(deliver)
+        unsubscribe: Callable[[], None] = store.subscribe(deliver, bulk=bulk)
         self._unsubscribe = unsubscribe
         # Not a bound method: when Qt destroys the bridge, `self` must not be touched any more.
         self.destroyed.connect(lambda *_: unsubscribe())

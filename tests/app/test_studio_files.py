@@ -182,3 +182,42 @@ async def test_a_large_trace_opens_while_the_loop_keeps_running(tmp_path: Path) 
     with pytest.raises(ValueError, match="cannot read"):
         await studio.open_trace_in_background(tmp_path / "missing.mrtr.json")
     await studio.close()
+
+
+async def test_the_trace_is_not_replaced_under_a_running_operation(tmp_path: Path) -> None:
+    studio = Studio()
+    await studio.connect()
+    saved = studio.save_trace(tmp_path / "empty.mrtr.json")
+    task = studio.start("tools/call", "delete_file", {"path": "/tmp/a"}, step=True)
+    for _ in range(1000):  # held before its first send
+        if studio.pending is not None:
+            break
+        await asyncio.sleep(0.01)
+    assert studio.pending is not None
+    with pytest.raises(ValueError, match="stop the running operation before opening a trace"):
+        studio.open_trace(saved)
+    with pytest.raises(ValueError, match="stop the running operation"):
+        await studio.open_trace_in_background(saved)
+    assert studio.reopen_last_session(tmp_path / "autosave.mrtr.jsonl") == 0
+    assert "stop the running operation" in (studio.last_error or "")
+    studio.continue_()
+    result = await task
+    assert result is not None and result.drive.outcome == "complete"  # its record was never pulled away
+    studio.open_trace(saved)  # idle again: allowed
+    assert studio.store.operations == []
+    await studio.close()
+
+
+async def test_a_second_crash_keeps_both_crashes_work_once(tmp_path: Path) -> None:
+    journal = tmp_path / "autosave.mrtr.jsonl"
+    first = Studio()
+    first.start_autosave(journal)
+    await run_delete(first)  # then the process dies
+    second = Studio()
+    assert second.start_autosave(journal) == 1
+    await second.run("tools/call", "deploy_wizard", {})  # and dies again
+    third = Studio()
+    assert third.start_autosave(journal) == 2  # the first crash's operation once, the second's new one
+    assert [op.target for op in third.store.operations] == ["delete_file", "deploy_wizard"]
+    assert [m.seq for m in third.store.messages] == list(range(len(third.store.messages)))
+    await third.close()

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from mrtr_studio.trace import TraceStore, autosave, files
+from mrtr_studio.trace.synthetic import synthetic_trace
 
 from .flows import run, session
 
@@ -143,3 +144,20 @@ def test_a_full_disk_stops_the_journal_not_the_recording(tmp_path: Path) -> None
     assert len(store.messages) == 1  # recorded all the same
     assert problems and "The autosave stopped" in problems[0]
     journal.close()
+
+
+def test_the_journal_holds_one_trace_however_often_one_is_opened(tmp_path: Path) -> None:
+    trace = files.save(tmp_path / "t.mrtr.json", synthetic_trace(50))
+    store = TraceStore()
+    journal = autosave.Autosave(store, tmp_path / "j.jsonl")
+    files.load_into(store, trace)
+    assert journal._file is not None
+    journal._file.flush()
+    once = journal.path.stat().st_size
+    for _ in range(5):
+        files.load_into(store, trace)
+    journal.close()
+    assert journal.path.stat().st_size == once
+    recovery = autosave.recover(journal.path)
+    assert files.to_document(recovery.operations, recovery.messages) == files.to_document(store.operations,
+                                                                                          store.messages)

@@ -1,6 +1,7 @@
 """Hostile and damaged `.mrtr.json` files: a clear error naming the place, never a traceback from deep inside."""
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -159,3 +160,13 @@ def test_a_valid_document_in_an_unusual_layout_still_opens(tmp_path: Path) -> No
     del lines[4:6]
     path.write_text("\n".join(lines) + "\n")
     assert files.to_document(*files.open_trace(path)) == document
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_pipe_or_device_is_refused_without_waiting(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.mrtr.json"
+    os.mkfifo(fifo)  # opening it for reading would wait for a writer forever
+    with pytest.raises(ValueError, match="is not a regular file"):
+        files.open_trace(fifo)
+    with pytest.raises(ValueError, match="is not a regular file"):
+        files.open_trace(tmp_path)

@@ -122,12 +122,15 @@ def test_reset_layout_restores_the_default(sized: MainWindow) -> None:
     bench.setSizes([600, 100])
     bench.sections["client"].set_expanded(False)
     win.panel_actions["inspectors"].trigger()
+    toolbar = win.findChild(QWidget, "runToolbar")
+    assert toolbar is not None
+    toolbar.hide()
     bench.inspectors.setCurrentIndex(2)
     QApplication.processEvents()
     assert bench.inspectors.isHidden() and bench.top.sizes() != default_top
     win.reset_layout()
     QApplication.processEvents()
-    assert not bench.inspectors.isHidden() and bench.sections["client"].expanded
+    assert not bench.inspectors.isHidden() and bench.sections["client"].expanded and not toolbar.isHidden()
     assert bench.inspectors.currentIndex() == 0
     assert all(abs(a - b) <= 2 for a, b in zip(bench.top.sizes(), default_top, strict=True)), bench.top.sizes()
     assert all(abs(a - b) <= 2 for a, b in zip(bench.sizes(), default_main, strict=True)), bench.sizes()
@@ -178,10 +181,10 @@ def test_presentation_mode_hides_the_panels_and_escape_restores_them(sized: Main
     told: list[bool] = []
     win.diagram.set_presentation = told.append  # type: ignore[attr-defined]  # a view that can scale itself
     bench = win.workbench
-    sizes, font = bench.top.sizes(), QApplication.font().pointSizeF()
+    sizes, font, geometry = bench.top.sizes(), QApplication.font().pointSizeF(), win.geometry()
     win.presentation_action.trigger()
     QApplication.processEvents()
-    assert win.presentation.active and told == [True]
+    assert win.presentation.active and told == [True] and win.isFullScreen()
     assert all(panel.isHidden() for panel in bench.panels().values())
     assert QApplication.font().pointSizeF() > font
     assert bench.centre.width() >= win.width() - 10
@@ -203,7 +206,8 @@ def test_presentation_mode_hides_the_panels_and_escape_restores_them(sized: Main
     assert win.selection.message_seq == messages[1].seq
     qtbot.keyClick(win.teaching.tabs, Qt.Key.Key_Escape)
     QApplication.processEvents()
-    assert not win.presentation.active and told == [True, False]
+    assert not win.presentation.active and told == [True, False] and not win.isFullScreen()
+    assert win.geometry() == geometry
     assert not any(panel.isHidden() for panel in bench.panels().values())
     assert bench.top.sizes() == sizes and QApplication.font().pointSizeF() == font
     assert_no_overlap(win)

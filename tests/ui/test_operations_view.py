@@ -56,7 +56,9 @@ def test_picking_an_operation_shows_it_and_filters_the_log(window: MainWindow, a
     first = arun(run_tool(window, "delete_file", {"path": "/tmp/a.txt"})).operation.id
     arun(run_tool(window, "count_roots", {}))
     assert window.selection.operation_id != first
+    window.teaching.show("lab")
     click_row(window, qtbot, 0)
+    assert window.teaching.tabs.currentWidget() is window.diagram
     assert window.selection.operation_id == first
     assert window.diagram.operation_id == first
     log = window.log
@@ -109,6 +111,9 @@ def test_compare_marks_the_differing_message_and_field(window: MainWindow, arun:
     view.flows.setCurrentItem(view.flows.topLevelItem(0))
     fields = [view.fields.topLevelItem(i).text(0) for i in range(view.fields.topLevelItemCount())]
     assert "params.arguments.path" in fields
+    ids = window.operations.selected_ids()
+    assert [d.operation_id for d in view.diagrams] == ids  # the two flows drawn side by side
+    assert [s.message_seq for s in view.selections] == [view.pairs[0].left.seq, view.pairs[0].right.seq]
     view.close()
     # two runs of the same call mark nothing in the request
     click_row(window, qtbot, 0)

@@ -55,6 +55,8 @@ class TraceMessageModel(QAbstractTableModel):
                 QTimer.singleShot(0, self.flush)
             self._pending = []
             self._incoming = []
+        elif event.kind == "loaded":  # a file opened: everything at once, reset by the flush `cleared` set up
+            self._pending = list(self.store.messages)
         elif event.kind == "message_added" and event.message is not None:
             if self._pending is not None:
                 self._pending.append(event.message)
