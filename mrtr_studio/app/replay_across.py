@@ -85,7 +85,9 @@ async def _post(client: httpx.AsyncClient, url: str, message: dict[str, Any]) ->
     raise ValueError(f"{url} answered with HTTP {response.status_code} and no JSON-RPC response")
 
 
-def _attempt(url: str, served_by: str, reply: dict[str, Any]) -> Attempt:
+def _attempt(url: str, served_by: str, reply: dict[str, Any], urls: Sequence[str] = ()) -> Attempt:
+    if not served_by and len(urls) > 1:
+        served_by = f"node{list(urls).index(url)}"  # sent to that node directly
     if "result" in reply:
         content = reply["result"].get("content") or [{}]
         text = str(content[0].get("text", reply["result"].get("resultType")))
@@ -114,11 +116,11 @@ async def replay_across(urls: Sequence[str], store: str, replays: int | None = N
                 return report
             retry = _request(ids, state)
             reply, served_by = await _post(client, urls[0], retry)
-            report.first = _attempt(urls[0], served_by, reply)
+            report.first = _attempt(urls[0], served_by, reply, urls)
             for url in targets:
                 again = {**retry, "id": next(ids)}
                 reply, served_by = await _post(client, url, again)
-                report.replays.append(_attempt(url, served_by, reply))
+                report.replays.append(_attempt(url, served_by, reply, urls))
     except (httpx.HTTPError, ValueError) as exc:
         report.error = f"{type(exc).__name__}: {exc}"
     return report

@@ -63,6 +63,7 @@ class ReplaySide(QGroupBox):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setWordWrap(False)
+        self.table.verticalHeader().setVisible(False)
         box = QVBoxLayout(self)
         box.addWidget(self.verdict)
         box.addWidget(self.table, 1)
@@ -79,13 +80,16 @@ class ReplaySide(QGroupBox):
         rows += [(f"replay {n}", attempt) for n, attempt in enumerate(report.replays, 1)]
         self.table.setRowCount(len(rows))
         for row, (label, attempt) in enumerate(rows):
-            node = attempt.served_by or attempt.url
-            sign = "✔" if attempt.accepted else "✖"
-            for column, text in enumerate((label, node, f"{sign} {attempt.answer}")):
+            node = attempt.served_by.replace("node", "node ") or attempt.url
+            answer = f"✔ {attempt.answer}" if attempt.accepted else f"✖ {attempt.answer}"
+            if attempt.reason:  # the reason first: it is what a narrow column must still show
+                answer = f"✖ {attempt.reason} ({attempt.answer.split(' ', 1)[0]})"
+            for column, text in enumerate((label, node, answer)):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
                 self.table.setItem(row, column, item)
-        self.table.resizeColumnsToContents()
+        for column in (0, 1):  # the answer takes the rest, elided, whole in its tooltip
+            self.table.resizeColumnToContents(column)
 
     def rows(self) -> list[tuple[str, ...]]:
         return [tuple(self.table.item(r, c).text() for c in range(len(COLUMNS))) for r in range(self.table.rowCount())]
