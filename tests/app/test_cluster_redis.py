@@ -161,3 +161,32 @@ def test_redis_stops_when_the_process_that_started_it_is_killed(tmp_path) -> Non
         with contextlib.suppress(Exception):
             for pid in [tether, *map(int, children)]:
                 os.kill(pid, signal.SIGKILL)
+
+
+async def test_redis_dies_between_the_rounds_then_the_same_retry_completes_once_it_is_back(redis) -> None:  # type: ignore[no-untyped-def]
+    import itertools
+
+    import httpx
+
+    from mrtr_studio.app.replay_across import _post, _request
+
+    ids = itertools.count(1)
+    async with await start_cluster(3, shared_secret=True, store=redis.url) as cluster, \
+            httpx.AsyncClient(timeout=30) as client:
+        zero, one, two = cluster.urls
+        asked, _ = await _post(client, zero, _request(ids))  # round 1 with Redis up
+        retry = _request(ids, asked["result"]["requestState"])
+        port = redis.port
+        await redis.stop()
+        refused, _ = await _post(client, one, retry)  # the completion needs the store: refused, not accepted
+        restarted = await start_redis(port=port)
+        try:
+            done, _ = await _post(client, two, {**retry, "id": next(ids)})  # the same retry, after recovery
+            again, _ = await _post(client, zero, {**retry, "id": next(ids)})
+        finally:
+            await restarted.stop()
+    assert refused["error"]["code"] == -32603
+    assert refused["error"]["message"] == "Shared store unavailable"
+    assert refused["error"]["data"]["reason"] == "store_unavailable"
+    assert done["result"]["content"][0]["text"] == "File deleted"  # the refused attempt consumed nothing
+    assert again["error"]["data"]["reason"] == "replayed"
