@@ -63,7 +63,8 @@ class Service:
             except TimeoutError:
                 self.process.kill()
                 await self.process.wait()
-        self.folder.cleanup()
+        with contextlib.suppress(OSError):  # the tether has usually removed it already
+            self.folder.cleanup()
 
     def terminate(self) -> None:
         """SIGTERM without waiting (the studio is quitting); the tether stops the program."""
@@ -75,7 +76,7 @@ class Service:
 async def _tethered(name: str, args: list[str], folder: tempfile.TemporaryDirectory[str], host: str, port: int,
                     ready_timeout: float) -> Service:
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "mrtr_studio.app.tether", *args, stdin=asyncio.subprocess.PIPE,
+        sys.executable, "-m", "mrtr_studio.app.tether", "--remove", folder.name, *args, stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL, cwd=folder.name)
     service = Service(name, host, port, process, folder)
     loop = asyncio.get_running_loop()

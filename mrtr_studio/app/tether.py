@@ -1,17 +1,19 @@
-"""`python -m mrtr_studio.app.tether COMMAND ARGS...`: run a program that must not outlive its parent.
+"""`python -m mrtr_studio.app.tether [--remove FOLDER] COMMAND ARGS...`: a program that dies with its parent.
 
 redis-server and haproxy cannot watch a pipe the way `serve` does (EXIT_WITH_STDIN_ENV), so this
 small stdlib-only wrapper does it for them: it starts COMMAND, watches its own stdin (a pipe the
 parent holds and never writes), and when that pipe closes, because the parent exited however it
-exited, or on SIGTERM/SIGINT, it terminates COMMAND (SIGKILL after a grace period) and exits. On
-Linux COMMAND is also given PR_SET_PDEATHSIG, so it dies even if this wrapper is killed outright:
-the wrapper is single-threaded, which is what makes that signal reliable here.
+exited, or on SIGTERM/SIGINT, it terminates COMMAND (SIGKILL after a grace period), removes FOLDER
+(the program's temporary files) and exits. On Linux COMMAND is also given PR_SET_PDEATHSIG, so it
+dies even if this wrapper is killed outright: the wrapper is single-threaded, which is what makes
+that signal reliable here.
 """
 
 import contextlib
 import ctypes
 import os
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
@@ -26,9 +28,20 @@ def _die_with_wrapper() -> None:  # runs in the child between fork and exec: no 
 
 
 def main(argv: list[str]) -> int:
+    folder = None
+    if argv[:1] == ["--remove"] and len(argv) > 1:
+        folder, argv = argv[1], argv[2:]
     if not argv:
-        print("usage: python -m mrtr_studio.app.tether COMMAND ARGS...", file=sys.stderr)
+        print("usage: python -m mrtr_studio.app.tether [--remove FOLDER] COMMAND ARGS...", file=sys.stderr)
         return 2
+    try:
+        return _run(argv)
+    finally:
+        if folder:  # the program's temporary files go with it, however the parent ended
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _run(argv: list[str]) -> int:
     preexec = _die_with_wrapper if sys.platform.startswith("linux") else None
     try:
         child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, preexec_fn=preexec)

@@ -117,7 +117,7 @@ from mrtr_studio.app.cluster_services import start_redis
 
 async def main():
     service = await start_redis()
-    print(service.process.pid, service.port, flush=True)
+    print(service.process.pid, service.port, service.folder.name, flush=True)
     await asyncio.sleep(120)  # killed long before this ends
 
 asyncio.run(main())
@@ -141,7 +141,9 @@ def test_redis_stops_when_the_process_that_started_it_is_killed(tmp_path) -> Non
     parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
     try:
         line = parent.stdout.readline() if parent.stdout else ""
-        tether, port = (int(word) for word in line.split())
+        words = line.split()
+        tether, port, folder = int(words[0]), int(words[1]), Path(words[2])
+        assert folder.is_dir()
         children = Path(f"/proc/{tether}/task/{tether}/children").read_text().split()
         assert len(children) == 1  # the redis-server the tether runs
         with socket.create_connection(("127.0.0.1", port), timeout=5):
@@ -155,6 +157,11 @@ def test_redis_stops_when_the_process_that_started_it_is_killed(tmp_path) -> Non
             break
         with pytest.raises(OSError):
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        for _ in range(100):  # the tether removes the folder once redis-server has exited
+            if not folder.exists():
+                break
+            time.sleep(0.1)
+        assert not folder.exists()
     finally:
         parent.kill()
         parent.wait(10)

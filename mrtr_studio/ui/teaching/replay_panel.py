@@ -101,10 +101,11 @@ class ReplayPanel(QWidget):
         self.lab = ReplayLab()
         self.task: asyncio.Task[Any] | None = None
         self.outcome: LabOutcome | None = None
-        self.run_button = QPushButton("▶ Replay a completed delete_file on every node")
+        self.run_button = QPushButton("▶ Replay delete_file on every node")
         self.run_button.clicked.connect(self.run)
-        self.balancer = QCheckBox("Through HAProxy (one URL, round-robin)")
-        self.balancer.setToolTip("Each cluster behind a real HAProxy on a loopback port; the client sends every "
+        self.balancer = QCheckBox("Through HAProxy")
+        self.balancer.setToolTip("Round-robin behind one URL: each cluster behind a real HAProxy on a loopback "
+                                 "port; the client sends every "
                                  "request to its one URL and HAProxy picks the node (shown in X-Served-By).")
         row = QHBoxLayout()
         row.addWidget(self.run_button)
@@ -117,8 +118,10 @@ class ReplayPanel(QWidget):
         self.status = QLabel("Two clusters of three nodes with one secret: each node's own memory, then one "
                              "shared Redis (serve --store redis://…). Started for the comparison, stopped after it.")
         self.status.setWordWrap(True)
-        self.memory = ReplaySide("Per-node memory (serve --store memory)")
-        self.shared = ReplaySide("Shared store (serve --store redis://…)")
+        self.memory = ReplaySide("Per-node memory")
+        self.memory.setToolTip("serve --store memory on each node (the default)")
+        self.shared = ReplaySide("Shared Redis store")
+        self.shared.setToolTip("serve --store redis://127.0.0.1:PORT/0 on every node, one redis-server")
         sides = QSplitter(Qt.Orientation.Horizontal)
         sides.addWidget(self.memory)
         sides.addWidget(self.shared)
