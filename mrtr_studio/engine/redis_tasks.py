@@ -162,16 +162,24 @@ class RedisTaskStore:
             raise StoreUnavailable(_UNAVAILABLE) from exc
 
     async def wait_for_change(self, task_id: str, seen_version: int, timeout: float) -> TaskRecord | None:
+        """Polls; an outage after the first read is waited through (the runner sees "no change yet" and
+        waits again) rather than ending the node's runner, which would lose the task's result."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + max(timeout, 0)
         pause = POLL_FIRST
+        last = await self.get(task_id)  # an outage here raises: there is nothing to report yet
         while True:
-            record = await self.get(task_id)
+            if last is None or last.version != seen_version:
+                return last
             left = deadline - loop.time()
-            if record is None or record.version != seen_version or left <= 0:
-                return record
+            if left <= 0:
+                return last
             await asyncio.sleep(min(pause, left))
             pause = min(pause * 2, POLL_MAX)
+            try:
+                last = await self.get(task_id)
+            except StoreUnavailable:
+                pause = POLL_MAX  # Redis is away: keep the last record seen and try again later
 
     async def close(self) -> None:
         await self.client.aclose(close_connection_pool=True)

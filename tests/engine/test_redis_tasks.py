@@ -155,3 +155,27 @@ async def test_redis_down_raises_store_unavailable_then_recovers(redis) -> None:
             await again.stop()
     finally:
         await store.close()
+
+
+async def test_a_waiting_runner_waits_through_an_outage_and_hears_the_answer_after_it(redis) -> None:  # type: ignore[no-untyped-def]
+    runner_node = RedisTaskStore.from_url(redis.url)
+    answering_node = RedisTaskStore.from_url(redis.url)
+    try:
+        await runner_node.create(record("a", at=0, ttl_ms=None))
+        waiter = asyncio.ensure_future(runner_node.wait_for_change("a", 0, 60))
+        await asyncio.sleep(0.1)
+        port = redis.port
+        await redis.stop()  # the data goes with it: a Redis without persistence restarts empty
+        await asyncio.sleep(1.5)
+        assert not waiter.done()  # still waiting, not failed
+        again = await start_redis(port=port)
+        try:
+            await answering_node.create(record("a", at=0, ttl_ms=None))
+            await answering_node.update("a", lambda r: r.input_responses.update({"k": {"action": "accept"}}))
+            changed = await asyncio.wait_for(waiter, 30)
+        finally:
+            await again.stop()
+        assert changed is not None and changed.input_responses == {"k": {"action": "accept"}}
+    finally:
+        await runner_node.close()
+        await answering_node.close()
