@@ -28,6 +28,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="map bearer TOKEN to principal NAME (repeatable)")
     serve.add_argument("--explain-rejections", action="store_true",
                        help="name the failed check in error.data.reason")
+    serve.add_argument("--store", default="memory", metavar="memory|redis://HOST:PORT/DB",
+                       help="where what nodes must share lives (consumed single-use states): this process's "
+                            "memory (default), or a Redis database every node names")
     add_limit_flags(serve)
 
     call = commands.add_parser("call", help="run one operation headless, every round")

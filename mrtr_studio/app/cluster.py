@@ -35,6 +35,8 @@ class Node:
 class Cluster:
     nodes: list[Node] = field(default_factory=list)
     secret: str | None = None
+    #: The nodes' `serve --store`: "memory" (each node its own) or the Redis URL they share.
+    store: str = "memory"
 
     @property
     def urls(self) -> list[str]:
@@ -59,8 +61,13 @@ class Cluster:
 
 
 async def start_cluster(size: int = 3, shared_secret: bool = True, host: str = "127.0.0.1",
-                        startup_timeout: float = 30.0) -> Cluster:
-    """Start `size` engine processes on free loopback ports; shared or random per-instance secrets."""
+                        startup_timeout: float = 30.0, store: str = "memory",
+                        balancer_port: int | None = None) -> Cluster:
+    """Start `size` engine processes on free loopback ports; shared or random per-instance secrets.
+
+    `store` is each node's `serve --store` (memory, or one Redis URL for all); `balancer_port` is a
+    load balancer's loopback port whose Host header the nodes must accept.
+    """
     from .serve import EXIT_WITH_STDIN_ENV  # here: the server stack is only imported when a cluster starts
 
     if size < 1:
@@ -70,13 +77,16 @@ async def start_cluster(size: int = 3, shared_secret: bool = True, host: str = "
     #: Each node watches the pipe on its stdin (never written): it closes when this process dies,
     #: however it dies, and the node stops instead of outliving the studio.
     env[EXIT_WITH_STDIN_ENV] = "1"
-    cluster = Cluster(secret=secret)
+    cluster = Cluster(secret=secret, store=store)
     try:
         for index in range(size):
             args = [sys.executable, "-m", "mrtr_studio", "serve", "--host", host, "--port", "0",
                     "--explain-rejections"]
             if secret:
                 args.append(f"--secret={secret}")  # a token may start with "-"
+            args.append(f"--store={store}")
+            if balancer_port is not None:
+                args += ["--allow-host", f"{host}:{balancer_port}"]
             process = await asyncio.create_subprocess_exec(
                 *args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
                 env=env)

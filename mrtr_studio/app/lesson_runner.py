@@ -1,5 +1,7 @@
 """Runs a lesson on a fresh embedded engine and ties every wire message to its explanation and code lines."""
 
+import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -8,6 +10,7 @@ from ..client.driver import Message, Respond
 from ..client.session import ClientSession
 from ..client.settings import ClientSettings
 from ..engine import McpServer, MrtrOptions, ServerOptions
+from ..engine.shared_store import MemoryReplayStore
 from ..scenarios import build_demo_server
 from ..trace import Operation, TraceMessage, TraceStore
 from ..transport.memory import MemoryTransport
@@ -70,17 +73,40 @@ def find_handler(server: McpServer, method: str, target: str) -> tuple[Any, Call
     return entry.handler, swap
 
 
+class LessonCluster:
+    """The engines a lesson's runs name (`LessonRun.node`): one secret for all, one replay store for those sharing."""
+
+    def __init__(self) -> None:
+        self.secret = secrets.token_urlsafe(24)
+        self.store = MemoryReplayStore(clock=time.time)
+        self.nodes: dict[str, McpServer] = {}
+        #: The requestState the last completed run's retry carried (what a "replay" sends again).
+        self.completed_state: str | None = None
+
+    def server_for(self, run: LessonRun) -> McpServer:
+        if run.node is None:
+            return lesson_server()
+        if run.node not in self.nodes:
+            node = build_demo_server(ServerOptions(mrtr=MrtrOptions(secret=self.secret, explain_rejections=True)),
+                                     name=f"mrtr-studio-lessons ({run.node})")
+            if run.shared_store:
+                node.replay_guard = self.store
+            self.nodes[run.node] = node
+        return self.nodes[run.node]
+
+
 async def run_lesson(lesson: Lesson, respond: Respond = auto_respond, store: TraceStore | None = None,
                      server: McpServer | None = None) -> LessonReport:
     report = LessonReport(lesson)
     store = store if store is not None else TraceStore()
+    cluster = LessonCluster()
     for run in lesson.runs:
-        report.runs.append(await _run_one(lesson, run, respond, store, server or lesson_server()))
+        report.runs.append(await _run_one(lesson, run, respond, store, server or cluster.server_for(run), cluster))
     return report
 
 
 async def _run_one(lesson: Lesson, run: LessonRun, respond: Respond, store: TraceStore,
-                   server: McpServer) -> RunReport:
+                   server: McpServer, cluster: LessonCluster) -> RunReport:
     handler, swap = find_handler(server, run.method, run.target)
     recorder = LineRecorder()
     swap(recorder.wrap(handler))
@@ -88,9 +114,16 @@ async def _run_one(lesson: Lesson, run: LessonRun, respond: Respond, store: Trac
     settings = ClientSettings(era=run.era, capabilities=run.capabilities, user=run.identity)
     session = ClientSession(transport, settings, respond, store, server_label="embedded")
 
+    sent: list[str] = []
+
     async def before_send(message: Message, round_number: int) -> Message:
-        if round_number == 2 and run.before_retry:
+        if round_number == 2 and run.before_retry == "replay" and cluster.completed_state is not None:
+            message = {**message, "params": {**message.get("params", {}), "requestState": cluster.completed_state}}
+        elif round_number == 2 and run.before_retry:
             _apply(run.before_retry, server, transport)
+        state = (message.get("params") or {}).get("requestState")
+        if isinstance(state, str):
+            sent.append(state)
         return message
 
     try:
@@ -98,6 +131,8 @@ async def _run_one(lesson: Lesson, run: LessonRun, respond: Respond, store: Trac
     finally:
         swap(handler)
         await session.close()
+    if result.drive.outcome == "complete" and sent:
+        cluster.completed_state = sent[-1]
     messages = store.messages_of(result.operation.id)
     steps = {m.seq: run.steps[step_key(m.round, m.kind)] for m in messages if step_key(m.round, m.kind) in run.steps}
     source, first = handler_source(handler)

@@ -28,8 +28,13 @@ class LessonRun:
     era: EraChoice = "modern"
     capabilities: frozenset[str] = ALL_CAPABILITIES
     identity: str = ""
-    #: Done to the first retry: "expire" (the clock passes the state's lifetime) or "identity:NAME".
+    #: Done to the first retry: "expire" (the clock passes the state's lifetime), "identity:NAME", or "replay"
+    #: (send the requestState the previous run completed with instead of this run's own).
     before_retry: str | None = None
+    #: Runs naming a node run on that engine of the lesson's small cluster (one secret for all); none: a fresh
+    #: engine. `shared_store`: the node's replay guard is the store the lesson's other sharing nodes use.
+    node: str | None = None
+    shared_store: bool = False
     #: "complete" or the JSON-RPC error code the run must end with.
     expect: str | int = "complete"
     #: Explanation per message, keyed "r<round>.<kind>".
@@ -198,6 +203,48 @@ LESSONS: tuple[Lesson, ...] = (
                "r2.request": _RETRY,
                "r2.complete": _s("The contents, with `ttlMs` and `cacheScope: private` (they are per-user).",
                                  "supported-requests")}))),
+)
+
+SEED_LOAD_BALANCER = "set the same secret on every node when the server runs behind a load balancer"
+SPEC_SINGLE_USE = ("servers for which a given requestState must be consumed at most once MUST enforce that "
+                   "invariant server-side")
+
+LESSONS += (
+    Lesson("scaling-out", "Scaling out",
+           f"MRTR keeps no session, so any node can serve any round: \"{SEED_LOAD_BALANCER}\". But a signed "
+           f"state can be replayed, and the spec says \"{SPEC_SINGLE_USE}\". `delete_file` is single-use; "
+           "watch what per-node memory does with a replay, and what a shared store does. (The Cluster tab "
+           "runs it with real `serve` processes, a real Redis and a real HAProxy.)",
+           (LessonRun("tools/call", "delete_file", {"path": "/tmp/report.txt"}, node="node 1", shared_store=True,
+                      steps={
+               "r1.request": _s("Node 1 of three engines sharing one secret (and, for nodes 1 and 3, one replay "
+                                "store) gets the call.", "server-requirements-basic-workflow"),
+               "r1.input_required": _s("The state is signed with the cluster's secret: every node can verify it, "
+                                       "which is the load-balancer advice.", "server-requirements-basic-workflow"),
+               "r2.request": _RETRY,
+               "r2.complete": _s("Completed: the file is deleted, and node 1 records the state's nonce as consumed "
+                                 "until the state expires.", "security-considerations")}),
+            LessonRun("tools/call", "delete_file", {"path": "/tmp/report.txt"}, node="node 2",
+                      before_retry="replay", steps={
+               "r1.request": _s("An attacker (or a retrying proxy) sends the same call to node 2, which keeps its "
+                                "consumed nonces in its own memory.", "security-considerations"),
+               "r1.input_required": _s("Node 2 asks as usual.", "server-requirements-basic-workflow"),
+               "r2.request": _s("The retry carries the state that already completed on node 1, with its answer.",
+                                "security-considerations"),
+               "r2.complete": _s("Accepted: \"File deleted\" a second time. The state verifies (same secret) and "
+                                 "node 2 never saw its nonce: per-node memory does not keep a single-use state "
+                                 "single-use in a cluster.", "security-considerations")}),
+            LessonRun("tools/call", "delete_file", {"path": "/tmp/report.txt"}, node="node 3", shared_store=True,
+                      before_retry="replay", expect=-32602, steps={
+               "r1.request": _s("The same replay to node 3, which shares node 1's store (`serve --store "
+                                "redis://HOST:PORT/DB` on every node).", "security-considerations"),
+               "r1.input_required": _s("Node 3 asks as usual.", "server-requirements-basic-workflow"),
+               "r2.request": _s("The consumed state again.", "security-considerations"),
+               "r2.error": _s("-32602 Invalid requestState, reason `replayed`: the shared store already holds the "
+                              "nonce (Redis: one atomic `SET NX EX`), so every node refuses it. If the store "
+                              "cannot be reached the node answers -32603 `store_unavailable`: never a silent "
+                              "accept.", "security-considerations")})),
+    ),
 )
 
 LESSONS_BY_ID = {lesson.id: lesson for lesson in LESSONS}

@@ -24,6 +24,7 @@ from ..scenarios.demo import build_demo_server
 from ..transport.http_host import bind, create_app, make_server, wait_started
 from ..transport.http_server import HttpServerConfig
 from .serve_flags import limits_of
+from .serve_store import attach_store, check_store_flag
 from .state_flags import secrets_from
 
 #: Benchmarks only: `0` turns TCP_NODELAY off to measure what Nagle costs on loopback.
@@ -49,6 +50,10 @@ def run_serve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"mrtr-studio serve: {exc}", file=sys.stderr)
         return 2
+    problem = check_store_flag(args.store)
+    if problem:
+        print(f"mrtr-studio serve: {problem}", file=sys.stderr)
+        return 2
     options = ServerOptions(mrtr=MrtrOptions(secret=secrets_from(args), state_ttl=args.state_ttl,
                                              explain_rejections=args.explain_rejections))
     server = build_demo_server(options)
@@ -64,6 +69,13 @@ def run_serve(args: argparse.Namespace) -> int:
     uv = make_server(create_app(server, config), nodelay=nodelay, limits=config)
 
     async def main() -> int:
+        close_store = await attach_store(server, args.store)
+        try:
+            return await serving()
+        finally:
+            await close_store()
+
+    async def serving() -> int:
         loop = asyncio.get_running_loop()
         task = asyncio.create_task(uv.serve(sockets=[sock]))
         for signum in (signal.SIGINT, signal.SIGTERM):

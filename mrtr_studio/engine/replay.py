@@ -2,7 +2,8 @@
 
 MRTR bounds replay with expiry and bindings but cannot by itself make a state single-use; the spec
 says servers that need that must enforce it server-side. This guard remembers the nonces of states
-that completed an operation until they expire. It is per instance: a cluster needs a shared store.
+that completed an operation until they expire. It is per instance: a cluster needs a shared store
+(`shared_store.ReplayStore`, `redis_store.RedisReplayStore`).
 """
 
 import time
@@ -31,6 +32,11 @@ class ReplayGuard:
         self._in_flight.discard(nonce)
         if consumed:
             self._used[nonce] = expires
+
+    def remembered(self) -> int:
+        """Nonces held now (completed and unexpired, or running): what bounds this guard's memory."""
+        self._forget_expired()
+        return len(self._used) + len(self._in_flight)
 
     def _forget_expired(self) -> None:
         """Drop expired nonces from the oldest end: amortized O(1) per claim, not a scan of all of them.

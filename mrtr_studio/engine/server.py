@@ -33,9 +33,9 @@ from .logging_level import set_level
 from .mrtr import Call, input_required_result, invalid_state, make_request, run_handler, verify_state
 from .options import ServerOptions
 from .registry import Handler, PromptEntry, Registry, ResourceEntry, ToolEntry
-from .replay import ReplayGuard
 from .results import complete_result, scoped_notify
 from .session import Outbound, Session
+from .shared_store import MemoryReplayStore, ReplayStore, StoreUnavailable, store_unavailable_error
 from .state_token import StateCodec
 from .values import check_params
 
@@ -57,7 +57,8 @@ class McpServer(LegacyRequests):
         self.registry = Registry()
         self.codec = StateCodec.from_secrets(self.options.mrtr.secret, ttl=self.options.mrtr.state_ttl)
         self.sessions: dict[str, Session] = {}
-        self.replay_guard = ReplayGuard(clock=lambda: self.codec.clock())
+        #: Consumed single-use nonces; replace it with a shared store (redis_store) when running as a cluster.
+        self.replay_guard: ReplayStore = MemoryReplayStore(clock=lambda: self.codec.clock())
         self.completers: dict[CompletionKey, Completer] = {}
         self.listeners = ListenStreams()
 
@@ -152,6 +153,8 @@ class McpServer(LegacyRequests):
             body = await self._serve(message, session, notify)
         except McpError as exc:
             return jsonrpc.error_from(message["id"], exc)
+        except StoreUnavailable as problem:  # any shared state (tasks too): refused, never guessed
+            return jsonrpc.error_from(message["id"], store_unavailable_error(problem))
         except Exception:
             log.exception("unexpected engine failure on %s", message.get("method"))
             return jsonrpc.error(message["id"], INTERNAL_ERROR, "Internal error")
@@ -300,8 +303,8 @@ class McpServer(LegacyRequests):
             request.params.arguments = {**variables, **arguments}
         response = Response(notify=scoped_notify(notify, params, era is Era.MODERN, session.log_level))
         guarded = entry.single_use and verified.nonce is not None
-        if guarded and not self.replay_guard.claim(str(verified.nonce)):
-            raise invalid_state("replayed", "this state already completed the operation once", explain)
+        if guarded:
+            await self._claim(str(verified.nonce), float(verified.expires or 0), explain)
         completed = False
         try:
             await run_handler(entry.handler, session, request, response)
@@ -311,7 +314,16 @@ class McpServer(LegacyRequests):
             return complete_result(method, response, modern=era is Era.MODERN)
         finally:
             if guarded:
-                self.replay_guard.settle(str(verified.nonce), float(verified.expires or 0), completed)
+                await self.replay_guard.settle(str(verified.nonce), float(verified.expires or 0), completed)
+
+    async def _claim(self, nonce: str, expires: float, explain: bool) -> None:
+        """Reserve a single-use state for this run; a store that cannot answer refuses, never accepts."""
+        try:
+            claimed = await self.replay_guard.claim(nonce, expires)
+        except StoreUnavailable as problem:
+            raise store_unavailable_error(problem) from problem
+        if not claimed:
+            raise invalid_state("replayed", "this state already completed the operation once", explain)
 
     def _target(self, method: str, params: dict[str, Any],
                 era: Era) -> tuple[Entry, str, dict[str, Any], dict[str, str]]:

@@ -66,3 +66,18 @@ async def test_async_handlers_are_traced_across_awaits() -> None:
     source, start = handler_source(wrapped)
     ran = [source[n - start].strip() for n in recorder.lines_for_round(3)]
     assert ran == ["first = 1", "await asyncio.sleep(0)", "second = first + 1", "return second"]
+
+
+async def test_scaling_out_replays_the_completed_state_accepted_by_memory_refused_by_the_shared_store() -> None:
+    from mrtr_studio.app.lessons import SEED_LOAD_BALANCER, SPEC_SINGLE_USE
+
+    lesson = LESSONS_BY_ID["scaling-out"]
+    assert SEED_LOAD_BALANCER in lesson.intro and SPEC_SINGLE_USE in lesson.intro
+    report = await run_lesson(lesson)
+    retries = [next(m for m in r.messages if m.round == 2 and m.direction == "client->server") for r in report.runs]
+    states = [m.message["params"]["requestState"] for m in retries]
+    assert states[1] == states[0] == states[2]  # the very state that completed on node 1
+    answers = [next(m for m in r.messages if m.round == 2 and m.direction == "server->client") for r in report.runs]
+    assert answers[0].message["result"]["content"][0]["text"] == "File deleted"
+    assert answers[1].message["result"]["content"][0]["text"] == "File deleted"  # per-node memory: twice
+    assert answers[2].message["error"]["data"]["reason"] == "replayed"  # the shared store refuses

@@ -101,3 +101,53 @@ def test_closing_the_view_stops_the_processes(qtbot, loop, view) -> None:
     assert view.cluster is None
     run_until(loop, lambda: all(p.returncode is not None for p in processes), timeout=15, what="nodes exited")
     assert not any(alive(p.pid) for p in processes)
+
+
+def replay_and_wait(qtbot, loop, view: ClusterView, what: str) -> None:  # type: ignore[no-untyped-def]
+    panel = view.replay
+    qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
+    assert panel.busy, f"{what} did not start a task"
+    run_until(loop, lambda: not panel.busy, timeout=120, what=what)
+    assert panel.task is not None and panel.task.exception() is None, panel.status.text()
+
+
+def test_replay_side_by_side_memory_accepts_twice_the_shared_store_refuses_everywhere(qtbot, loop, view) -> None:
+    import shutil
+
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed (Debian: apt-get install redis-server)")
+    view.pages.setCurrentWidget(view.replay)
+    replay_and_wait(qtbot, loop, view, "replay node by node")
+    memory, shared = view.replay.memory.rows(), view.replay.shared.rows()
+    assert [answer for _, _, answer in memory] == ["✔ File deleted"] * 3  # completed, then on nodes 1 and 2
+    assert shared[0][2] == "✔ File deleted"
+    assert [answer for _, _, answer in shared[1:]] == ["✖ replayed (-32602)"] * 2
+    assert [node for _, node, _ in shared] == ["node 0", "node 1", "node 2"]  # the replays went to the others
+    assert "deleted 3 times" in view.replay.memory.verdict.text()
+    assert "deleted once; 2 replay(s) refused" in view.replay.shared.verdict.text()
+    assert view.replay.lab.processes == []  # everything it started has stopped
+
+
+def test_replay_through_haproxy_names_the_node_haproxy_chose(qtbot, loop, view) -> None:
+    import shutil
+
+    if shutil.which("redis-server") is None or shutil.which("haproxy") is None:
+        pytest.skip("redis-server and haproxy are needed (Debian: apt-get install redis-server haproxy)")
+    view.replay.balancer.setChecked(True)
+    replay_and_wait(qtbot, loop, view, "replay through HAProxy")
+    shared = view.replay.shared.rows()
+    assert [node for _, node, _ in shared] == ["node 1", "node 2", "node 0", "node 1"]
+    assert [answer for _, _, answer in shared[1:]] == ["✖ replayed (-32602)"] * 3
+    assert view.replay.lab.processes == []
+
+
+def test_a_missing_program_names_its_package(qtbot, loop, view, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import mrtr_studio.app.cluster_services as services
+
+    real_which = services.shutil.which
+    monkeypatch.setattr(services.shutil, "which", lambda name: None if name == "redis-server" else real_which(name))
+    replay_and_wait(qtbot, loop, view, "replay without redis-server")
+    assert "redis-server: not installed" in view.replay.available.text()
+    assert "apt-get install redis-server" in view.replay.available.text()
+    assert "apt-get install redis-server" in view.replay.shared.verdict.text()
+    assert [answer for _, _, answer in view.replay.memory.rows()] == ["✔ File deleted"] * 3  # the rest still ran

@@ -6,7 +6,8 @@ answered which round. A click on an arrow selects that message in the window (th
 shared secret the second node verifies the first node's state and the flow completes; with random
 per-instance secrets it cannot, and round two is rejected. Starting, running and stopping are tasks
 on the qasync loop, so the window never waits for a process; closing the view or quitting the app
-terminates the processes.
+terminates the processes. The second page replays a completed single-use state across nodes, with
+per-node memory and with a shared Redis (replay_panel).
 """
 
 import asyncio
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -44,6 +46,7 @@ from ..diagram import SequenceDiagramView
 from ..diagram.zoom import forward_zoom_keys
 from ..selection import Selection
 from .common import symbol
+from .replay_panel import ReplayPanel
 
 #: Clusters not stopped yet: terminated at interpreter exit, however the app ends (qasync's loop.stop()
 #: emits aboutToQuit on every run_until_complete, so that signal cannot mean "the app quits").
@@ -140,7 +143,12 @@ class ClusterView(QWidget):
         box.addLayout(run_row)
         box.addWidget(self.status)
         box.addWidget(self.verdict)
-        box.addWidget(split, 1)
+        #: Replay across nodes: per-node memory against a shared Redis store, side by side.
+        self.replay = ReplayPanel()
+        self.pages = QTabWidget()
+        self.pages.addTab(split, "Flow across nodes")
+        self.pages.addTab(self.replay, "Replay: memory vs shared store")
+        box.addWidget(self.pages, 1)
 
     # --- tasks -------------------------------------------------------------------------------
 
@@ -276,6 +284,7 @@ class ClusterView(QWidget):
         """Terminate every node now, without waiting (the app is quitting or the view is closing)."""
         cluster, self.cluster = self.cluster, None
         self._timer.stop()
+        self.replay.shutdown()
         if cluster is not None:
             terminate(cluster)
             self._show_nodes(cluster)

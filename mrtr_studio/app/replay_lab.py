@@ -1,0 +1,86 @@
+"""The cluster's replay comparison: the same replay against per-node memory and against a shared Redis.
+
+Starts what it needs for one comparison and stops it at the end (or at once, from `terminate`, when
+the studio closes the view): two 3-node `serve` clusters sharing a secret, one with each node's own
+memory, one with `--store` naming a throw-away redis-server, optionally each behind a real HAProxy.
+Where redis-server or haproxy is missing, that part is skipped with the package to install; the
+rest still runs.
+"""
+
+import contextlib
+from dataclasses import dataclass, field
+
+from .cluster import Cluster, start_cluster
+from .cluster_services import Service, free_port, install_hint, missing_programs, start_haproxy, start_redis
+from .replay_across import ReplayReport, replay_across
+
+
+@dataclass
+class LabOutcome:
+    memory: ReplayReport | None = None
+    shared: ReplayReport | None = None
+    #: What was skipped and why, with the package to install.
+    notes: list[str] = field(default_factory=list)
+
+
+class ReplayLab:
+    """One comparison at a time; every process it starts is stopped when it ends or is terminated."""
+
+    def __init__(self) -> None:
+        self.clusters: list[Cluster] = []
+        self.services: list[Service] = []
+
+    async def compare(self, size: int = 3, through_balancer: bool = False) -> LabOutcome:
+        outcome = LabOutcome()
+        missing = missing_programs()
+        balancer = through_balancer and "haproxy" not in missing
+        if through_balancer and not balancer:
+            outcome.notes.append(f"haproxy is not installed ({install_hint({'haproxy': 'haproxy'})}): "
+                                 "the replays go straight to each node instead.")
+        try:
+            outcome.memory = await self._one(size, "memory", balancer)
+            if "redis-server" in missing:
+                outcome.notes.append(f"redis-server is not installed ({install_hint({'r': 'redis-server'})}): "
+                                     "the shared-store side is skipped.")
+                return outcome
+            redis = await start_redis()
+            self.services.append(redis)
+            outcome.shared = await self._one(size, redis.url, balancer)
+        finally:
+            await self.stop()
+        return outcome
+
+    async def _one(self, size: int, store: str, balancer: bool) -> ReplayReport:
+        port = free_port() if balancer else None
+        cluster = await start_cluster(size, shared_secret=True, store=store, balancer_port=port)
+        self.clusters.append(cluster)
+        if not balancer:
+            return await replay_across(cluster.urls, store)
+        proxy = await start_haproxy(cluster.urls, port=port)
+        self.services.append(proxy)
+        return await replay_across([proxy.url], store, replays=size)
+
+    @property
+    def processes(self) -> list[int]:
+        """Pids of everything running now (nodes, tethers), for the view's list."""
+        pids = [node.process.pid for c in self.clusters for node in c.nodes if node.process.returncode is None]
+        return pids + [s.process.pid for s in self.services if s.running]
+
+    async def stop(self) -> None:
+        clusters, self.clusters = self.clusters, []
+        services, self.services = self.services, []
+        for service in reversed(services):
+            with contextlib.suppress(Exception):
+                await service.stop()
+        for cluster in clusters:
+            await cluster.stop()
+
+    def terminate(self) -> None:
+        """SIGTERM everything at once, without waiting (the view is closing); tethers stop their programs."""
+        for service in self.services:
+            service.terminate()
+        for cluster in self.clusters:
+            for node in cluster.nodes:
+                if node.process.returncode is None:
+                    with contextlib.suppress(ProcessLookupError):
+                        node.process.terminate()

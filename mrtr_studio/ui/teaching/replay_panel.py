@@ -1,0 +1,172 @@
+"""Replay across nodes, side by side: per-node memory lets a single-use state complete again, a shared
+Redis store refuses it on every node.
+
+A thin adapter over `app.replay_lab.ReplayLab`, which starts two `serve` clusters (and a real
+redis-server, and optionally a real HAProxy in front of each), replays a completed `delete_file`
+retry to the nodes and stops everything when done; the panel only shows the answers. Where
+redis-server or haproxy is missing it says which package to install, and what can run still runs.
+"""
+
+import asyncio
+import atexit
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...app.cluster_services import PACKAGES, install_hint, missing_programs
+from ...app.replay_across import Attempt, ReplayReport
+from ...app.replay_lab import LabOutcome, ReplayLab
+from ..async_bridge import spawn
+
+#: Labs with a comparison running: terminated at interpreter exit, however the app ends.
+_RUNNING: dict[int, ReplayLab] = {}
+COLUMNS = ("Send", "Node", "Answer")
+
+
+@atexit.register
+def _terminate_all() -> None:
+    for lab in list(_RUNNING.values()):
+        lab.terminate()
+
+
+def availability_text(missing: dict[str, str]) -> str:
+    """One line: what is installed, and the command that installs what is not."""
+    parts = [f"{name}: {'not installed' if name in missing else 'installed'}" for name in PACKAGES]
+    text = " · ".join(parts)
+    if missing:
+        text += f" — install with `{install_hint(missing)}`; the rest still runs."
+    return text
+
+
+class ReplaySide(QGroupBox):
+    """One side of the comparison: a verdict and one row per send of the completing retry."""
+
+    def __init__(self, title: str) -> None:
+        super().__init__(title)
+        self.verdict = QLabel("Not run yet.")
+        self.verdict.setWordWrap(True)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setVisible(False)
+        box = QVBoxLayout(self)
+        box.addWidget(self.verdict)
+        box.addWidget(self.table, 1)
+
+    def show_report(self, report: ReplayReport | None, skipped: str = "") -> None:
+        if report is None:
+            self.table.setRowCount(0)
+            self.verdict.setText(skipped or "Skipped.")
+            return
+        self.verdict.setText(report.summary())
+        rows: list[tuple[str, Attempt]] = []
+        if report.first is not None:
+            rows.append(("completion", report.first))
+        rows += [(f"replay {n}", attempt) for n, attempt in enumerate(report.replays, 1)]
+        self.table.setRowCount(len(rows))
+        for row, (label, attempt) in enumerate(rows):
+            node = attempt.served_by.replace("node", "node ") or attempt.url
+            answer = f"✔ {attempt.answer}" if attempt.accepted else f"✖ {attempt.answer}"
+            if attempt.reason:  # the reason first: it is what a narrow column must still show
+                answer = f"✖ {attempt.reason} ({attempt.answer.split(' ', 1)[0]})"
+            for column, text in enumerate((label, node, answer)):
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                self.table.setItem(row, column, item)
+        for column in (0, 1):  # the answer takes the rest, elided, whole in its tooltip
+            self.table.resizeColumnToContents(column)
+
+    def rows(self) -> list[tuple[str, ...]]:
+        return [tuple(self.table.item(r, c).text() for c in range(len(COLUMNS))) for r in range(self.table.rowCount())]
+
+
+class ReplayPanel(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.lab = ReplayLab()
+        self.task: asyncio.Task[Any] | None = None
+        self.outcome: LabOutcome | None = None
+        self.run_button = QPushButton("▶ Replay delete_file on every node")
+        self.run_button.clicked.connect(self.run)
+        self.balancer = QCheckBox("Through HAProxy")
+        self.balancer.setToolTip("Round-robin behind one URL: each cluster behind a real HAProxy on a loopback "
+                                 "port; the client sends every "
+                                 "request to its one URL and HAProxy picks the node (shown in X-Served-By).")
+        row = QHBoxLayout()
+        row.addWidget(self.run_button)
+        row.addWidget(self.balancer)
+        row.addStretch(1)
+        self.available = QLabel(availability_text(missing_programs()))
+        self.available.setObjectName("replayAvailability")
+        self.available.setWordWrap(True)
+        self.available.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status = QLabel("Two clusters of three nodes with one secret: each node's own memory, then one "
+                             "shared Redis (serve --store redis://…). Started for the comparison, stopped after it.")
+        self.status.setWordWrap(True)
+        self.memory = ReplaySide("Per-node memory")
+        self.memory.setToolTip("serve --store memory on each node (the default)")
+        self.shared = ReplaySide("Shared Redis store")
+        self.shared.setToolTip("serve --store redis://127.0.0.1:PORT/0 on every node, one redis-server")
+        sides = QSplitter(Qt.Orientation.Horizontal)
+        sides.addWidget(self.memory)
+        sides.addWidget(self.shared)
+        sides.setChildrenCollapsible(False)
+        box = QVBoxLayout(self)
+        box.addLayout(row)
+        box.addWidget(self.available)
+        box.addWidget(self.status)
+        box.addWidget(sides, 1)
+
+    @property
+    def busy(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def run(self) -> "asyncio.Task[Any] | None":
+        if self.busy:
+            return None
+        self.task = spawn(self._run(self.balancer.isChecked()), "replay across nodes")
+        self.task.add_done_callback(lambda _t: self.run_button.setEnabled(True))
+        self.run_button.setEnabled(False)
+        return self.task
+
+    async def _run(self, through_balancer: bool) -> LabOutcome:
+        self.available.setText(availability_text(missing_programs()))
+        where = "behind HAProxy" if through_balancer else "node by node"
+        self.status.setText(f"Starting the clusters and replaying {where}…")
+        _RUNNING[id(self.lab)] = self.lab
+        try:
+            outcome = await self.lab.compare(3, through_balancer)
+        except Exception as exc:
+            self.status.setText(f"✖ The comparison did not run: {type(exc).__name__}: {exc}")
+            raise
+        finally:
+            _RUNNING.pop(id(self.lab), None)
+        self.outcome = outcome
+        skipped = next((n for n in outcome.notes if n.startswith("redis-server")), "")
+        self.memory.show_report(outcome.memory)
+        self.shared.show_report(outcome.shared, skipped)
+        done = "Done; every process started for it has stopped."
+        self.status.setText(" ".join([done, *outcome.notes]))
+        return outcome
+
+    def shutdown(self) -> None:
+        """Stop every process of a comparison still running, without waiting."""
+        _RUNNING.pop(id(self.lab), None)
+        self.lab.terminate()
+        if self.busy and self.task is not None:
+            self.task.cancel()

@@ -1,0 +1,110 @@
+"""MemoryTaskStore keeps the TaskStore contract a shared store must keep too."""
+
+import asyncio
+
+import pytest
+
+from mrtr_studio.engine.task_store import MemoryTaskStore, TaskLimitReached, TaskRecord
+
+pytestmark = pytest.mark.anyio
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def record(task_id: str, principal: str = "alice", ttl_ms: int | None = 60_000, at: float = 1000.0) -> TaskRecord:
+    return TaskRecord(task_id=task_id, principal=principal, method="tools/call", name="t", created_at=at,
+                      updated_at=at, ttl_ms=ttl_ms, poll_interval_ms=500)
+
+
+async def test_records_are_copies_and_update_is_the_only_write() -> None:
+    store = MemoryTaskStore(clock=Clock())
+    await store.create(record("a"))
+    got = await store.get("a")
+    assert got is not None
+    got.status = "completed"
+    again = await store.get("a")
+    assert again is not None and again.status == "working" and again.version == 0
+
+    def finish(r: TaskRecord) -> None:
+        r.status = "completed"
+        r.result = {"content": []}
+
+    stored = await store.update("a", finish)
+    assert stored is not None and stored.status == "completed" and stored.version == 1
+    assert await store.update("missing", finish) is None
+    with pytest.raises(ValueError):
+        await store.create(record("a"))
+
+
+async def test_a_failing_mutation_stores_nothing() -> None:
+    store = MemoryTaskStore(clock=Clock())
+    await store.create(record("a"))
+
+    def broken(r: TaskRecord) -> None:
+        r.status = "failed"
+        raise RuntimeError("no")
+
+    with pytest.raises(RuntimeError):
+        await store.update("a", broken)
+    got = await store.get("a")
+    assert got is not None and got.status == "working" and got.version == 0
+
+
+async def test_live_cap_counts_only_live_tasks_of_that_principal() -> None:
+    clock = Clock()
+    store = MemoryTaskStore(clock=clock)
+    await store.create(record("a1"), max_live=2)
+    await store.create(record("a2"), max_live=2)
+    await store.create(record("b1", principal="bob"), max_live=2)
+    with pytest.raises(TaskLimitReached):
+        await store.create(record("a3"), max_live=2)
+    assert await store.get("a3") is None
+    await store.update("a1", lambda r: setattr(r, "status", "cancelled"))
+    assert await store.count_live("alice") == 1
+    await store.create(record("a3"), max_live=2)
+    clock.now += 61
+    assert await store.count_live("alice") == 0
+
+
+async def test_expired_records_are_dropped_by_the_next_create() -> None:
+    clock = Clock()
+    store = MemoryTaskStore(clock=clock)
+    await store.create(record("old", ttl_ms=1000))
+    clock.now += 2
+    await store.create(record("new", at=clock.now))
+    assert await store.get("old") is None
+    assert await store.get("new") is not None
+
+
+async def test_wait_for_change_wakes_on_update_from_elsewhere_and_times_out_otherwise() -> None:
+    store = MemoryTaskStore(clock=Clock())
+    await store.create(record("a"))
+    quiet = await store.wait_for_change("a", 0, 0.01)
+    assert quiet is not None and quiet.version == 0
+
+    async def answer_later() -> None:
+        await asyncio.sleep(0)
+        await store.update("a", lambda r: r.input_responses.update({"k": {"action": "accept"}}))
+
+    waiter = asyncio.ensure_future(store.wait_for_change("a", 0, 30))
+    await answer_later()
+    changed = await waiter
+    assert changed is not None and changed.input_responses == {"k": {"action": "accept"}}
+    # already changed: returns at once
+    assert (await store.wait_for_change("a", 0, 30)) is not None
+    waiter = asyncio.ensure_future(store.wait_for_change("a", 1, 30))
+    await asyncio.sleep(0)
+    await store.delete("a")
+    assert await waiter is None
+
+
+async def test_round_trips_through_json() -> None:
+    original = record("a")
+    original.input_requests = {"k": {"method": "elicitation/create", "params": {}}}
+    assert TaskRecord.from_json(original.to_json()) == original

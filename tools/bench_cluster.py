@@ -1,0 +1,105 @@
+"""`make bench`: flows/s of a 3-node `serve` cluster, per-node memory vs one shared Redis store.
+
+Two-round `delete_file` flows (single-use: the completion claims its nonce in the store), round 1
+on one node and round 2 on the next, as a round-robin balancer would send them; N workers, each
+with a keep-alive connection to every node (tools/bench_client.py). Also, where HAProxy is
+installed, the Redis cluster behind a real HAProxy (one URL). Printed, never asserted.
+"""
+
+import argparse
+import asyncio
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_client import Connection  # noqa: E402
+
+from mrtr_studio.app.cluster import start_cluster  # noqa: E402
+from mrtr_studio.app.cluster_services import free_port, start_haproxy, start_redis  # noqa: E402
+
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+HEADERS = [(b"Content-Type", b"application/json"), (b"Accept", b"application/json, text/event-stream"),
+           (b"MCP-Protocol-Version", b"2026-07-28"), (b"Mcp-Method", b"tools/call"),
+           (b"Mcp-Name", b"delete_file")]
+ANSWER = {"confirm": {"action": "accept", "content": {"confirm": True}}}
+
+
+async def flow(first_node: Connection, second_node: Connection, number: int) -> None:
+    arguments = {"path": f"/tmp/file-{number}"}
+    reply = await first_node.post({"jsonrpc": "2.0", "id": 2 * number, "method": "tools/call",
+                                   "params": {"name": "delete_file", "arguments": arguments, "_meta": META}})
+    state = reply["result"]["requestState"]
+    done: dict[str, Any] = await second_node.post({
+        "jsonrpc": "2.0", "id": 2 * number + 1, "method": "tools/call",
+        "params": {"name": "delete_file", "arguments": arguments, "inputResponses": ANSWER,
+                   "requestState": state, "_meta": META}})
+    if done.get("result", {}).get("content", [{}])[0].get("text") != "File deleted":
+        raise RuntimeError(f"unexpected answer: {done}")
+
+
+async def drive(urls: list[str], flows: int, workers: int) -> float:
+    """Flows per second over `urls` (round 1 on node n, round 2 on node n+1)."""
+    numbers = iter(range(flows))
+    pools = [[Connection(url, HEADERS) for url in urls] for _ in range(workers)]
+
+    async def worker(nodes: list[Connection]) -> None:
+        for number in numbers:
+            await flow(nodes[number % len(nodes)], nodes[(number + 1) % len(nodes)], number)
+
+    began = time.perf_counter()
+    try:
+        await asyncio.gather(*(worker(nodes) for nodes in pools))
+    finally:
+        for nodes in pools:
+            for connection in nodes:
+                await connection.close()
+    return flows / (time.perf_counter() - began)
+
+
+async def measure(label: str, urls: list[str], flows: int, workers: int) -> None:
+    await drive(urls, max(30, flows // 10), workers)  # warm up: connections, imports, Redis scripts
+    rate = await drive(urls, flows, workers)
+    print(f"  {label:<44} {rate:8.0f} flows/s", flush=True)
+
+
+async def main(flows: int, workers: int, nodes: int) -> None:
+    print(f"cluster of {nodes} serve nodes, {flows} two-round delete_file flows, {workers} workers, "
+          "each round on the next node:")
+    async with await start_cluster(nodes, shared_secret=True) as cluster:
+        await measure("in-memory replay guard (per node)", cluster.urls, flows, workers)
+    if shutil.which("redis-server") is None:
+        print("  (redis-server not installed: apt-get install redis-server; the Redis rows are skipped)")
+        return
+    redis = await start_redis()
+    try:
+        async with await start_cluster(nodes, shared_secret=True, store=redis.url) as cluster:
+            await measure("shared Redis store (SET NX EX per completion)", cluster.urls, flows, workers)
+        if shutil.which("haproxy") is None:
+            print("  (haproxy not installed: apt-get install haproxy; the balancer row is skipped)")
+            return
+        port = free_port()
+        async with await start_cluster(nodes, shared_secret=True, store=redis.url, balancer_port=port) as cluster:
+            balancer = await start_haproxy(cluster.urls, port=port)
+            try:
+                await measure("shared Redis store behind HAProxy (one URL)", [balancer.url], flows, workers)
+            finally:
+                await balancer.stop()
+    finally:
+        await redis.stop()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--flows", type=int, default=1500)
+    parser.add_argument("--workers", type=int, default=12)
+    parser.add_argument("--nodes", type=int, default=3)
+    options = parser.parse_args()
+    asyncio.run(main(options.flows, options.workers, options.nodes))
