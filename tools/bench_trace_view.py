@@ -15,6 +15,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
@@ -262,7 +263,10 @@ def window_trace(operations: int) -> list[tuple[str, float]]:
     app = QApplication.instance() or QApplication(sys.argv)
     results: list[tuple[str, float]] = []
     ops, messages = synthetic_trace(operations)
-    settings = QSettings(os.devnull, QSettings.Format.IniFormat)
+    # A scratch file: QSettings saves by writing a temporary file and renaming it over its path, so a
+    # settings path must never be a device (os.devnull would be replaced by a regular file).
+    scratch = tempfile.mkdtemp(prefix="mrtr-bench-")
+    settings = QSettings(os.path.join(scratch, "settings.ini"), QSettings.Format.IniFormat)
     window = MainWindow(Studio(), settings, interactive_answers=False, available=QRect(0, 0, 1366, 768))
     window.show()
     app.processEvents()
