@@ -8,7 +8,8 @@ depend on what else the (shared, two-core) machine is doing. The SDK's own clien
 far too slow to measure a server with, so it is not used. Also measured: our server with
 TCP_NODELAY off (what Nagle costs on loopback), the requestState sign/verify cost, and the
 resident memory of `serve` holding 10k idle legacy sessions: before and after they are reaped,
-and with the default session cap in force. Numbers are printed, never asserted.
+and with the default session cap in force; and what `mrtr-studio proxy` adds to a flow (bench_proxy).
+Numbers are printed, never asserted.
 """
 
 import argparse
@@ -30,6 +31,7 @@ from typing import Any
 import httpx
 from bench_client import Connection
 from bench_client_memory import measure as measure_client_memory
+from bench_proxy import measure_proxy
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -252,6 +254,8 @@ def main() -> int:
                         help="raw: lean keep-alive HTTP/1.1 connections (default); httpx: httpx.AsyncClient")
     parser.add_argument("--sessions", type=int, default=10_000,
                         help="legacy sessions for the memory measurement (0: skip it)")
+    parser.add_argument("--proxy-flows", type=int, default=600,
+                        help="sequential flows for the proxied-vs-direct latency (0: skip it)")
     parser.add_argument("--session-idle", type=float, default=5.0,
                         help="idle expiry for the memory measurement, in seconds")
     args = parser.parse_args()
@@ -298,6 +302,8 @@ def main() -> int:
               f"{statistics.median(targets[2].latencies) * 1e3:.2f} ms)")
     sign, verify = state_costs()
     print(f"requestState: sign {sign:.1f} us, verify {verify:.1f} us (target < 15 us each)")
+    if args.proxy_flows > 0:
+        measure_proxy(args.proxy_flows)
     if args.sessions > 0:
         session_memory(args.sessions, args.workers, args.session_idle)
     measure_client_memory()

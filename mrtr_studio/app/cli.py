@@ -5,6 +5,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
+from .proxy_command import add_proxy_parser
 from .serve_flags import add_limit_flags
 from .state_flags import DEFAULT_STATE_TTL, SECRET_ENV, SECRET_HELP, secrets_from, state_ttl
 
@@ -54,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument("--request-timeout", type=float, metavar="SEC",
                       help="overall deadline of each request, however many events keep arriving (default 300)")
 
+    add_proxy_parser(commands)
+
     state = commands.add_parser("state", help="requestState tools")
     state_commands = state.add_subparsers(dest="state_command", required=True)
     decode = state_commands.add_parser("decode", help="print a requestState's payload and each check")
@@ -79,6 +82,10 @@ def main(argv: Sequence[str] | None = None, gui: Callable[[argparse.Namespace], 
         from .call import run_call
 
         return run_call(args)
+    if args.command == "proxy":
+        from .proxy_command import run_proxy
+
+        return run_proxy(args)
     if args.command == "state":
         return state_decode(args)
     if gui is None:
