@@ -5,7 +5,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
-from .proxy_command import add_proxy_parser
+from .own_flags import add_check_parser, add_proxy_parser
 from .serve_flags import add_limit_flags
 from .state_flags import DEFAULT_STATE_TTL, SECRET_ENV, SECRET_HELP, secrets_from, state_ttl
 
@@ -56,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="overall deadline of each request, however many events keep arriving (default 300)")
 
     add_proxy_parser(commands)
+    add_check_parser(commands)
 
     state = commands.add_parser("state", help="requestState tools")
     state_commands = state.add_subparsers(dest="state_command", required=True)
@@ -86,6 +87,10 @@ def main(argv: Sequence[str] | None = None, gui: Callable[[argparse.Namespace], 
         from .proxy_command import run_proxy
 
         return run_proxy(args)
+    if args.command == "check":
+        from .check import run_check
+
+        return run_check(args)
     if args.command == "state":
         return state_decode(args)
     if gui is None:

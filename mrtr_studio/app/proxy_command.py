@@ -20,24 +20,8 @@ from .serve import EXIT_WITH_STDIN_ENV, _exit_when_stdin_closes, _run
 LABEL = "proxied client"
 
 
-def split_listen(text: str) -> tuple[str, int]:
-    """`HOST:PORT` (or `[v6]:PORT`, or `PORT` alone for 127.0.0.1) -> (host, port)."""
-    host, sep, port = text.rpartition(":")
-    if not sep:
-        host, port = "127.0.0.1", text
-    host = host.strip("[]") or "127.0.0.1"
-    if not port.isdigit() or int(port) > 65535:
-        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
-    return host, int(port)
 
 
-def add_proxy_parser(commands: Any) -> None:
-    proxy = commands.add_parser("proxy", help="a recording reverse proxy in front of a Streamable HTTP server")
-    proxy.add_argument("--listen", type=split_listen, default=("127.0.0.1", 8766), metavar="HOST:PORT",
-                       help="where clients connect (default 127.0.0.1:8766; port 0 picks a free one)")
-    proxy.add_argument("--upstream", required=True, metavar="URL", help="the real server's MCP endpoint")
-    proxy.add_argument("--trace", metavar="FILE", help="record to FILE (.mrtr.json; journaled while running)")
-    proxy.add_argument("--quiet", action="store_true", help="no line per finished operation")
 
 
 def summary_printer(store: TraceStore) -> Any:
