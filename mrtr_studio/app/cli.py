@@ -5,7 +5,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
-from .own_flags import add_check_parser, add_proxy_parser
+from .own_flags import add_check_parser, add_proxy_parser, add_wrap_parser
 from .serve_flags import add_limit_flags
 from .state_flags import DEFAULT_STATE_TTL, SECRET_ENV, SECRET_HELP, secrets_from, state_ttl
 
@@ -57,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_proxy_parser(commands)
     add_check_parser(commands)
+    add_wrap_parser(commands)
 
     state = commands.add_parser("state", help="requestState tools")
     state_commands = state.add_subparsers(dest="state_command", required=True)
@@ -87,6 +88,10 @@ def main(argv: Sequence[str] | None = None, gui: Callable[[argparse.Namespace], 
         from .proxy_command import run_proxy
 
         return run_proxy(args)
+    if args.command == "wrap":
+        from .wrap_command import run_wrap
+
+        return run_wrap(args)
     if args.command == "check":
         from .check import run_check
 

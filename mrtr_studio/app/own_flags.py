@@ -41,3 +41,11 @@ def add_check_parser(commands: Any) -> None:
     check.add_argument("--junit", metavar="FILE", help="write JUnit XML for CI")
     check.add_argument("--trace", metavar="FILE", help="save everything sent and received (.mrtr.json)")
     check.add_argument("--timeout", type=float, default=30.0, metavar="SEC", help="per request (default 30)")
+
+
+def add_wrap_parser(commands: Any) -> None:
+    wrap = commands.add_parser("wrap", help="run a stdio server, relaying and recording its traffic")
+    wrap.add_argument("--trace", metavar="FILE", help="the trace file (default: traces/ in the studio's home)")
+    wrap.add_argument("--no-feed", action="store_true", help="do not stream to a running studio")
+    wrap.add_argument("--verbose", action="store_true", help="say on stderr where the trace went")
+    wrap.add_argument("server_command", nargs=argparse.REMAINDER, metavar="-- COMMAND ARGS...")
