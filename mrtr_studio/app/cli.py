@@ -5,7 +5,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
-from .own_flags import add_check_parser, add_proxy_parser, add_wrap_parser
+from .own_flags import add_check_parser, add_proxy_parser, add_wrap_config_parser, add_wrap_parser
 from .serve_flags import add_limit_flags
 from .state_flags import DEFAULT_STATE_TTL, SECRET_ENV, SECRET_HELP, secrets_from, state_ttl
 
@@ -58,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_proxy_parser(commands)
     add_check_parser(commands)
     add_wrap_parser(commands)
+    add_wrap_config_parser(commands)
 
     state = commands.add_parser("state", help="requestState tools")
     state_commands = state.add_subparsers(dest="state_command", required=True)
@@ -88,6 +89,10 @@ def main(argv: Sequence[str] | None = None, gui: Callable[[argparse.Namespace], 
         from .proxy_command import run_proxy
 
         return run_proxy(args)
+    if args.command == "wrap-config":
+        from .wrap_config import run_wrap_config
+
+        return run_wrap_config(args)
     if args.command == "wrap":
         from .wrap_command import run_wrap
 

@@ -49,3 +49,11 @@ def add_wrap_parser(commands: Any) -> None:
     wrap.add_argument("--no-feed", action="store_true", help="do not stream to a running studio")
     wrap.add_argument("--verbose", action="store_true", help="say on stderr where the trace went")
     wrap.add_argument("server_command", nargs=argparse.REMAINDER, metavar="-- COMMAND ARGS...")
+
+
+def add_wrap_config_parser(commands: Any) -> None:
+    config = commands.add_parser("wrap-config", help="route an mcpServers config through wrap / proxy")
+    config.add_argument("file", help="the client's config (Claude Desktop, VS Code mcp.json, Cursor, ...)")
+    config.add_argument("--undo", action="store_true", help="put the original bytes back")
+    config.add_argument("--python", help="interpreter the wrapped entries run (default: this one)")
+    config.add_argument("--first-port", type=int, default=8770, help="first local port for proxied URLs")
