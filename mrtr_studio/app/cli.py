@@ -5,7 +5,13 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
-from .own_flags import add_check_parser, add_proxy_parser, add_wrap_config_parser, add_wrap_parser
+from .own_flags import (
+    add_check_client_parser,
+    add_check_parser,
+    add_proxy_parser,
+    add_wrap_config_parser,
+    add_wrap_parser,
+)
 from .serve_flags import add_limit_flags
 from .state_flags import DEFAULT_STATE_TTL, SECRET_ENV, SECRET_HELP, secrets_from, state_ttl
 
@@ -59,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_check_parser(commands)
     add_wrap_parser(commands)
     add_wrap_config_parser(commands)
+    add_check_client_parser(commands)
 
     state = commands.add_parser("state", help="requestState tools")
     state_commands = state.add_subparsers(dest="state_command", required=True)
@@ -89,6 +96,10 @@ def main(argv: Sequence[str] | None = None, gui: Callable[[argparse.Namespace], 
         from .proxy_command import run_proxy
 
         return run_proxy(args)
+    if args.command == "check-client":
+        from .check_client import run_check_client
+
+        return run_check_client(args)
     if args.command == "wrap-config":
         from .wrap_config import run_wrap_config
 

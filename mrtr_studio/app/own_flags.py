@@ -57,3 +57,15 @@ def add_wrap_config_parser(commands: Any) -> None:
     config.add_argument("--undo", action="store_true", help="put the original bytes back")
     config.add_argument("--python", help="interpreter the wrapped entries run (default: this one)")
     config.add_argument("--first-port", type=int, default=8770, help="first local port for proxied URLs")
+
+
+def add_check_client_parser(commands: Any) -> None:
+    check = commands.add_parser("check-client", help="serve the demo engine and grade a client's retry loop")
+    check.add_argument("--listen", type=split_listen, metavar="HOST:PORT", help="serve here until Ctrl+C")
+    check.add_argument("--timeout", type=float, default=120.0, metavar="SEC",
+                       help="stop the client (or the listener) after this long (default 120)")
+    check.add_argument("--json", action="store_true", help="print the results as JSON")
+    check.add_argument("--junit", metavar="FILE", help="write JUnit XML for CI")
+    check.add_argument("--trace", metavar="FILE", help="save the client's traffic (.mrtr.json)")
+    check.add_argument("client_command", nargs=argparse.REMAINDER, metavar="-- COMMAND ARGS...",
+                       help="the client to run; {url} and $MRTR_STUDIO_URL give it the server's URL")
