@@ -31,7 +31,6 @@ from typing import Any
 import httpx
 from bench_client import Connection
 from bench_client_memory import measure as measure_client_memory
-from bench_proxy import measure_proxy
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -302,6 +301,9 @@ def main() -> int:
               f"{statistics.median(targets[2].latencies) * 1e3:.2f} ms)")
     sign, verify = state_costs()
     print(f"requestState: sign {sign:.1f} us, verify {verify:.1f} us (target < 15 us each)")
+    from bench_proxy import measure_proxy, measure_startup  # it imports this module's helpers
+
+    measure_startup()
     if args.proxy_flows > 0:
         measure_proxy(args.proxy_flows)
     if args.sessions > 0:

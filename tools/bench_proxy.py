@@ -1,6 +1,8 @@
-"""What `mrtr-studio proxy` adds: the same two-round delete_file flow direct to `serve` and through the
-proxy (recording to a trace file, linting both sides), one flow at a time so the numbers are latency,
-not throughput; the passes alternate so both see the same machine state. Printed, never asserted."""
+"""Startup of the commands (`call memory:` running its whole two-round flow, `wrap` around a server
+that exits at once, the bare interpreter), and what `mrtr-studio proxy` adds: the same two-round
+delete_file flow direct to `serve` and through the proxy (recording to a trace file, linting both
+sides), one flow at a time so the numbers are latency, not throughput; the passes alternate so both
+see the same machine state. Printed, never asserted."""
 
 import asyncio
 import re
@@ -71,6 +73,31 @@ def measure_proxy(flows: int = 600, passes: int = 3) -> None:
           f"({(p50 - d50) / 4:.2f} ms per message)")
 
 
+def _process_seconds(argv: list[str], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        began = time.perf_counter()
+        subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       check=True, timeout=60)
+        times.append(time.perf_counter() - began)
+    return sorted(times)[len(times) // 2]
+
+
+def measure_startup(runs: int = 7) -> None:
+    python = str(ROOT / ".venv" / "bin" / "python")
+    with tempfile.TemporaryDirectory(prefix="mrtr-bench-start-") as folder:
+        answers = Path(folder) / "answers.json"
+        answers.write_text('{"*": {"action": "accept", "content": {"confirm": true}}}')
+        call = _process_seconds([CLI, "call", "memory:", "--tool", "delete_file", "--args", '{"path": "/a"}',
+                                 "--answers", str(answers)], runs)
+        wrap = _process_seconds([CLI, "wrap", "--no-feed", "--trace", str(Path(folder) / "w.mrtr.json"), "--",
+                                 python, "-c", "pass"], runs)
+        bare = _process_seconds([python, "-c", "pass"], runs)
+    print(f"startup, median of {runs} processes: `call memory: --tool delete_file` (two rounds) {call:.2f} s "
+          f"(target < 0.4 s); `wrap -- python -c pass` {wrap:.2f} s; bare interpreter {bare:.2f} s")
+
+
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parent))
+    measure_startup()
     measure_proxy(int(sys.argv[1]) if len(sys.argv) > 1 else 600)

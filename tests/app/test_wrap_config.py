@@ -58,3 +58,18 @@ def test_unreadable_configs_are_refused_untouched(tmp_path: Path) -> None:
     assert done.returncode == 1 and "comments" in done.stderr
     assert path.read_bytes() == original and not list(tmp_path.glob("*.bak"))
     assert wrap_config(str(path), "--undo").returncode == 1
+
+
+def test_the_command_lines_state_ttl_default_is_the_engines() -> None:
+    from mrtr_studio.app.state_flags import DEFAULT_STATE_TTL
+    from mrtr_studio.engine.options import DEFAULT_STATE_TTL as ENGINE_DEFAULT
+
+    assert DEFAULT_STATE_TTL == ENGINE_DEFAULT
+
+
+def test_building_the_parser_loads_neither_the_engine_nor_the_proxy() -> None:
+    code = ("import sys; from mrtr_studio.app.cli import build_parser; build_parser(); "
+            "print(sorted(m for m in sys.modules if m.startswith(('mrtr_studio.engine', 'mrtr_studio.proxy', "
+            "'httpx', 'jsonschema'))))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout.strip()) == (0, "[]"), done.stderr
