@@ -1,0 +1,64 @@
+"""The studio watching software it does not own: recording proxies it starts and stops, and the live
+feed that wrapped stdio sessions stream into. Every proxy and every wrapped session is its own
+source in the operations list (its server label), stitched and linted like the embedded engine's.
+"""
+
+from collections.abc import Callable
+from pathlib import Path
+
+from ..proxy.hosting import RunningProxy
+from ..proxy.local_feed import FeedServer
+from ..proxy.stitch import Stitcher
+from ..trace import TraceStore
+from ..transport.base import Tap
+
+PROXY_LABEL = "proxied client"
+
+
+class Watching:
+    def __init__(self, store: TraceStore, say: Callable[[str], None] = lambda text: None,
+                 feed_home: Path | None = None) -> None:
+        self.store = store
+        self.say = say
+        self.proxies: dict[str, RunningProxy] = {}
+        self.feed: FeedServer | None = None
+        self.feed_home = feed_home
+        self.wrapped_sessions: list[str] = []
+
+    async def start_proxy(self, upstream: str, port: int = 0) -> str:
+        """A proxy on 127.0.0.1 in front of `upstream`; returns the URL to point the client at."""
+        tap = Tap()
+        proxy = RunningProxy(upstream, tap)
+        url = await proxy.start(port)
+        tap.listen(Stitcher(self.store, f"proxy {url} -> {upstream}", PROXY_LABEL))
+        self.proxies[url] = proxy
+        self.say(f"Proxying {url} to {upstream}: point your client at {url}")
+        return url
+
+    async def stop_proxy(self, url: str) -> None:
+        proxy = self.proxies.pop(url, None)
+        if proxy is not None:
+            await proxy.stop()
+            self.say(f"Stopped the proxy at {url}")
+
+    async def start_feed(self) -> Path:
+        """Listen for `mrtr-studio wrap` sessions; each arrives as its own source."""
+        if self.feed is None:
+            self.feed = FeedServer(self.store, self.feed_home, on_session=self._session_arrived)
+            path = await self.feed.start()
+            self.say(f"Listening for wrapped stdio sessions at {path}")
+        return self.feed.socket_path
+
+    def _session_arrived(self, label: str) -> None:
+        self.wrapped_sessions.append(label)
+        self.say(f"A wrapped stdio session arrived: {label}")
+
+    async def stop_feed(self) -> None:
+        feed, self.feed = self.feed, None
+        if feed is not None:
+            await feed.stop()
+
+    async def close(self) -> None:
+        for url in list(self.proxies):
+            await self.stop_proxy(url)
+        await self.stop_feed()
