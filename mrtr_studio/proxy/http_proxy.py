@@ -31,6 +31,7 @@ from ..protocol.errors import INTERNAL_ERROR, INVALID_REQUEST
 from ..transport.base import Tap, masked_headers
 from ..transport.sse import Receive, Send, dumps, send_bytes
 from ..transport.sse_reader import SseParser, SseTooLarge
+from .intercept import Intercept
 
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
                         "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade"})
@@ -77,6 +78,8 @@ class ProxyApp:
                                 max_keepalive_connections=self.limits.max_connections))
         self._exchanges = itertools.count(1)
         self.relayed = 0
+        #: Breakpoints: while `intercept.enabled`, each message waits to be forwarded, edited or dropped.
+        self.intercept = Intercept()
         self._queue: deque[tuple[str, bytes | str, int, dict[str, Any]]] = deque()
         self._draining = False
 
@@ -112,6 +115,11 @@ class ProxyApp:
         headers = [(n, v) for n, v in forwardable(scope["headers"]) if n.lower() != b"accept-encoding"]
         headers.append((b"accept-encoding", b"identity"))
         shown = masked_headers({n.decode("latin-1").lower(): v.decode("latin-1") for n, v in scope["headers"]})
+        if body and self.intercept.enabled:
+            held = await self._hold_request(body, exchange, shown, send)
+            if held is None:
+                return
+            body = held
         request = self._client.build_request(scope["method"], self.target_of(scope), content=body, headers=headers,
                                              timeout=self._timeout(scope["method"]))
         if body:
@@ -134,6 +142,25 @@ class ProxyApp:
                 await relay
             await upstream.aclose()
 
+    async def _hold_request(self, body: bytes, exchange: int, shown: dict[str, str], send: Send) -> bytes | None:
+        """The body to send upstream after the breakpoint, or None when it was dropped (answered here)."""
+        try:
+            message = wire_json.loads(body, max_bytes=self.limits.max_body_bytes, max_depth=self.limits.max_depth)
+        except wire_json.WireJsonError:
+            return body  # not JSON: nothing to edit, it passes
+        decided = await self.intercept.hold("client->server", message)
+        if decided is not None:
+            return body if decided is message else dumps(decided)
+        self._record("client->server", body, exchange, request_headers=shown, intercepted="dropped")
+        msg_id = message.get("id") if isinstance(message, dict) else None
+        if isinstance(message, dict) and "method" in message and msg_id is not None:
+            reply = jsonrpc.error(msg_id, UPSTREAM_UNREACHABLE, "dropped at a breakpoint of the studio's proxy")
+            self._record("server->client", dumps(reply), exchange, http_status=502, intercepted="proxy answer")
+            await send_bytes(send, 502, dumps(reply))
+        else:
+            await send_bytes(send, 202, b"")
+        return None
+
     def _timeout(self, method: str) -> httpx.Timeout:
         read = None if method == "GET" else self.limits.idle_timeout
         return httpx.Timeout(self.limits.connect_timeout, read=read, write=self.limits.body_timeout,
@@ -155,6 +182,9 @@ class ProxyApp:
         content_type = upstream.headers.get("content-type", "").split(";")[0].strip().lower()
         head = forwardable(upstream.headers.raw)
         streaming = content_type == "text/event-stream"
+        if self.intercept.enabled:
+            await self._relay_held(upstream, send, exchange, head, streaming, content_type)
+            return
         if not streaming and "content-length" in upstream.headers:
             head.append((b"content-length", upstream.headers["content-length"].encode("latin-1")))
         await send({"type": "http.response.start", "status": upstream.status_code, "headers": head})
@@ -197,6 +227,58 @@ class ProxyApp:
             self._record("server->client", f"({exc})", exchange, error="SSE event too large", **meta)
             async for _ in chunks:  # the relay goes on; only the recording stopped
                 pass
+
+    async def _relay_held(self, upstream: httpx.Response, send: Send, exchange: int, head: list[tuple[bytes, bytes]],
+                          streaming: bool, content_type: str) -> None:
+        """The response with a breakpoint on each message: SSE events re-framed one by one, a JSON body
+        read whole (bounded) and sent with its new length."""
+        meta = {"http_status": upstream.status_code, "content_type": content_type}
+        if streaming:
+            await send({"type": "http.response.start", "status": upstream.status_code, "headers": head})
+            parser = SseParser(self.limits.max_body_bytes)
+            try:
+                async for event in parser.events(upstream.aiter_raw()):
+                    frame = await self._held_frame(event.data if event.has_data else "", exchange, meta)
+                    prefix = f"id: {event.id}\n".encode() if event.id else b""
+                    if frame is not None or prefix:
+                        framed = prefix + (b"data: " + frame + b"\n" if frame is not None else b"") + b"\n"
+                        await send({"type": "http.response.body", "body": framed, "more_body": True})
+            except SseTooLarge as exc:
+                self._record("server->client", f"({exc})", exchange, error="SSE event too large", **meta)
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            return
+        body = bytearray()
+        async for chunk in upstream.aiter_raw():
+            body += chunk
+            if len(body) > self.limits.max_body_bytes:
+                await _proxy_error(send, 502, UPSTREAM_UNREACHABLE, "the upstream's body is over the proxy's limit")
+                return
+        frame = await self._held_frame(bytes(body), exchange, meta) if bytes(body).strip() else bytes(body)
+        if frame is None:
+            frame = b""
+        await send_bytes(send, upstream.status_code, frame, (upstream.headers.get("content-type") or
+                                                             "application/json").encode("latin-1"),
+                         [(n, v) for n, v in head if n.lower() != b"content-type"])
+
+    async def _held_frame(self, data: bytes | str, exchange: int, meta: dict[str, Any]) -> bytes | None:
+        """One server message through the breakpoint: its bytes to send on, or None when dropped."""
+        raw = data.encode() if isinstance(data, str) else data
+        if not raw.strip():
+            return None
+        try:
+            message = wire_json.loads(raw, max_bytes=self.limits.max_body_bytes, max_depth=self.limits.max_depth)
+        except wire_json.WireJsonError:
+            self._record("server->client", raw, exchange, **meta)
+            return raw
+        decided = await self.intercept.hold("server->client", message)
+        if decided is None:
+            self._record("server->client", raw, exchange, intercepted="dropped", error="dropped at a breakpoint",
+                         **meta)
+            return None
+        out = raw if decided is message else dumps(decided)
+        self._record("server->client", out, exchange, **meta, **({} if decided is message else
+                                                                   {"intercepted": "edited"}))
+        return out
 
     def _record(self, direction: str, raw: bytes | str, exchange: int, **meta: Any) -> None:
         """Queue one relayed message for recording once the loop is free (order kept)."""

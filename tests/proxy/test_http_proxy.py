@@ -102,3 +102,85 @@ def test_forwardable_drops_hop_by_hop_and_what_connection_names() -> None:
     kept = forwardable([(b"Connection", b"close, X-Drop"), (b"X-Drop", b"1"), (b"TE", b"trailers"),
                         (b"Host", b"a"), (b"Content-Length", b"3"), (b"Mcp-Session-Id", b"s"), (b"X-Keep", b"2")])
     assert kept == [(b"Mcp-Session-Id", b"s"), (b"X-Keep", b"2")]
+
+
+async def test_breakpoints_hold_edit_and_drop_messages_from_either_side() -> None:
+    """Intercept on: the request is held and edited (its arguments), the response held and forwarded;
+    a dropped request is answered by the proxy with an error for its id, and never reaches the server."""
+    from mrtr_studio.app.studio import Studio
+
+    server = Studio()
+    served = await server.start_serving()
+    recording = Recording("upstream", "proxied")
+    app = ProxyApp(served, recording.tap)
+    app.intercept.set_enabled(True)
+    headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "delete_file",
+               "Accept": "application/json, text/event-stream"}
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "delete_file", "arguments": {"path": "/a"}, "_meta": meta}}
+
+    async def decide(edit: bool) -> None:
+        while not [h for h in app.intercept.held if not h.future.done()]:
+            await asyncio.sleep(0.01)
+        held = next(h for h in app.intercept.held if not h.future.done())
+        if held.direction == "client->server" and edit:
+            changed = {**held.message, "params": {**held.message["params"], "arguments": {"path": "/edited"}}}
+            app.intercept.forward(held, changed)
+        elif edit:
+            app.intercept.forward(held)
+        else:
+            app.intercept.drop(held)
+
+    try:
+        async with hosted(app) as proxy_url, httpx.AsyncClient() as http:
+            posting = asyncio.create_task(http.post(proxy_url, json=call, headers=headers))
+            await decide(edit=True)  # the request
+            await decide(edit=True)  # the response
+            reply = (await posting).json()
+            dropped = asyncio.create_task(http.post(proxy_url, json={**call, "id": 2}, headers=headers))
+            await decide(edit=False)
+            refused = await dropped
+            await app.aclose()
+    finally:
+        await server.close()
+    assert reply["result"]["resultType"] == "input_required"
+    assert refused.status_code == 502 and refused.json()["error"]["message"].startswith("dropped at a breakpoint")
+    assert refused.json()["id"] == 2
+    (edited, dropped_op) = recording.store.operations
+    assert edited.arguments == {"path": "/edited"}  # what was recorded is what the server got
+    upstream_ops = [op for op in server.store.operations]
+    assert [op.arguments for op in upstream_ops] == [{"path": "/edited"}]  # the dropped one never arrived
+    assert dropped_op.outcome == "error"
+
+
+async def test_breakpoints_on_an_sse_stream_re_frame_each_event() -> None:
+    upstream = Upstream()
+    recording = Recording("upstream", "proxied")
+    async with hosted(upstream) as upstream_url:
+        app = ProxyApp(upstream_url, recording.tap)
+        app.intercept.set_enabled(True)
+
+        async def release_all() -> None:
+            upstream.release.set()
+            released = 0
+            while released < 3:  # the request, the notification, the response
+                for held in [h for h in app.intercept.held if not h.future.done()]:
+                    if held.message.get("method") == "notifications/progress":
+                        app.intercept.drop(held)
+                    else:
+                        app.intercept.forward(held)
+                    released += 1
+                await asyncio.sleep(0.01)
+
+        async with hosted(app) as proxy_url, httpx.AsyncClient() as http:
+            request = {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "t", "arguments": {}}}
+            releasing = asyncio.create_task(release_all())
+            reply = await http.post(proxy_url, json=request)
+            await releasing
+            await app.aclose()
+    events = [line for line in reply.text.splitlines() if line.startswith("data: ")]
+    assert len(events) == 1 and '"id":9' in events[0]  # the dropped notification never reached the client
+    (op,) = recording.store.operations
+    assert [m.kind for m in recording.store.messages_of(op.id)] == ["request", "complete"]
