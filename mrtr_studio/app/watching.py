@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..proxy.hosting import RunningProxy
+from ..proxy.intercept import Held
 from ..proxy.local_feed import FeedServer
 from ..proxy.stitch import Stitcher
 from ..trace import TraceStore
@@ -24,6 +25,9 @@ class Watching:
         self.feed: FeedServer | None = None
         self.feed_home = feed_home
         self.wrapped_sessions: list[str] = []
+        #: Breakpoints on every proxy (mitmproxy's intercept); `on_held` hears each change of what is held.
+        self.intercepting = False
+        self.on_held: Callable[[], None] = lambda: None
 
     async def start_proxy(self, upstream: str, port: int = 0) -> str:
         """A proxy on 127.0.0.1 in front of `upstream`; returns the URL to point the client at."""
@@ -31,13 +35,36 @@ class Watching:
         proxy = RunningProxy(upstream, tap)
         url = await proxy.start(port)
         tap.listen(Stitcher(self.store, f"proxy {url} -> {upstream}", PROXY_LABEL))
+        proxy.app.intercept.on_change = lambda: self.on_held()
+        proxy.app.intercept.set_enabled(self.intercepting)
         self.proxies[url] = proxy
         self.say(f"Proxying {url} to {upstream}: point your client at {url}")
         return url
 
+    def set_intercept(self, on: bool) -> None:
+        """Hold every message at every proxy (on), or forward whatever is held and stop holding (off)."""
+        self.intercepting = on
+        for proxy in self.proxies.values():
+            proxy.app.intercept.set_enabled(on)
+
+    def held(self) -> list[tuple[str, Held]]:
+        """(proxy URL, held message) still waiting for a decision, oldest first."""
+        return [(url, held) for url, proxy in self.proxies.items() for held in proxy.app.intercept.held
+                if not held.future.done()]
+
+    def release(self, url: str, held: Held, message: object = None, drop: bool = False) -> None:
+        proxy = self.proxies.get(url)
+        if proxy is None:
+            return
+        if drop:
+            proxy.app.intercept.drop(held)
+        else:
+            proxy.app.intercept.forward(held, message)
+
     async def stop_proxy(self, url: str) -> None:
         proxy = self.proxies.pop(url, None)
         if proxy is not None:
+            proxy.app.intercept.set_enabled(False)  # nothing stays held by a proxy that is gone
             await proxy.stop()
             self.say(f"Stopped the proxy at {url}")
 

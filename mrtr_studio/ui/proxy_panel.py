@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from ..app.studio import Studio
 from .async_bridge import spawn
+from .step_editor import StepEditor
 
 
 class ProxyPanel(QDialog):
@@ -47,6 +48,14 @@ class ProxyPanel(QDialog):
         self.feed_path = QLabel(wordWrap=True)
         self.feed_path.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.sessions = QListWidget()
+        self.intercept = QCheckBox("&Intercept: hold every message at the proxies, to forward, edit or drop")
+        self.held_header = QLabel("Nothing is held.")
+        self.held_header.setWordWrap(True)
+        self.held_editor = StepEditor(studio)
+        self.held_editor.header.hide()
+        self.forward_button = QPushButton("&Forward")
+        self.drop_button = QPushButton("&Drop")
+        self._shown_held: tuple[str, Any] | None = None
 
         form = QFormLayout()
         form.addRow("&Upstream URL", self.upstream)
@@ -66,6 +75,20 @@ class ProxyPanel(QDialog):
         layout.addWidget(self.feed_path)
         layout.addWidget(QLabel("Wrapped sessions that arrived (each is a source in the operations list):"))
         layout.addWidget(self.sessions, 1)
+        layout.addWidget(self.intercept)
+        layout.addWidget(self.held_header)
+        layout.addWidget(self.held_editor, 2)
+        decide = QHBoxLayout()
+        decide.addWidget(self.forward_button)
+        decide.addWidget(self.drop_button)
+        decide.addStretch(1)
+        layout.addLayout(decide)
+        self.intercept.toggled.connect(studio.watching.set_intercept)
+        self.forward_button.clicked.connect(self._forward)
+        self.drop_button.clicked.connect(self._drop)
+        self.held_editor.validityChanged.connect(lambda ok: self.forward_button.setEnabled(
+            ok and self._shown_held is not None))
+        studio.watching.on_held = self.refresh
 
         self.start_button.clicked.connect(self._start)
         self.upstream.returnPressed.connect(self._start)
@@ -93,6 +116,44 @@ class ProxyPanel(QDialog):
                                if feed is not None else "")
         self.stop_button.setEnabled(bool(running))
         self.copy_button.setEnabled(bool(running))
+        self._show_held()
+
+    def _show_held(self) -> None:
+        held = self.studio.watching.held()
+        first = held[0] if held else None
+        if first is not None and (self._shown_held is None or self._shown_held[1] is not first[1]):
+            self.held_editor.show_message(first[1].message)
+        elif first is None and self._shown_held is not None:
+            self.held_editor.editor.setPlainText("")
+            self.held_editor.editor.setReadOnly(True)
+        self._shown_held = first
+        if first is None:
+            self.held_header.setText("Nothing is held." if self.intercept.isChecked() else "")
+        else:
+            more = f" ({len(held) - 1} more waiting)" if len(held) > 1 else ""
+            self.held_header.setText(f"<b>Held</b> at {first[0]}: {first[1].direction}{more}. Edit it, then "
+                                     "Forward, or Drop it.")
+        self.forward_button.setEnabled(first is not None and self.held_editor.valid)
+        self.drop_button.setEnabled(first is not None)
+
+    def _forward(self) -> None:
+        if self._shown_held is None:
+            return
+        value, problem = self.held_editor.parsed()
+        if value is None:
+            self.held_editor.error.setText(problem)
+            return
+        url, held = self._shown_held
+        self.studio.watching.release(url, held, value if value != held.message else None)
+        self._shown_held = None
+        self.refresh()
+
+    def _drop(self) -> None:
+        if self._shown_held is not None:
+            url, held = self._shown_held
+            self.studio.watching.release(url, held, drop=True)
+            self._shown_held = None
+            self.refresh()
 
     def _start(self) -> None:
         upstream = self.upstream.text().strip()

@@ -85,3 +85,53 @@ def test_the_panel_starts_a_proxy_that_records_and_stops_it(qtbot: Any, arun: Ru
         arun(studio.close())
         arun(upstream.close())
     assert not (tmp_path / "home" / "feed.sock").exists()
+
+
+def test_intercept_holds_a_request_which_is_edited_in_the_panel_and_forwarded(qtbot: Any, arun: Runner) -> None:
+    upstream, studio = Studio(), Studio()
+    served = arun(upstream.start_serving())
+    panel = ProxyPanel(studio)
+    qtbot.addWidget(panel)
+    panel.show()
+    try:
+        panel.upstream.setText(served)
+        qtbot.mouseClick(panel.start_button, Qt.MouseButton.LeftButton)
+        arun(until(lambda: panel.proxies.count() == 1))
+        url = panel.proxies.item(0).data(Qt.ItemDataRole.UserRole)
+        panel.intercept.setChecked(True)
+        assert not panel.forward_button.isEnabled()
+
+        async def outside() -> Any:
+            transport = HttpClientTransport(url)
+            try:
+                return await transport.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+                    "name": "delete_file", "arguments": {"path": "/a"}, "_meta": {
+                        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                        "io.modelcontextprotocol/clientCapabilities": {}}}})
+            finally:
+                await transport.close()
+
+        async def steer() -> Any:
+            sending = asyncio.ensure_future(outside())
+            await until(lambda: panel.forward_button.isEnabled())
+            assert "client->server" in panel.held_header.text()
+            panel.held_editor.set_text(panel.held_editor.text().replace('"/a"', '"/edited'))  # broken JSON
+            await asyncio.sleep(0.05)
+            assert not panel.forward_button.isEnabled() and "Invalid JSON" in panel.held_editor.error.text()
+            panel.held_editor.set_text(panel.held_editor.text().replace('"/edited', '"/edited"'))
+            await until(lambda: panel.forward_button.isEnabled())
+            qtbot.mouseClick(panel.forward_button, Qt.MouseButton.LeftButton)
+            await until(lambda: "server->client" in panel.held_header.text())
+            qtbot.mouseClick(panel.drop_button, Qt.MouseButton.LeftButton)  # the answer never arrives...
+            panel.intercept.setChecked(False)
+            sending.cancel()  # ...so the client gives up
+            with contextlib.suppress(BaseException):
+                await sending
+
+        arun(steer())
+    finally:
+        arun(studio.close())
+        arun(upstream.close())
+    assert [op.arguments for op in upstream.store.operations if op.label] == [{"path": "/edited"}]
+    (op,) = studio.store.operations
+    assert op.arguments == {"path": "/edited"}
