@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import itertools
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -37,6 +37,10 @@ HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy
                         "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade"})
 #: JSON-RPC code the proxy answers with when the upstream cannot be reached (server error range).
 UPSTREAM_UNREACHABLE = -32001
+
+
+#: (direction, raw bytes or a note, exchange, meta): one relayed message for a recorder elsewhere.
+Sink = Callable[[str, bytes | str, int, dict[str, Any]], None]
 
 
 @dataclass(frozen=True)
@@ -63,7 +67,7 @@ class ProxyApp:
     """ASGI app relaying every request to `upstream`; `tap` sees each message with an `exchange` key."""
 
     def __init__(self, upstream: str, tap: Tap, limits: ProxyLimits | None = None,
-                 client: httpx.AsyncClient | None = None) -> None:
+                 client: httpx.AsyncClient | None = None, sink: "Sink | None" = None) -> None:
         parts = urlsplit(upstream)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ValueError(f"the upstream must be an http(s) URL, got {upstream!r}")
@@ -80,6 +84,8 @@ class ProxyApp:
         self.relayed = 0
         #: Breakpoints: while `intercept.enabled`, each message waits to be forwarded, edited or dropped.
         self.intercept = Intercept()
+        #: Where relayed messages go instead of this process's tap (the recorder process of `proxy`).
+        self.sink = sink
         self._queue: deque[tuple[str, bytes | str, int, dict[str, Any]]] = deque()
         self._draining = False
 
@@ -282,6 +288,9 @@ class ProxyApp:
 
     def _record(self, direction: str, raw: bytes | str, exchange: int, **meta: Any) -> None:
         """Queue one relayed message for recording once the loop is free (order kept)."""
+        if self.sink is not None:
+            self.sink(direction, raw, exchange, meta)
+            return
         self._queue.append((direction, raw, exchange, meta))
         if not self._draining:
             self._draining = True
