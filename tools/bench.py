@@ -9,7 +9,8 @@ far too slow to measure a server with, so it is not used. Also measured: our ser
 TCP_NODELAY off (what Nagle costs on loopback), the requestState sign/verify cost, and the
 resident memory of `serve` holding 10k idle legacy sessions: before and after they are reaped,
 and with the default session cap in force, and how 300 slowloris connections fare (how many are
-still open past the header deadline; whether a real client is served meanwhile). Numbers are
+still open past the header deadline; whether a real client is served meanwhile); and, from
+bench_proxy, the commands' startup and what `mrtr-studio proxy` adds to a flow. Numbers are
 printed, never asserted.
 """
 
@@ -287,6 +288,8 @@ def main() -> int:
                         help="raw: lean keep-alive HTTP/1.1 connections (default); httpx: httpx.AsyncClient")
     parser.add_argument("--sessions", type=int, default=10_000,
                         help="legacy sessions for the memory measurement (0: skip it)")
+    parser.add_argument("--proxy-flows", type=int, default=600,
+                        help="sequential flows for the proxied-vs-direct latency (0: skip it)")
     parser.add_argument("--session-idle", type=float, default=5.0,
                         help="idle expiry for the memory measurement, in seconds")
     parser.add_argument("--slowloris", type=int, default=300, help="slow connections to open (0: skip)")
@@ -334,6 +337,11 @@ def main() -> int:
               f"{statistics.median(targets[2].latencies) * 1e3:.2f} ms)")
     sign, verify = state_costs()
     print(f"requestState: sign {sign:.1f} us, verify {verify:.1f} us (target < 15 us each)")
+    from bench_proxy import measure_proxy, measure_startup  # it imports this module's helpers
+
+    measure_startup()
+    if args.proxy_flows > 0:
+        measure_proxy(args.proxy_flows)
     if args.sessions > 0:
         session_memory(args.sessions, args.workers, args.session_idle)
     if args.slowloris > 0:

@@ -5,6 +5,13 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
+from .own_flags import (
+    add_check_client_parser,
+    add_check_parser,
+    add_proxy_parser,
+    add_wrap_config_parser,
+    add_wrap_parser,
+)
 from .serve_flags import add_limit_flags
 from .state_flags import DEFAULT_STATE_TTL, SECRET_ENV, SECRET_HELP, secrets_from, state_ttl
 
@@ -57,6 +64,12 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument("--request-timeout", type=float, metavar="SEC",
                       help="overall deadline of each request, however many events keep arriving (default 300)")
 
+    add_proxy_parser(commands)
+    add_check_parser(commands)
+    add_wrap_parser(commands)
+    add_wrap_config_parser(commands)
+    add_check_client_parser(commands)
+
     state = commands.add_parser("state", help="requestState tools")
     state_commands = state.add_subparsers(dest="state_command", required=True)
     decode = state_commands.add_parser("decode", help="print a requestState's payload and each check")
@@ -82,6 +95,26 @@ def main(argv: Sequence[str] | None = None, gui: Callable[[argparse.Namespace], 
         from .call import run_call
 
         return run_call(args)
+    if args.command == "proxy":
+        from .proxy_command import run_proxy
+
+        return run_proxy(args)
+    if args.command == "check-client":
+        from .check_client import run_check_client
+
+        return run_check_client(args)
+    if args.command == "wrap-config":
+        from .wrap_config import run_wrap_config
+
+        return run_wrap_config(args)
+    if args.command == "wrap":
+        from .wrap_command import run_wrap
+
+        return run_wrap(args)
+    if args.command == "check":
+        from .check import run_check
+
+        return run_check(args)
     if args.command == "state":
         return state_decode(args)
     if gui is None:

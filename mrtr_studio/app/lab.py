@@ -217,7 +217,10 @@ class Lab:
                       "truncate": tamper.truncate_state, "drop": tamper.drop_state,
                       "invent": lambda m: tamper.invent_state(m, principal=self.target.identities[0]),
                       "other-arguments": tamper.change_arguments}[kind]
-            tampered = change(retry)
+            try:
+                tampered = change(retry)
+            except ValueError:  # not the studio's v1 format: the state is opaque, change one character
+                tampered = _opaque_flip(retry, -1 if kind == "flip-signature" else None)
             return (*classify(await send(tampered.message)), tampered.description)
         if kind == "other-tool":
             other = other_target or await self._other_target(transport, method, target)
@@ -262,6 +265,19 @@ class Lab:
         items = (reply or {}).get("result", {}).get(listing[1], []) if isinstance(reply, dict) else []
         names = [str(item.get(listing[2])) for item in items if isinstance(item, dict)]
         return next((n for n in names if n != target), None)
+
+
+def _opaque_flip(message: Message, index: int | None) -> tamper.Tampered:
+    """Change one character of a state in a format the studio does not know (the last, or the middle one)."""
+    token = tamper.state_of(message) or ""
+    if not token:
+        return tamper.drop_state(message)
+    at = len(token) // 2 if index is None else index % len(token)
+    changed = token[:at] + ("B" if token[at] != "B" else "C") + token[at + 1:]
+    moved = json.loads(json.dumps(message))
+    moved["params"]["requestState"] = changed
+    where = "middle" if index is None else "last"
+    return tamper.Tampered(moved, f"changed the {where} character of the (opaque, non-v1) requestState")
 
 
 def _reuse_on_uri(message: Message, uri: str) -> tamper.Tampered:

@@ -69,6 +69,8 @@ class OperationRow:
         op = self.operation
         if op.label == SERVED_LABEL:
             return "served to an outside client"
+        if op.server.startswith(("proxy ", "wrap: ")):
+            return op.server if not op.label.startswith("wrapped session") else f"{op.label}: {op.server[6:]}"
         if op.server == "embedded":
             return "embedded"
         if op.server.startswith(("http://", "https://")):

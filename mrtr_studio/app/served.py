@@ -1,99 +1,18 @@
 """The studio's engine served over HTTP to outside clients, their flows recorded as they happen.
 
 A client author points their client at the URL and watches its retry loop in the studio: every
-request and answer crosses the server's tap, and flows are stitched together the way MRTR itself
-links them: a retry carries the requestState its previous round was given, so that state names the
-operation (and the round) the retry continues. Legacy server-initiated requests join the call they
-were sent from; the client's answer, POSTed separately, joins it by the request's id.
+request and answer crosses the server's tap and the stitcher (proxy.stitch) joins each retry to its
+operation, by the requestState it echoes or, when the client altered it, by the keys it answers,
+so the lint can say "state altered" on the retry instead of seeing a new flow.
 """
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
-from ..protocol.versions import META_PROTOCOL_VERSION, MODERN_VERSION, MRTR_METHODS, NAME_FIELDS
-from ..trace import TraceStore
-from ..trace.model import params_of
-from ..transport.base import WireEvent
+from ..proxy.stitch import Stitcher
 
 LABEL = "external client"
-MAX_REMEMBERED_STATES = 10_000
 
 
 @dataclass
-class ServedTraffic:
-    store: TraceStore
-    server_label: str
-    _by_state: dict[str, tuple[str, int]] = field(default_factory=dict)
-    _open: dict[Any, tuple[str, int]] = field(default_factory=dict)  # exchange -> (operation, round)
-    _sessions: dict[Any, Any] = field(default_factory=dict)  # exchange -> the legacy Mcp-Session-Id, if any
-    #: (session, server request id) -> (operation, round): ids are only unique within one legacy session.
-    _server_requests: dict[tuple[Any, Any], tuple[str, int]] = field(default_factory=dict)
-
-    def __call__(self, event: WireEvent) -> None:
-        message = event.message
-        if not isinstance(message, dict):
-            return
-        meta = {k: v for k, v in event.meta.items() if k != "exchange"}
-        exchange = event.meta.get("exchange")
-        if event.direction == "client->server":
-            self._incoming(message, exchange, meta)
-        else:
-            self._outgoing(message, exchange, meta)
-
-    def _incoming(self, message: dict[str, Any], exchange: Any, meta: dict[str, Any]) -> None:
-        method = message.get("method")
-        session = _session_of(meta)
-        if method is None:  # a legacy client's answer to a server-initiated request
-            where = self._server_requests.pop((session, message.get("id")), None)
-            if where is not None:
-                self.store.record(where[0], where[1], "client->server", message, **meta)
-            return
-        if method not in MRTR_METHODS or "id" not in message:
-            return
-        params = params_of(message)
-        state = params.get("requestState")
-        continued = self._by_state.get(state) if isinstance(state, str) else None
-        if continued is not None:
-            where = (continued[0], continued[1] + 1)
-        else:
-            target = params.get(NAME_FIELDS[method])
-            arguments = _object(params.get("arguments"))
-            era = "modern" if _object(params.get("_meta")).get(META_PROTOCOL_VERSION) == MODERN_VERSION else "legacy"
-            operation = self.store.begin_operation(method, str(target), arguments, era, self.server_label, LABEL)
-            where = (operation.id, 1)
-        self._open[exchange] = where
-        self._sessions[exchange] = session
-        self.store.record(where[0], where[1], "client->server", message, **meta)
-
-    def _outgoing(self, message: dict[str, Any], exchange: Any, meta: dict[str, Any]) -> None:
-        where = self._open.get(exchange)
-        if where is None:
-            return
-        self.store.record(where[0], where[1], "server->client", message, **meta)
-        if "method" in message:  # notification, or a legacy server-initiated request inside the call
-            if "id" in message:
-                self._server_requests[(self._sessions.get(exchange), message["id"])] = where
-            return
-        del self._open[exchange]
-        self._sessions.pop(exchange, None)
-        result = message.get("result")
-        if isinstance(result, dict) and result.get("resultType") == "input_required":
-            state = result.get("requestState")
-            if isinstance(state, str):
-                self._by_state[state] = where
-                if len(self._by_state) > MAX_REMEMBERED_STATES:  # abandoned flows: forget the oldest
-                    del self._by_state[next(iter(self._by_state))]
-            return  # the operation goes on when (if) the client retries
-        error = message.get("error")
-        outcome = "error" if isinstance(error, dict) else "complete"
-        problem = f"{error.get('code')} {error.get('message')}" if isinstance(error, dict) else None
-        self.store.finish_operation(where[0], outcome, problem)  # type: ignore[arg-type]
-
-
-def _session_of(meta: dict[str, Any]) -> Any:
-    headers = meta.get("request_headers")
-    return headers.get("mcp-session-id") if isinstance(headers, dict) else None
-
-
-def _object(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
+class ServedTraffic(Stitcher):
+    label: str = LABEL

@@ -33,6 +33,7 @@ from .served import ServedTraffic
 from .server_entries import EMBEDDED, ServerEntry
 from .step_gate import Message, PendingSend, StepGate
 from .tampering import TAMPERS, carries_state, tamper_message
+from .watching import Watching
 
 StudioState = Literal["idle", "connecting", "running", "paused"]
 EventKind = Literal["state", "paused", "pending_changed", "resumed", "run_finished", "error", "catalog",
@@ -124,6 +125,8 @@ class Studio:
         self.recovered_ids: set[str] = set()
         self._recovered_file: Path | None = None
         self._serving: Serving | None = None
+        #: Recording proxies and wrapped stdio sessions (the Proxy panel).
+        self.watching = Watching(self.store, lambda text: self._emit(StudioEvent("info", text=text)))
 
     # --- events ------------------------------------------------------------------------------
 
@@ -594,6 +597,7 @@ class Studio:
         await self.stop_and_wait()
         await self._drop_session()
         await self.stop_serving()
+        await self.watching.close()
         if self.autosave is not None:
             self.autosave.close()
             with contextlib.suppress(OSError):  # nobody is left to tell; the journal stays for the next start

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..protocol import capabilities
+from ..protocol.answer_schema import elicitation_answer_problems
 from ..protocol.schema import message_problems
 from ..protocol.versions import LEGACY_VERSION, META_PROTOCOL_VERSION, MODERN_VERSION, MRTR_METHODS
 from .model import Finding, TraceMessage, params_of, result_of
@@ -27,6 +28,7 @@ INPUT_REQUIRED_EMPTY = "input-required-empty"
 UNKNOWN_RESULT_TYPE = "unknown-result-type"
 RESPONSE_KEYS = "input-responses-keys"
 MRTR_LEAK = "mrtr-data-on-first-call"
+ANSWER_SCHEMA = "answer-schema-invalid"
 
 
 def _is_modern(request: Any) -> bool:
@@ -61,6 +63,9 @@ def lint_message(entry: TraceMessage, earlier: list[TraceMessage], era: str = "m
         found += _reused_id(entry, earlier)
     if entry.kind == "request":
         found += _retry_rules(entry, earlier)
+    if entry.kind == "client_response" and request is not None and request.method == "elicitation/create":
+        found += _answer_rules(f"the answer to {request.jsonrpc_id!r}", params_of(request.message),
+                               result_of(entry.message))
     if entry.direction == "server->client" and isinstance(message, dict) and isinstance(message.get("result"), dict):
         result_type = message["result"].get("resultType", "complete")
         if result_type not in ("complete", "input_required"):
@@ -126,7 +131,18 @@ def _retry_rules(entry: TraceMessage, earlier: list[TraceMessage]) -> list[Findi
         if extra:
             found.append(Finding(RESPONSE_KEYS, "warning", f"inputResponses has keys nobody asked for: "
                                  f"{', '.join(extra)}"))
+        for key, asked_for in requests.items():
+            if isinstance(asked_for, dict) and asked_for.get("method") == "elicitation/create" \
+                    and isinstance(responses, dict) and key in responses:
+                found += _answer_rules(f"inputResponses.{key}", asked_for.get("params"), responses[key])
     return found
+
+
+def _answer_rules(where: str, request_params: Any, answer: Any) -> list[Finding]:
+    """An accepted elicitation answer whose content breaks the requestedSchema: each field and rule."""
+    problems = elicitation_answer_problems(request_params, answer)
+    return [Finding(ANSWER_SCHEMA, "info" if problem.startswith("not checked") else "error",
+                    f"{where} does not fit the requestedSchema: {problem}") for problem in problems[:8]]
 
 
 def _input_required_rules(entry: TraceMessage, request: TraceMessage | None) -> list[Finding]:

@@ -154,6 +154,8 @@ class MainWindow(QMainWindow):
         self.serve_action = self._add(serve, "Serve the embedded engine over &HTTP", self._toggle_serving)
         self.serve_action.setCheckable(True)
         self._add(serve, "&Copy the served URL", self._copy_served_url)
+        serve.addSeparator()
+        self._add(serve, "&Proxy and wrapped sessions…", self.show_proxy_panel)
         run = bar.addMenu("&Run")
         for action in self.controls.actions():
             run.addAction(action)
@@ -352,6 +354,14 @@ class MainWindow(QMainWindow):
             return
         self.serve_action.setChecked(True)
         self.statusBar().showMessage(f"Serving at {url}", 10000)
+
+    def show_proxy_panel(self) -> None:
+        from .proxy_panel import ProxyPanel
+
+        if getattr(self, "proxy_panel", None) is None:
+            self.proxy_panel = ProxyPanel(self.studio, self)
+        self.proxy_panel.show()
+        self.proxy_panel.raise_()
 
     def _copy_served_url(self) -> None:
         url = self.studio.serving_url

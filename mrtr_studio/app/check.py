@@ -1,0 +1,307 @@
+"""`mrtr-studio check URL|stdio:CMD [--tool NAME --args JSON ...] [--identity TOKEN ...] [--json] [--junit FILE]`
+
+Runs the lab's attacks (app/lab.py) and the protocol checks on each named tool of a server, prints
+a MUST/SHOULD table with the wire evidence of every failure, writes JUnit XML, and exits 1 when a
+MUST fails (2 for a usage error), so a server's CI can run it against a freshly started server.
+
+Protocol checks: the first call is answered input_required with a state or complete; the state
+echoed byte for byte (with answers) is accepted; a state that fails verification gets -32602
+exactly; a missing capability gets -32021 with `requiredCapabilities` (or the handler adapts, never
+asking for what was not declared); every response carries its request's id; over HTTP, a mirrored
+header that contradicts the body is rejected with -32020; every message the server sent is valid
+against the shipped schema and clean of the linter's server-side rules. Everything is recorded in
+one trace (`--trace FILE` keeps it).
+"""
+
+import argparse
+import asyncio
+import contextvars
+import json
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from ..client.driver import IdSource, build_retry
+from ..client.settings import ClientSettings
+from ..protocol import jsonrpc
+from ..protocol.errors import HEADER_MISMATCH, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY
+from ..protocol.versions import META_CLIENT_CAPABILITIES
+from ..trace import TraceStore, files, lint
+from ..transport.base import ClientTransport, TransportError, WireEvent
+from .auto_answers import auto_respond
+from .call import UsageError, make_transport
+from .check_model import CheckResult, any_must_failed, json_document, print_table, verdict_for, wire, write_junit
+from .lab import ATTACKS, Lab, LabTarget
+
+#: Lab attacks whose state fails verification: the spec's answer is -32602, nothing else.
+INVALID_STATE_ATTACKS = frozenset({"flip-signature", "flip-payload", "truncate", "invent"})
+#: Linter rules that judge what a server sent.
+SERVER_RULES = frozenset({lint.UNKNOWN_RESULT_TYPE, lint.INPUT_REQUIRED_EMPTY, lint.INPUT_REQUIRED_FORBIDDEN,
+                          lint.CAPABILITY_NOT_DECLARED})
+_where: contextvars.ContextVar[tuple[str, int] | None] = contextvars.ContextVar("_check_where", default=None)
+
+
+@dataclass
+class ToolCase:
+    name: str
+    arguments: dict[str, Any]
+
+
+class Checker:
+    """Runs every check against one server and keeps the trace they produced."""
+
+    def __init__(self, url: str, identities: list[str], timeout: float = 30.0) -> None:
+        self.url = url
+        self.identities = identities
+        self.timeout = timeout
+        self.store = TraceStore()
+        lint.attach(self.store)
+        self.ids = IdSource("check-")
+        self.settings = ClientSettings(era="modern")
+        self._transport: ClientTransport | None = None
+
+    def connect(self, identity: str) -> ClientTransport:
+        transport, _ = make_transport(self.url, identity or None)
+        return transport
+
+    @property
+    def transport(self) -> ClientTransport:
+        if self._transport is None:
+            self._transport = self.connect(self.identities[0] if self.identities else "")
+            self._transport.tap.listen(self._record)
+        return self._transport
+
+    def _record(self, event: WireEvent) -> None:
+        where = _where.get()
+        if where is not None:
+            self.store.record(where[0], where[1], event.direction, event.message, **event.meta)
+
+    async def send(self, message: dict[str, Any], op_id: str, round_number: int) -> dict[str, Any] | None:
+        token = _where.set((op_id, round_number))
+        try:
+            return await asyncio.wait_for(self.transport.send(message), self.timeout)
+        finally:
+            _where.reset(token)
+
+    def first_call(self, case: ToolCase, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
+        meta = self.settings.request_meta()
+        if capabilities is not None:
+            meta[META_CLIENT_CAPABILITIES] = capabilities
+        return jsonrpc.request(self.ids(), "tools/call", {"name": case.name, "arguments": case.arguments,
+                                                          "_meta": meta})
+
+    def evidence(self, op_id: str, last: int = 2) -> list[str]:
+        return [wire("->" if m.direction == "client->server" else "<-", m.message)
+                for m in self.store.messages_of(op_id)[-last:]]
+
+    async def close(self) -> None:
+        if self._transport is not None:
+            await self._transport.close()
+
+    # --- the checks ------------------------------------------------------------------------
+
+    async def run(self, cases: list[ToolCase]) -> list[CheckResult]:
+        results: list[CheckResult] = []
+        try:
+            for case in cases:
+                results += await self.tool_checks(case)
+                results += await self.lab_checks(case)
+            if self.url.startswith(("http://", "https://")) and cases:
+                results.append(await self.header_check(cases[0]))
+        finally:
+            await self.close()
+        results += self.trace_checks()
+        return results
+
+    async def tool_checks(self, case: ToolCase) -> list[CheckResult]:
+        prefix = f"{case.name}: "
+        op = self.store.begin_operation("tools/call", case.name, case.arguments, "modern", self.url, "check")
+        first = self.first_call(case)
+        reply = await self.send(first, op.id, 1)
+        body = reply.get("result") if isinstance(reply, dict) else None
+        kind = body.get("resultType", "complete") if isinstance(body, dict) else None
+        shape_ok = kind == "complete" or (kind == "input_required" and isinstance(body, dict)
+                                          and ("inputRequests" in body or "requestState" in body))
+        results = [CheckResult(prefix + "first-round", "a first call is answered input_required or complete", "MUST",
+                               verdict_for(shape_ok, "MUST"), f"answered {kind or 'an error'}",
+                               [] if shape_ok else self.evidence(op.id))]
+        if kind != "input_required" or not isinstance(body, dict):
+            self.store.finish_operation(op.id, "complete" if kind == "complete" else "error")
+            results.append(CheckResult(prefix + "state-echo", "the state echoed byte for byte is accepted", "MUST",
+                                       "skipped", "the tool asked for nothing"))
+            results.append(await self.capability_check(case))
+            return results
+        message, round_number = first, 1
+        while isinstance(body, dict) and body.get("resultType") == "input_required" and round_number < 10:
+            answers = await auto_respond(body.get("inputRequests") or {}, round_number)
+            message = build_retry(message, body, answers, self.ids())
+            round_number += 1
+            reply = await self.send(message, op.id, round_number)
+            body = reply.get("result") if isinstance(reply, dict) else None
+        done = isinstance(body, dict) and body.get("resultType", "complete") == "complete"
+        self.store.finish_operation(op.id, "complete" if done else "error")
+        results.append(CheckResult(prefix + "state-echo", "the state echoed byte for byte, with answers, is accepted "
+                                   "until the call completes", "MUST", verdict_for(done, "MUST"),
+                                   f"{round_number} round(s)", [] if done else self.evidence(op.id)))
+        results.append(await self.capability_check(case))
+        return results
+
+    async def capability_check(self, case: ToolCase) -> CheckResult:
+        title = "a missing capability gets -32021 with requiredCapabilities (or the handler adapts)"
+        op = self.store.begin_operation("tools/call", case.name, case.arguments, "modern", self.url,
+                                        "check: no capabilities")
+        reply = await self.send(self.first_call(case, capabilities={}), op.id, 1)
+        check_id = f"{case.name}: capability-error"
+        error = reply.get("error") if isinstance(reply, dict) else None
+        body = reply.get("result") if isinstance(reply, dict) else None
+        self.store.finish_operation(op.id, "error" if error else "complete")
+        if isinstance(error, dict) and error.get("code") == MISSING_REQUIRED_CLIENT_CAPABILITY:
+            data = error.get("data")
+            required = data.get("requiredCapabilities") if isinstance(data, dict) else None
+            ok = isinstance(required, dict) and bool(required)
+            return CheckResult(check_id, title, "MUST", verdict_for(ok, "MUST"),
+                               f"requiredCapabilities {json.dumps(required)}" if ok
+                               else "-32021 without a requiredCapabilities object in error.data",
+                               [] if ok else self.evidence(op.id))
+        if isinstance(body, dict) and body.get("resultType") == "input_required":
+            asked = body.get("inputRequests")
+            if isinstance(asked, dict) and asked:
+                return CheckResult(check_id, title, "MUST", "fail", "asked for input from a client that declared no "
+                                   "capabilities", self.evidence(op.id))
+        shown = f"error {error.get('code')}" if isinstance(error, dict) else "a result"
+        return CheckResult(check_id, title, "MUST", "pass", f"the handler adapted ({shown})")
+
+    async def lab_checks(self, case: ToolCase) -> list[CheckResult]:
+        second = self.identities[1] if len(self.identities) > 1 else None
+        target = LabTarget(connect=self.connect, identities=(self.identities[0] if self.identities else "", second),
+                           label=self.url)
+        lab = Lab(target, self.store, self.settings)
+        try:
+            run = await asyncio.wait_for(lab.run("tools/call", case.name, case.arguments, attacks=ATTACKS),
+                                         self.timeout * len(ATTACKS))
+        except (TransportError, TimeoutError) as exc:
+            return [CheckResult(f"{case.name}: lab", "the lab's attacks", "MUST", "fail", f"could not run: {exc}")]
+        results = []
+        for result in run.results:
+            attack = result.attack
+            verdict: Any = result.verdict
+            detail = f"{result.status}: {result.answer}"
+            if attack.id in INVALID_STATE_ATTACKS and result.status == "rejected" \
+                    and not result.answer.startswith(str(INVALID_PARAMS)):
+                verdict, detail = "fail", f"rejected, but not with {INVALID_PARAMS}: {result.answer}"
+            if verdict == "skipped":
+                detail = f"not run: {result.detail}" if result.detail else "not run"
+            evidence = self.evidence(result.operation_id) if result.operation_id and verdict in ("fail", "warn") \
+                else []
+            title = attack.requirement + (f" ({result.detail})" if result.detail and verdict != "skipped" else "")
+            results.append(CheckResult(f"{case.name}: lab {attack.id}", title, attack.level, verdict, detail,
+                                       evidence))
+        return results
+
+    async def header_check(self, case: ToolCase) -> CheckResult:
+        import httpx
+
+        from ..transport.http_client import ACCEPT, modern_headers
+
+        title = "a mirrored header that contradicts the body is rejected with -32020"
+        message = self.first_call(case)
+        headers = {"Accept": ACCEPT, "Content-Type": "application/json", **modern_headers(message),
+                   "Mcp-Name": case.name + "-not-this-one"}
+        if self.identities and self.identities[0]:
+            headers["Authorization"] = f"Bearer {self.identities[0]}"
+        async with httpx.AsyncClient(timeout=self.timeout, trust_env=False) as http:
+            try:
+                response = await http.post(self.url, json=message, headers=headers)
+            except httpx.HTTPError as exc:
+                return CheckResult("header-mirroring", title, "MUST", "fail", f"no answer: {exc}")
+        text = response.text[:2000]
+        try:
+            body = json.loads(text)
+        except ValueError:
+            body = None
+        error = body.get("error") if isinstance(body, dict) else None
+        code = error.get("code") if isinstance(error, dict) else None
+        ok = code == HEADER_MISMATCH
+        evidence = [wire("->", f"Mcp-Name: {headers['Mcp-Name']} with params.name {case.name!r}"),
+                    wire("<-", f"HTTP {response.status_code} {text}")]
+        return CheckResult("header-mirroring", title, "MUST", verdict_for(ok, "MUST"),
+                           f"HTTP {response.status_code}, " + (f"error {code}" if code is not None else "no error"),
+                           [] if ok else evidence)
+
+    def trace_checks(self) -> list[CheckResult]:
+        """Over everything recorded: ids echoed, schema validity, the linter's server-side rules."""
+        bad_ids, invalid, server_lint = [], [], []
+        for op in self.store.operations:
+            messages = self.store.messages_of(op.id)
+            requests = {m.jsonrpc_id for m in messages if m.kind == "request"}
+            for m in messages:
+                if m.direction != "server->client":
+                    continue
+                if m.kind in ("complete", "input_required", "error") and m.jsonrpc_id not in requests \
+                        and not (m.kind == "error" and m.jsonrpc_id is None):
+                    bad_ids.append(wire("<-", m.message))
+                for f in m.findings:
+                    if f.rule == lint.SCHEMA_INVALID and f.severity == "error":
+                        invalid.append(f"{f.message} | " + wire("<-", m.message))
+                    elif f.rule in SERVER_RULES:
+                        server_lint.append(f"{f.rule}: {f.message} | " + wire("<-", m.message))
+        return [
+            CheckResult("response-ids", "every response carries the id of the request it answers", "MUST",
+                        verdict_for(not bad_ids, "MUST"), f"{len(bad_ids)} response(s) with an unknown id"
+                        if bad_ids else "", bad_ids[:3]),
+            CheckResult("schema-valid", "every message the server sent is valid against the shipped schema", "MUST",
+                        verdict_for(not invalid, "MUST"), f"{len(invalid)} invalid message(s)" if invalid else
+                        f"{sum(1 for m in self.store.messages if m.direction == 'server->client')} message(s)",
+                        invalid[:3]),
+            CheckResult("server-lint", "no server-side lint findings (resultType, empty input_required, input "
+                        "asked of a legacy request or beyond the declared capabilities)", "MUST",
+                        verdict_for(not server_lint, "MUST"), f"{len(server_lint)} finding(s)" if server_lint else "",
+                        server_lint[:3]),
+        ]
+
+
+
+
+def tool_cases(names: list[str], arguments: list[str]) -> list[ToolCase]:
+    if len(arguments) > len(names):
+        raise UsageError("each --args belongs to the --tool before it; there are more --args than --tool")
+    cases = []
+    for index, name in enumerate(names):
+        text = arguments[index] if index < len(arguments) else "{}"
+        try:
+            value = json.loads(text)
+        except ValueError as exc:
+            raise UsageError(f"--args for {name!r} is not JSON: {exc}") from None
+        if not isinstance(value, dict):
+            raise UsageError(f"--args for {name!r} must be a JSON object")
+        cases.append(ToolCase(name, value))
+    return cases
+
+
+def run_check(args: argparse.Namespace) -> int:
+    try:
+        cases = tool_cases(args.tool, args.args)
+        if not cases:
+            raise UsageError("name at least one --tool to check (it is called for real)")
+        make_transport(args.url, None)  # the URL's form, before anything runs
+    except UsageError as exc:
+        print(f"mrtr-studio check: {exc}", file=sys.stderr)
+        return 2
+    checker = Checker(args.url, args.identity, args.timeout)
+    try:
+        results = asyncio.run(checker.run(cases))
+    except (TransportError, OSError, TimeoutError) as exc:
+        print(f"mrtr-studio check: cannot check {args.url}: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # a server so broken that a check itself failed: say so, no traceback
+        print(f"mrtr-studio check: checking {args.url} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    if args.trace:
+        files.save(args.trace, checker.store)
+    if args.junit:
+        write_junit(args.junit, args.url, results)
+    if args.json:
+        print(json.dumps(json_document(args.url, results), indent=2, ensure_ascii=False))
+    else:
+        print_table(args.url, results, sys.stdout)
+    return 1 if any_must_failed(results) else 0

@@ -1,0 +1,68 @@
+"""`mrtr-studio proxy --listen HOST:PORT --upstream URL [--trace FILE]`: the recording reverse proxy.
+
+Prints `listening on http://HOST:PORT/PATH` (the upstream's path) once it accepts connections, one
+line on stderr per finished operation (target, rounds, outcome, findings), and stops cleanly on
+SIGINT/SIGTERM, writing the trace file. Point the client at the printed URL instead of the server's.
+The relay and the recording run in two processes (proxy.recorder_process): linting a message
+never delays the next one.
+"""
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+
+from ..proxy.http_proxy import ProxyApp, ProxyLimits
+from ..proxy.recorder_process import RecorderProcess
+from ..transport.base import Tap
+from ..transport.http_host import bind, make_server, wait_started
+from .serve import EXIT_WITH_STDIN_ENV, _exit_when_stdin_closes, _run
+
+LABEL = "proxied client"
+
+
+def run_proxy(args: argparse.Namespace) -> int:
+    host, port = args.listen
+    recorder = RecorderProcess(f"proxy to {args.upstream}", LABEL, args.trace, quiet=args.quiet)
+    try:
+        app = ProxyApp(args.upstream, Tap(), ProxyLimits(), sink=recorder.put)
+    except ValueError as exc:
+        print(f"mrtr-studio proxy: {exc}", file=sys.stderr)
+        return 2
+    try:
+        sock = bind(host, port)
+    except OSError as exc:
+        print(f"mrtr-studio proxy: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    recorder.start()
+    uv = make_server(app)
+
+    async def main() -> int:
+        loop = asyncio.get_running_loop()
+        task = asyncio.create_task(uv.serve(sockets=[sock]))
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, setattr, uv, "should_exit", True)
+        if os.environ.get(EXIT_WITH_STDIN_ENV) == "1":
+            _exit_when_stdin_closes(loop, lambda: setattr(uv, "should_exit", True))
+        try:
+            await wait_started(uv, task)
+        except (RuntimeError, TimeoutError, SystemExit) as exc:
+            print(f"mrtr-studio proxy: the proxy did not start: {exc}", file=sys.stderr)
+            return 1
+        shown = f"[{host}]" if ":" in host else host
+        print(f"listening on http://{shown}:{sock.getsockname()[1]}{app.path}", flush=True)
+        try:
+            await task
+        finally:
+            await app.aclose()
+        return 0
+
+    try:
+        return _run(main())
+    finally:
+        sock.close()
+        recorder.close()
+        if recorder.not_recorded:
+            print(f"mrtr-studio proxy: the recorder fell behind; {recorder.not_recorded} message(s) relayed but "
+                  "not recorded", file=sys.stderr)

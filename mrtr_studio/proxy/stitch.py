@@ -1,0 +1,167 @@
+"""Stitching observed traffic into operations: which retry continues which flow.
+
+A recorder that sits between a client and a server it does not own (the served engine, the reverse
+proxy, the stdio wrapper) sees requests one at a time. MRTR links them itself: a retry carries the
+requestState its previous round was given, so that state names the operation (and the round) it
+continues. A client that alters the state breaks that link, and that is exactly the client a
+debugger must show as a retry gone wrong, not as a new flow; so a request whose state is unknown
+(or that carries answers without a state) joins the most recent unanswered round of the same
+method and target whose input keys it answers. Legacy server-initiated requests join the call they
+were sent from; the client's answer joins it by the request's id (within its session).
+
+Each WireEvent's meta carries an `exchange` key: the same value for a request and its response
+(one HTTP POST, one JSON-RPC id on a stdio pipe). Memory is bounded: at most MAX_REMEMBERED flows
+wait for a retry; the oldest are forgotten.
+"""
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..protocol.versions import META_PROTOCOL_VERSION, MODERN_VERSION, MRTR_METHODS, NAME_FIELDS
+from ..trace import TraceStore
+from ..trace.model import params_of
+from ..transport.base import WireEvent
+
+MAX_REMEMBERED = 10_000
+Where = tuple[str, int]  # (operation id, round)
+
+
+@dataclass
+class _Waiting:
+    """A round answered input_required; the client's retry is expected."""
+
+    where: Where
+    method: str
+    target: Any
+    arguments: Any
+    keys: frozenset[str]
+
+
+@dataclass
+class Stitcher:
+    """A tap listener that records what it sees into `store`, one operation per MRTR flow."""
+
+    store: TraceStore
+    server_label: str
+    label: str = ""
+    _by_state: OrderedDict[str, Where] = field(default_factory=OrderedDict)
+    _waiting: OrderedDict[int, _Waiting] = field(default_factory=OrderedDict)
+    _waiting_of: dict[Where, int] = field(default_factory=dict)
+    _open: dict[Any, Where] = field(default_factory=dict)  # exchange -> (operation, round)
+    _sessions: dict[Any, Any] = field(default_factory=dict)  # exchange -> the legacy Mcp-Session-Id, if any
+    #: (session, server request id) -> (operation, round): ids are only unique within one legacy session.
+    _server_requests: dict[tuple[Any, Any], Where] = field(default_factory=dict)
+    _count: int = 0
+
+    def __call__(self, event: WireEvent) -> None:
+        message = event.message
+        if not isinstance(message, dict):
+            return
+        meta = {k: v for k, v in event.meta.items() if k != "exchange"}
+        exchange = event.meta.get("exchange")
+        if event.direction == "client->server":
+            self._incoming(message, exchange, meta)
+        else:
+            self._outgoing(message, exchange, meta)
+
+    def _incoming(self, message: dict[str, Any], exchange: Any, meta: dict[str, Any]) -> None:
+        method = message.get("method")
+        session = session_of(meta)
+        if method is None:  # a legacy client's answer to a server-initiated request
+            where = self._server_requests.pop((session, message.get("id")), None)
+            if where is not None:
+                self.store.record(where[0], where[1], "client->server", message, **meta)
+            return
+        if method not in MRTR_METHODS or "id" not in message:
+            return
+        params = params_of(message)
+        continued = self.continuation(method, params)
+        if continued is not None:
+            where = (continued[0], continued[1] + 1)
+        else:
+            target = params.get(NAME_FIELDS[method])
+            arguments = _object(params.get("arguments"))
+            era = "modern" if _object(params.get("_meta")).get(META_PROTOCOL_VERSION) == MODERN_VERSION else "legacy"
+            operation = self.store.begin_operation(method, str(target), arguments, era, self.server_label,
+                                                   self.label)
+            where = (operation.id, 1)
+        self._open[exchange] = where
+        self._sessions[exchange] = session
+        self.store.record(where[0], where[1], "client->server", message, **meta)
+
+    def continuation(self, method: str, params: dict[str, Any]) -> Where | None:
+        """The (operation, round) a request continues: by the state it echoes, else by the keys it answers."""
+        state = params.get("requestState")
+        if isinstance(state, str) and state in self._by_state:
+            where = self._by_state[state]
+            self._forget_waiting(where)
+            return where
+        responses = params.get("inputResponses")
+        answered = frozenset(responses) if isinstance(responses, dict) else frozenset()
+        if not answered and "requestState" not in params:
+            return None  # a first call: nothing says it continues anything
+        target = params.get(NAME_FIELDS[method])
+        candidates = [w for w in reversed(self._waiting.values()) if w.method == method and w.target == target
+                      and (w.keys & answered if answered else True)]
+        if not candidates:
+            return None
+        arguments = params.get("arguments")
+        chosen = next((w for w in candidates if w.arguments == arguments), candidates[0])
+        self._forget_waiting(chosen.where)
+        return chosen.where
+
+    def _forget_waiting(self, where: Where) -> None:
+        number = self._waiting_of.pop(where, None)
+        if number is not None:
+            self._waiting.pop(number, None)
+
+    def _outgoing(self, message: dict[str, Any], exchange: Any, meta: dict[str, Any]) -> None:
+        where = self._open.get(exchange)
+        if where is None:
+            return
+        self.store.record(where[0], where[1], "server->client", message, **meta)
+        if "method" in message:  # notification, or a legacy server-initiated request inside the call
+            if "id" in message:
+                self._server_requests[(self._sessions.get(exchange), message["id"])] = where
+                while len(self._server_requests) > MAX_REMEMBERED:
+                    del self._server_requests[next(iter(self._server_requests))]
+            return
+        del self._open[exchange]
+        self._sessions.pop(exchange, None)
+        result = message.get("result")
+        if isinstance(result, dict) and result.get("resultType") == "input_required":
+            self._remember(where, result)
+            return  # the operation goes on when (if) the client retries
+        error = message.get("error")
+        outcome = "error" if isinstance(error, dict) else "complete"
+        problem = f"{error.get('code')} {error.get('message')}" if isinstance(error, dict) else None
+        self.store.finish_operation(where[0], outcome, problem)  # type: ignore[arg-type]
+
+    def _remember(self, where: Where, result: dict[str, Any]) -> None:
+        state = result.get("requestState")
+        if isinstance(state, str):
+            self._by_state[state] = where
+            while len(self._by_state) > MAX_REMEMBERED:  # abandoned flows: forget the oldest
+                self._by_state.popitem(last=False)
+        operation = self.store.operation(where[0])
+        requests = result.get("inputRequests")
+        first = self.store.messages_of(where[0])
+        request = next((m.message for m in reversed(first) if m.kind == "request" and m.round == where[1]), None)
+        self._count += 1
+        self._waiting[self._count] = _Waiting(
+            where, operation.method, params_of(request).get(NAME_FIELDS.get(operation.method, "name")),
+            params_of(request).get("arguments"), frozenset(requests) if isinstance(requests, dict) else frozenset())
+        self._waiting_of[where] = self._count
+        while len(self._waiting) > MAX_REMEMBERED:
+            _, oldest = self._waiting.popitem(last=False)
+            self._waiting_of.pop(oldest.where, None)
+
+
+def session_of(meta: dict[str, Any]) -> Any:
+    headers = meta.get("request_headers")
+    return headers.get("mcp-session-id") if isinstance(headers, dict) else None
+
+
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
