@@ -5,6 +5,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
+from .auth_flags import add_call_auth_flags, add_serve_auth_flags
 from .serve_flags import add_limit_flags
 from .state_flags import DEFAULT_STATE_TTL, SECRET_ENV, SECRET_HELP, secrets_from, state_ttl
 
@@ -29,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--explain-rejections", action="store_true",
                        help="name the failed check in error.data.reason")
     add_limit_flags(serve)
+    add_serve_auth_flags(serve)
 
     call = commands.add_parser("call", help="run one operation headless, every round")
     call.add_argument("url", help="http(s)://…/mcp, or stdio:COMMAND, or memory: for the embedded engine")
@@ -53,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="silence allowed while waiting for a response (default 30)")
     call.add_argument("--request-timeout", type=float, metavar="SEC",
                       help="overall deadline of each request, however many events keep arriving (default 300)")
+    add_call_auth_flags(call)
 
     state = commands.add_parser("state", help="requestState tools")
     state_commands = state.add_subparsers(dest="state_command", required=True)

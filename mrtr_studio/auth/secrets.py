@@ -5,6 +5,7 @@ text (a URL, a form body, a header), and `masked_json` blanks the fields that ca
 """
 
 import json
+import re
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -12,6 +13,8 @@ MASK = "***"
 #: Field names whose values are secrets wherever they appear (JSON bodies, forms, query strings).
 SECRET_FIELDS = frozenset({"access_token", "refresh_token", "id_token", "client_secret", "code", "code_verifier",
                            "client_assertion", "assertion", "registration_access_token"})
+_NAMES = "|".join(sorted(SECRET_FIELDS))
+_FIELD_IN_QUERY = re.compile(r"((?:^|(?<=[?&#\s\"']))(?:" + _NAMES + r")=)[^&#\s\"']+")
 #: Secrets shorter than this are not substituted in free text (they would blank ordinary words).
 MIN_SECRET = 6
 
@@ -26,9 +29,11 @@ class SecretBook:
                 self._values.add(value)
 
     def mask(self, text: str) -> str:
+        """Known secrets blanked anywhere, and secret fields of query strings and forms (`code=...`) by name,
+        so a value is masked even in the response that first carries it (a redirect's Location)."""
         for value in sorted(self._values, key=len, reverse=True):
             text = text.replace(value, MASK)
-        return text
+        return _FIELD_IN_QUERY.sub(lambda m: m.group(1) + MASK, text)
 
     def masked_json(self, value: Any) -> Any:
         """A copy of a JSON value with every secret field blanked and known secrets masked in strings."""
