@@ -49,6 +49,8 @@ class AuthServer:
     def __post_init__(self) -> None:
         self.key = RSAKey.generate_key(2048, parameters={"kid": "fixture-1", "use": "sig", "alg": "RS256"})
         self.clients: dict[str, str | None] = {}
+        #: Every access and refresh token and client secret handed out (what must never leak anywhere).
+        self.issued: list[str] = []
         self.codes: dict[str, Grant] = {}
         self.refresh: dict[str, Grant] = {}
         self.issuer = ""
@@ -95,6 +97,7 @@ class AuthServer:
                   "redirect_uris": body.get("redirect_uris", [])}
         if secret:
             answer["client_secret"] = secret
+            self.issued.append(secret)
         return JSONResponse(answer, status_code=201)
 
     async def _authorize(self, request: Request) -> Response:
@@ -134,6 +137,7 @@ class AuthServer:
         access = self.mint(grant.subject, self.audience or grant.resource, grant.scope, ttl)
         refresh = generate_token(32)
         self.refresh[refresh] = grant
+        self.issued += [access, refresh]
         return JSONResponse({"access_token": access, "token_type": "Bearer", "expires_in": 3600,
                              "refresh_token": refresh, "scope": grant.scope})
 
