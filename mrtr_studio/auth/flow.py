@@ -108,6 +108,8 @@ class OAuthClient:
         self.http = http or AuthHttp(self.book, on_exchange=on_exchange)
         self.state = FlowState()
         self._lock = asyncio.Lock()
+        #: The access token last put on a request (a refusal is about that one).
+        self._presented: str | None = None
 
     @property
     def exchanges(self) -> list[Exchange]:
@@ -117,7 +119,10 @@ class OAuthClient:
 
     def authorization(self) -> str | None:
         tokens = self.state.tokens
-        return f"Bearer {tokens.access_token}" if tokens else None
+        if tokens is None:
+            return None
+        self._presented = tokens.access_token
+        return f"Bearer {tokens.access_token}"
 
     async def challenged(self, status: int, www_authenticate: str | None) -> bool:
         """Run the flow for a refused request; True when a new token is held and the request may be retried."""
@@ -139,6 +144,8 @@ class OAuthClient:
                 return False
             await self._discover(params)
             tokens = self.state.tokens
+            if tokens is not None and tokens.access_token != self._presented and not tokens.expired():
+                return True  # remembered for this server and issuer, not tried yet
             if tokens is not None and tokens.refresh_token and await self._refresh(tokens):
                 return True
             await self._obtain(self._select_scope(params))
