@@ -43,7 +43,7 @@ class HeadlessRedirect:
 class LoopbackRedirect:
     """A one-shot listener on 127.0.0.1; the port is chosen when it is made, so it can be registered."""
 
-    def __init__(self, show: Callable[[str], None], timeout: float = 300.0, path: str = "/callback") -> None:
+    def __init__(self, show: Callable[[str], object], timeout: float = 300.0, path: str = "/callback") -> None:
         self.show = show
         self.timeout = timeout
         self._socket = socket.socket()

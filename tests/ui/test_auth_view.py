@@ -1,0 +1,82 @@
+"""The Auth view draws a real OAuth flow: one row per exchange in order, the checks as ✔/✖ children,
+the masked request and response of the selected row; live exchanges arrive as rows too."""
+
+import asyncio
+
+import pytest
+from PySide6.QtCore import Qt
+
+from mrtr_studio.app.auth_log import AuthLog
+from mrtr_studio.auth.exchanges import Exchange
+from mrtr_studio.auth.flow import OAuthClient
+from mrtr_studio.auth.jwt_verifier import JwtVerifier
+from mrtr_studio.auth.redirect import HeadlessRedirect
+from mrtr_studio.client import responders as R
+from mrtr_studio.client.session import ClientSession
+from mrtr_studio.client.settings import ClientSettings
+from mrtr_studio.scenarios.demo import build_demo_server
+from mrtr_studio.transport.http_client import HttpClientTransport
+from mrtr_studio.transport.http_host import ServerThread
+from mrtr_studio.transport.http_server import HttpServerConfig
+from mrtr_studio.ui.auth_view import AuthView
+
+from ..auth.as_fixture import AuthServer
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
+
+
+def real_flow(log: AuthLog, issuer: AuthServer) -> None:
+    verifier = JwtVerifier(issuer.issuer, audience="")
+    with ServerThread(build_demo_server(), config=HttpServerConfig(verifier=verifier)) as thread:
+        verifier.audience = thread.url
+        flow = OAuthClient(thread.url, HeadlessRedirect())
+        log.adopt(thread.url, flow)
+
+        async def go() -> None:
+            session = ClientSession(HttpClientTransport(thread.url, auth=flow), ClientSettings(), R.compose(),
+                                    server_label=thread.url)
+            try:
+                await session.list_tools()
+            finally:
+                await session.close()
+                await flow.aclose()
+
+        asyncio.run(go())
+
+
+def test_rows_checks_and_details_of_a_real_flow(qtbot) -> None:  # type: ignore[no-untyped-def]
+    log = AuthLog()
+    with AuthServer() as issuer:
+        real_flow(log, issuer)
+    view = AuthView(log)
+    qtbot.addWidget(view)
+    tree = view.tree
+    phases = [tree.topLevelItem(i).text(0) for i in range(tree.topLevelItemCount())]
+    assert phases[:2] == ["protected resource metadata", "authorization server metadata"]
+    assert phases[-1] == "token request"
+    response = tree.topLevelItem(phases.index("authorization response"))
+    checks = [response.child(i).text(0) for i in range(response.childCount())]
+    assert checks == ["✔ state matches", "✔ iss matches the issuer (RFC 9207)"]
+    assert response.text(3) == "2/2 ✔"
+    token = tree.topLevelItem(phases.index("token request"))
+    tree.setCurrentItem(token)
+    shown = view.detail.toPlainText()
+    assert '"access_token": "***"' in shown
+    assert not any(secret in shown for secret in issuer.issued)
+    assert "check(s) passed" in view.summary.text() and "failed" not in view.summary.text()
+
+
+def test_a_failed_check_is_marked_and_live_rows_arrive(qtbot) -> None:  # type: ignore[no-untyped-def]
+    log = AuthLog()
+    view = AuthView(log)
+    qtbot.addWidget(view)
+    refused = Exchange("authorization response", "REDIRECT", "http://127.0.0.1:1/callback?code=***")
+    refused.check("iss matches the issuer (RFC 9207)", False, "iss 'https://evil.example', issuer 'http://as'")
+    log.add("http://127.0.0.1:2/mcp", refused)
+    qtbot.waitUntil(lambda: view.tree.topLevelItemCount() == 1)
+    item = view.tree.topLevelItem(0)
+    assert item.text(3) == "✖ 1 failed, 0 passed"
+    assert item.child(0).text(0) == "✖ iss matches the issuer (RFC 9207)"
+    assert item.child(0).text(2) == "FAIL"
+    assert "✖ 1 failed" in view.summary.text()
+    assert item.data(0, Qt.ItemDataRole.UserRole) == 0
