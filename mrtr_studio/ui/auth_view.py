@@ -11,13 +11,23 @@ import json
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..app.auth_log import AuthEntry, AuthLog
 from ..auth.exchanges import Exchange
 from . import tones
 
-COLUMNS = ["Phase", "Request", "Status", "Checks"]
+#: The request (method and URL) and each check's comparison are in the tooltips and the detail pane below.
+COLUMNS = ["Phase", "Status", "Checks"]
 
 
 class _Bridge(QObject):
@@ -36,6 +46,12 @@ class AuthView(QWidget):
         self.tree.setHeaderLabels(COLUMNS)
         self.tree.setUniformRowHeights(True)
         self.tree.setMinimumWidth(200)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        for column, mode in enumerate((QHeaderView.ResizeMode.Stretch, QHeaderView.ResizeMode.ResizeToContents,
+                                       QHeaderView.ResizeMode.ResizeToContents)):
+            header.setSectionResizeMode(column, mode)
         self.detail = QPlainTextEdit()
         self.detail.setObjectName("authDetail")
         self.detail.setReadOnly(True)
@@ -63,12 +79,13 @@ class AuthView(QWidget):
         checks = f"{passed}/{len(exchange.checks)} ✔" if exchange.checks else ""
         if passed < len(exchange.checks):
             checks = f"✖ {len(exchange.checks) - passed} failed, {passed} passed"
-        item = QTreeWidgetItem([exchange.phase, f"{exchange.method} {exchange.url}", status, checks])
+        item = QTreeWidgetItem([exchange.phase, status, checks])
         item.setData(0, Qt.ItemDataRole.UserRole, len(self._exchanges) - 1)
-        item.setToolTip(1, exchange.url)
+        item.setToolTip(0, f"{exchange.method} {exchange.url}")
         for check in exchange.checks:
             mark = "✔" if check.passed else "✖"
-            child = QTreeWidgetItem([f"{mark} {check.name}", check.detail, "pass" if check.passed else "FAIL", ""])
+            child = QTreeWidgetItem([f"{mark} {check.name}", "pass" if check.passed else "FAIL", ""])
+            child.setToolTip(0, check.detail)
             child.setForeground(0, QBrush(QColor(tones.tone(tones.PASS if check.passed else tones.ERROR, self))))
             child.setData(0, Qt.ItemDataRole.UserRole, len(self._exchanges) - 1)
             item.addChild(child)

@@ -57,7 +57,7 @@ def test_rows_checks_and_details_of_a_real_flow(qtbot) -> None:  # type: ignore[
     response = tree.topLevelItem(phases.index("authorization response"))
     checks = [response.child(i).text(0) for i in range(response.childCount())]
     assert checks == ["✔ state matches", "✔ iss matches the issuer (RFC 9207)"]
-    assert response.text(3) == "2/2 ✔"
+    assert response.text(2) == "2/2 ✔"
     token = tree.topLevelItem(phases.index("token request"))
     tree.setCurrentItem(token)
     shown = view.detail.toPlainText()
@@ -75,8 +75,31 @@ def test_a_failed_check_is_marked_and_live_rows_arrive(qtbot) -> None:  # type: 
     log.add("http://127.0.0.1:2/mcp", refused)
     qtbot.waitUntil(lambda: view.tree.topLevelItemCount() == 1)
     item = view.tree.topLevelItem(0)
-    assert item.text(3) == "✖ 1 failed, 0 passed"
+    assert item.text(2) == "✖ 1 failed, 0 passed"
     assert item.child(0).text(0) == "✖ iss matches the issuer (RFC 9207)"
-    assert item.child(0).text(2) == "FAIL"
+    assert item.child(0).text(1) == "FAIL"
+    assert "evil.example" in item.child(0).toolTip(0)
     assert "✖ 1 failed" in view.summary.text()
     assert item.data(0, Qt.ItemDataRole.UserRole) == 0
+
+
+def test_no_token_reaches_the_window_settings(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QSettings
+
+    from mrtr_studio.app.server_entries import http_entry
+    from mrtr_studio.app.studio import Studio
+    from mrtr_studio.ui.main_window import MainWindow
+
+    studio = Studio()
+    with AuthServer() as issuer:
+        real_flow(studio.auth, issuer)
+    server_url = studio.auth.entries[0].server_url
+    studio.entry = http_entry(server_url)  # the connection the settings remember
+    path = tmp_path / "studio.ini"
+    window = MainWindow(studio, QSettings(str(path), QSettings.Format.IniFormat), interactive_answers=False)
+    qtbot.addWidget(window)
+    window.save()
+    window.settings.sync()
+    saved = path.read_text()
+    assert server_url in saved  # the settings were written, with the server they name
+    assert len(issuer.issued) >= 2 and not any(secret in saved for secret in issuer.issued)
