@@ -39,8 +39,8 @@ class TokenRejected(Exception):
 class JwtVerifier:
     issuer: str
     audience: str
-    #: JWKS URL or file; None: the issuer's metadata (RFC 8414 `jwks_uri`).
-    jwks: str | None = None
+    #: JWKS URL, file or document (a dict); None: the issuer's metadata (RFC 8414 `jwks_uri`).
+    jwks: str | dict[str, Any] | None = None
     required_scopes: list[str] = field(default_factory=list)
     leeway: float = 30.0
     timeout: float = 10.0
@@ -126,6 +126,8 @@ class JwtVerifier:
 
     async def _load_jwks(self) -> dict[str, Any]:
         source = self.jwks
+        if isinstance(source, dict):
+            return source
         if source and not source.startswith(("http://", "https://")):
             text = Path(source).read_bytes()[:MAX_JWKS + 1]
             return _document(text)

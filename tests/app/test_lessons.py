@@ -66,3 +66,20 @@ async def test_async_handlers_are_traced_across_awaits() -> None:
     source, start = handler_source(wrapped)
     ran = [source[n - start].strip() for n in recorder.lines_for_round(3)]
     assert ran == ["first = 1", "await asyncio.sleep(0)", "second = first + 1", "return second"]
+
+
+async def test_the_token_lesson_binds_states_to_the_verified_iss_and_sub() -> None:
+    import base64
+    import json
+
+    from mrtr_studio.auth.local_issuer import LESSON_ISSUER
+
+    report = await run_lesson(LESSONS_BY_ID["another-user-tokens"])
+    [run] = report.runs
+    asked = next(m for m in run.messages if m.kind == "input_required")
+    state = asked.message["result"]["requestState"]
+    part = state.split(".")[1]
+    payload = json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+    assert payload["p"] == f"{LESSON_ISSUER}#alice"
+    refused = next(m for m in run.messages if m.kind == "error")
+    assert refused.message["error"]["data"]["reason"] == "principal"
