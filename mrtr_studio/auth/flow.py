@@ -108,8 +108,6 @@ class OAuthClient:
         self.http = http or AuthHttp(self.book, on_exchange=on_exchange)
         self.state = FlowState()
         self._lock = asyncio.Lock()
-        #: The access token last put on a request (a refusal is about that one).
-        self._presented: str | None = None
 
     @property
     def exchanges(self) -> list[Exchange]:
@@ -119,15 +117,17 @@ class OAuthClient:
 
     def authorization(self) -> str | None:
         tokens = self.state.tokens
-        if tokens is None:
-            return None
-        self._presented = tokens.access_token
-        return f"Bearer {tokens.access_token}"
+        return f"Bearer {tokens.access_token}" if tokens is not None else None
 
-    async def challenged(self, status: int, www_authenticate: str | None) -> bool:
-        """Run the flow for a refused request; True when a new token is held and the request may be retried."""
+    async def challenged(self, status: int, www_authenticate: str | None, sent: str | None = None) -> bool:
+        """Run the flow for a refused request (`sent`: the Authorization it carried); True when a new token is
+        held and the request may be retried. A refusal of a token already replaced only needs a retry."""
         params = bearer_params(www_authenticate)
         async with self._lock:
+            current = self.state.tokens
+            if status == 401 and current is not None and sent != f"Bearer {current.access_token}" \
+                    and not current.expired():
+                return True  # another request got a new token meanwhile: retry with it
             if status == 403:
                 if params.get("error") != "insufficient_scope":
                     return False
@@ -144,7 +144,7 @@ class OAuthClient:
                 return False
             await self._discover(params)
             tokens = self.state.tokens
-            if tokens is not None and tokens.access_token != self._presented and not tokens.expired():
+            if tokens is not None and sent != f"Bearer {tokens.access_token}" and not tokens.expired():
                 return True  # remembered for this server and issuer, not tried yet
             if tokens is not None and tokens.refresh_token and await self._refresh(tokens):
                 return True

@@ -52,12 +52,13 @@ class RequestAuth(Protocol):
     """What an HTTP client transport consults for authorization (the OAuth flow implements it).
 
     `authorization()` is the Authorization header for the next request (None: send none);
-    `challenged(status, www_authenticate)` runs on a 401 or 403 and returns True when the request
-    should be sent again (a new token is held). It may raise to stop with a reason."""
+    `challenged(status, www_authenticate, sent)` runs on a 401 or 403 (`sent`: the Authorization the
+    refused request carried) and returns True when the request should be sent again (a new token is
+    held). It may raise to stop with a reason."""
 
     def authorization(self) -> str | None: ...
 
-    async def challenged(self, status: int, www_authenticate: str | None) -> bool: ...
+    async def challenged(self, status: int, www_authenticate: str | None, sent: str | None = None) -> bool: ...
 
 
 def masked_headers(headers: dict[str, str]) -> dict[str, str]:

@@ -151,7 +151,7 @@ class HttpClientTransport:
                     raise TransportError(f"HTTP {refused.status} from {self.url}: still refused after "
                                          f"{challenges - 1} authorization attempt(s)") from None
                 try:
-                    again = await self.auth.challenged(refused.status, refused.www_authenticate)
+                    again = await self.auth.challenged(refused.status, refused.www_authenticate, refused.sent)
                 except Exception as exc:
                     raise TransportError(f"HTTP {refused.status} from {self.url}; authorization failed: {exc}") \
                         from exc
@@ -231,7 +231,7 @@ class HttpClientTransport:
                 challenge = response.headers.get("www-authenticate")
                 self.tap.emit("server->client", text, **self._meta(response), www_authenticate=challenge,
                               error="authorization required")
-                raise _Challenged(response.status_code, challenge)
+                raise _Challenged(response.status_code, challenge, headers.get("Authorization"))
             if response.headers.get("mcp-session-id"):
                 self.session_id = response.headers["mcp-session-id"]
             meta = self._meta(response)
@@ -485,10 +485,11 @@ class HttpClientTransport:
 class _Challenged(Exception):
     """A request refused with 401/403 while an auth flow can answer it (caught in `send`)."""
 
-    def __init__(self, status: int, www_authenticate: str | None) -> None:
+    def __init__(self, status: int, www_authenticate: str | None, sent: str | None) -> None:
         super().__init__(status)
         self.status = status
         self.www_authenticate = www_authenticate
+        self.sent = sent
 
 
 def _why(exc: WireJsonError, syntax: str) -> str:

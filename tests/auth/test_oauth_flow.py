@@ -119,3 +119,24 @@ def test_step_ups_are_limited(issuer: AuthServer, protected: tuple[str, JwtVerif
     with pytest.raises(TransportError):
         list_tools(url, OAuthSettings(scope=["mcp"]))
     assert 1 < len(seen(issuer, "/authorize")) <= 4
+
+
+def test_requests_refused_together_share_one_authorization(issuer: AuthServer,
+                                                           protected: tuple[str, JwtVerifier]) -> None:
+    url, _ = protected
+    flow = OAuthClient(url, HeadlessRedirect())
+
+    async def go() -> None:
+        transports = [HttpClientTransport(url, auth=flow) for _ in range(3)]
+        sessions = [ClientSession(t, ClientSettings(era="modern"), R.compose(), server_label=url) for t in transports]
+        try:
+            listed = await asyncio.gather(*(session.list_tools() for session in sessions))
+            assert all(listed)
+        finally:
+            for session in sessions:
+                await session.close()
+            await flow.aclose()
+
+    asyncio.run(go())
+    assert len(seen(issuer, "/authorize")) == 1
+    assert len(seen(issuer, "/token")) == 1
