@@ -100,11 +100,13 @@ async def auth_scenario(url: str, scenario: str) -> list[str]:
     passes on the suite's own checks whatever the exit code."""
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
     version = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION", "2025-11-25")
-    grant = "client_credentials" if scenario.startswith("auth/client-credentials") else "authorization_code"
+    grant = "client_credentials" if scenario.startswith("auth/client-credentials") else \
+        "jwt_bearer" if scenario == "auth/wif-jwt-bearer" else "authorization_code"
     settings = OAuthSettings(client_id=context.get("client_id"), client_secret=context.get("client_secret"),
                              private_key_pem=context.get("private_key_pem"),
                              signing_alg=context.get("signing_algorithm") or "RS256",
-                             client_metadata_url=CIMD_URL, grant=grant, protocol_version=version)
+                             client_metadata_url=CIMD_URL, assertion=context.get("valid_jwt"), grant=grant,
+                             protocol_version=version)
     flow = OAuthClient(url, HeadlessRedirect(), settings)
     transport = HttpClientTransport(url, auth=flow)
     era = "modern" if version >= "2026-07-28" else "legacy"

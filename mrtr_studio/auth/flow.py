@@ -42,6 +42,7 @@ from .tokens import CredentialStore, MemoryStore, Registration, TokenSet
 WITH_SECRET = ("client_secret_basic", "client_secret_post", "none")
 PUBLIC = ("none", "client_secret_basic", "client_secret_post")
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
 
 class Redirect(Protocol):
@@ -66,7 +67,9 @@ class OAuthSettings:
     signing_alg: str = "RS256"
     #: A Client ID Metadata Document URL, used when the server advertises support for it.
     client_metadata_url: str | None = None
-    grant: Literal["authorization_code", "client_credentials"] = "authorization_code"
+    grant: Literal["authorization_code", "client_credentials", "jwt_bearer"] = "authorization_code"
+    #: The workload's JWT for the jwt_bearer grant (RFC 7523 §2.1; workload identity federation).
+    assertion: str | None = None
     #: Scopes to ask for instead of the spec's selection (None: select).
     scope: list[str] | None = None
     #: Ask for `offline_access` (a refresh token) when the server lists it (SEP-2207).
@@ -104,7 +107,7 @@ class OAuthClient:
         self.settings = settings or OAuthSettings()
         self.store = store or MemoryStore()
         self.book = SecretBook()
-        self.book.add(self.settings.client_secret, self.settings.private_key_pem)
+        self.book.add(self.settings.client_secret, self.settings.private_key_pem, self.settings.assertion)
         self.http = http or AuthHttp(self.book, on_exchange=on_exchange)
         self.state = FlowState()
         self._lock = asyncio.Lock()
@@ -232,7 +235,7 @@ class OAuthClient:
                                         "pre-registered")
         elif settings.client_metadata_url and metadata.get("client_id_metadata_document_supported") is True:
             registration = Registration(found.issuer, settings.client_metadata_url, None, "none", "metadata-document")
-        elif metadata.get("registration_endpoint") and settings.grant == "authorization_code":
+        elif metadata.get("registration_endpoint") and settings.grant == "authorization_code":  # machines: pre-set
             registration = await self._dynamic_registration(found, supported)
         else:
             raise AuthError(f"no way to register with {found.issuer}: no pre-registered client for it, no "
@@ -289,6 +292,14 @@ class OAuthClient:
             await self._token_request(found, registration, "client credentials token",
                                       prepare_token_request("client_credentials", scope=scope or None,
                                                             resource=found.resource), scope)
+            return
+        if self.settings.grant == "jwt_bearer":
+            if not self.settings.assertion:
+                raise AuthError("the jwt_bearer grant needs the workload's JWT (assertion)")
+            # A refusal ends the flow (AuthError): the grant is not retried nor swapped for another.
+            await self._token_request(found, registration, "jwt bearer token",
+                                      prepare_token_request(JWT_BEARER, assertion=self.settings.assertion,
+                                                            scope=scope or None, resource=found.resource), scope)
             return
         code, verifier = await self._authorize(found, registration, scope)
         body = prepare_token_request("authorization_code", code=code, redirect_uri=self.redirect.redirect_uri,
