@@ -12,6 +12,7 @@ import json
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
+    QCheckBox,
     QHeaderView,
     QLabel,
     QPlainTextEdit,
@@ -41,6 +42,12 @@ class AuthView(QWidget):
         self.log = log
         self.summary = QLabel("No authorization yet: the flow runs when a server answers 401.")
         self.summary.setWordWrap(True)
+        self.remember = QCheckBox("Remember tokens in the system keyring")
+        self.remember.setObjectName("authRemember")
+        self.remember.setToolTip("Off: tokens live in memory until the studio closes. On: the OS keyring keeps "
+                                 "them for the next start (never the settings file, traces or exports).")
+        self.remember.setChecked(log.remember)
+        self.remember.toggled.connect(self._remember)
         self.tree = QTreeWidget()
         self.tree.setObjectName("authExchanges")
         self.tree.setHeaderLabels(COLUMNS)
@@ -61,6 +68,7 @@ class AuthView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.summary)
+        layout.addWidget(self.remember)
         layout.addWidget(split, 1)
         self._exchanges: list[Exchange] = []
         self._bridge = _Bridge(self)
@@ -95,6 +103,10 @@ class AuthView(QWidget):
         total = sum(len(e.checks) for e in self._exchanges)
         self.summary.setText(f"{len(self._exchanges)} exchange(s) with {entry.server_url}'s authorization; "
                              f"{total - failed}/{total} check(s) passed" + (f", ✖ {failed} failed" if failed else ""))
+
+    def _remember(self, on: bool) -> None:
+        """Applies to the flows made from now on (a server already authorized keeps its store)."""
+        self.log.remember = on
 
     def _show(self, item: QTreeWidgetItem | None) -> None:
         if item is None:

@@ -83,6 +83,20 @@ def test_a_failed_check_is_marked_and_live_rows_arrive(qtbot) -> None:  # type: 
     assert item.data(0, Qt.ItemDataRole.UserRole) == 0
 
 
+def test_the_remember_box_picks_the_keyring_for_new_flows(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from mrtr_studio.auth.tokens import KeyringStore, MemoryStore
+
+    log = AuthLog()
+    view = AuthView(log)
+    qtbot.addWidget(view)
+    assert not view.remember.isChecked() and isinstance(log.store(), MemoryStore)
+    from PySide6.QtCore import QPoint
+
+    qtbot.mouseClick(view.remember, Qt.MouseButton.LeftButton, pos=QPoint(8, view.remember.height() // 2))
+    assert view.remember.isChecked() and log.remember
+    assert isinstance(log.store(), KeyringStore)
+
+
 def test_no_token_reaches_the_window_settings(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
     from PySide6.QtCore import QSettings
 
