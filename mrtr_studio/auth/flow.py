@@ -43,6 +43,8 @@ WITH_SECRET = ("client_secret_basic", "client_secret_post", "none")
 PUBLIC = ("none", "client_secret_basic", "client_secret_post")
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+#: Marks metadata the flow assumed (2025-03-26 default endpoints) rather than read.
+FALLBACK = "x-mrtr-studio-fallback"
 
 
 class Redirect(Protocol):
@@ -215,7 +217,7 @@ class OAuthClient:
             self.http.record(Exchange("authorization server metadata", "FALLBACK", issuer))
             return {"issuer": issuer, "authorization_endpoint": f"{issuer}/authorize",
                     "token_endpoint": f"{issuer}/token", "registration_endpoint": f"{issuer}/register",
-                    "code_challenge_methods_supported": ["S256"]}
+                    "code_challenge_methods_supported": ["S256"], FALLBACK: True}
         raise AuthError(f"no authorization server metadata found for {issuer}")
 
     # --- 3: registration -----------------------------------------------------------------------
@@ -257,6 +259,10 @@ class OAuthClient:
                                         {"Content-Type": "application/json"}, json.dumps(body))
         answer = reply.json()
         if reply.status not in (200, 201) or not isinstance(answer, dict) or not answer.get("client_id"):
+            if found.metadata.get(FALLBACK):
+                raise AuthError(f"the server asks for authorization but publishes no OAuth metadata (no protected "
+                                f"resource metadata, none at {found.issuer}) and registering at "
+                                f"{found.issuer}/register got HTTP {reply.status}; use a static bearer token")
             raise AuthError(f"dynamic client registration failed: HTTP {reply.status}")
         secret = answer.get("client_secret")
         self.book.add(secret)

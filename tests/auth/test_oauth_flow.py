@@ -140,3 +140,20 @@ def test_requests_refused_together_share_one_authorization(issuer: AuthServer,
     asyncio.run(go())
     assert len(seen(issuer, "/authorize")) == 1
     assert len(seen(issuer, "/token")) == 1
+
+
+def test_a_401_without_any_oauth_metadata_says_so() -> None:
+    from mrtr_studio.transport.http_server import HttpServerConfig as Config
+
+    with ServerThread(build_demo_server(), config=Config(users={"only-token": "alice"})) as thread:
+        async def go() -> None:
+            flow = OAuthClient(thread.url, HeadlessRedirect())
+            transport = HttpClientTransport(thread.url, auth=flow, headers={"Authorization": "Bearer wrong"})
+            try:
+                await transport.send({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {}})
+            finally:
+                await transport.close()
+                await flow.aclose()
+
+        with pytest.raises(TransportError, match="publishes no OAuth metadata"):
+            asyncio.run(go())
