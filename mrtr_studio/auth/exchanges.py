@@ -5,6 +5,8 @@ each body is read to at most `max_body` bytes within `timeout` seconds, and each
 `Exchange` with its phase, the masked request and response, and the spec checks judged on it.
 """
 
+import asyncio
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -63,8 +65,6 @@ class Reply:
     exchange: Exchange
 
     def json(self) -> Any:
-        import json
-
         try:
             return json.loads(self.text)
         except ValueError:
@@ -89,8 +89,6 @@ class AuthHttp:
         exchange = Exchange(phase, method, self.book.mask(url), masked_headers(headers, self.book),
                             self.book.masked_body(content) if content else None)
         try:
-            import asyncio
-
             async with asyncio.timeout(self.timeout):
                 async with self._client.stream(method, url, headers=headers, content=content) as response:
                     body = bytearray()

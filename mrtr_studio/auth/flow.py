@@ -20,6 +20,7 @@ authentication); the HTTP itself is ours, so every read is bounded and every exc
 """
 
 import asyncio
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -247,8 +248,6 @@ class OAuthClient:
         return registration
 
     async def _dynamic_registration(self, found: Discovered, supported: list[str]) -> Registration:
-        import json
-
         method = next((m for m in PUBLIC if m in supported), "none")
         grants = ["authorization_code", "refresh_token"]
         body = {"client_name": self.settings.client_name, "redirect_uris": [self.redirect.redirect_uri],
