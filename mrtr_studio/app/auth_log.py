@@ -44,6 +44,11 @@ class AuthLog:
     def store(self) -> CredentialStore:
         return KeyringStore() if self.remember else self._memory
 
+    def notice(self) -> str | None:
+        """What the person should know about where tokens are kept (a keyring that could not be used)."""
+        return next((problem for flow in self._flows.values()
+                     if (problem := getattr(flow.store, "problem", None))), None)
+
     def flow_for(self, server_url: str, settings: OAuthSettings | None = None) -> OAuthClient:
         """The flow for one server, kept for the studio's lifetime so its tokens serve every reconnection."""
         flow = self._flows.get(server_url)

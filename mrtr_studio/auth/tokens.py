@@ -73,21 +73,30 @@ class MemoryStore:
 
 
 class KeyringStore:
-    """The OS keyring ("remember"): survives restarts, readable only through the user's keyring."""
+    """The OS keyring ("remember"): survives restarts, readable only through the user's keyring.
+
+    A machine without a usable keyring (a headless box, a locked one) does not break the flow: the
+    credentials are then kept in memory only, and `problem` says why (for the person, without secrets)."""
 
     def __init__(self, service: str = KEYRING_SERVICE) -> None:
         import keyring
 
         self._keyring = keyring
         self.service = service
+        self.problem: str | None = None
+        self._fallback = MemoryStore()
 
     def _name(self, resource: str, issuer: str) -> str:
         return f"{resource} {issuer}"
 
     def load(self, resource: str, issuer: str) -> tuple[Registration | None, TokenSet | None]:
-        raw = self._keyring.get_password(self.service, self._name(resource, issuer))
+        try:
+            raw = self._keyring.get_password(self.service, self._name(resource, issuer))
+        except Exception as exc:  # keyring's backends raise their own errors (KeyringError, D-Bus, ...)
+            self.problem = f"the system keyring is unavailable ({type(exc).__name__}); kept in memory only"
+            return self._fallback.load(resource, issuer)
         if not raw:
-            return None, None
+            return self._fallback.load(resource, issuer)
         try:
             data = json.loads(raw)
             registration = Registration(**data["registration"]) if data.get("registration") else None
@@ -100,7 +109,11 @@ class KeyringStore:
         issuer = registration.issuer if registration else tokens.issuer if tokens else ""
         payload = {"registration": asdict(registration) if registration else None,
                    "tokens": asdict(tokens) if tokens else None}
-        self._keyring.set_password(self.service, self._name(resource, issuer), json.dumps(payload))
+        try:
+            self._keyring.set_password(self.service, self._name(resource, issuer), json.dumps(payload))
+        except Exception as exc:
+            self.problem = f"the system keyring is unavailable ({type(exc).__name__}); kept in memory only"
+            self._fallback.save(resource, registration, tokens)
 
     def forget(self, resource: str, issuer: str) -> None:
         import contextlib

@@ -101,8 +101,10 @@ class AuthView(QWidget):
         item.setExpanded(True)
         failed = sum(not c.passed for e in self._exchanges for c in e.checks)
         total = sum(len(e.checks) for e in self._exchanges)
+        notice = self.log.notice()
         self.summary.setText(f"{len(self._exchanges)} exchange(s) with {entry.server_url}'s authorization; "
-                             f"{total - failed}/{total} check(s) passed" + (f", ✖ {failed} failed" if failed else ""))
+                             f"{total - failed}/{total} check(s) passed" + (f", ✖ {failed} failed" if failed else "")
+                             + (f". ⚠ {notice}" if notice else ""))
 
     def _remember(self, on: bool) -> None:
         """Applies to the flows made from now on (a server already authorized keeps its store)."""

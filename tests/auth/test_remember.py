@@ -89,3 +89,21 @@ def test_remembered_tokens_are_reused_by_the_next_client(ring: DictKeyring) -> N
             assert not issuer.requests  # the first issuer's credentials were not offered to the second
             assert [r["path"] for r in other.requests if r["path"] in ("/register", "/token")] == \
                 ["/register", "/token"]
+
+
+def test_without_a_usable_keyring_tokens_stay_in_memory() -> None:
+    from keyring.backends.fail import Keyring as NoKeyring
+
+    from mrtr_studio.auth.tokens import Registration, TokenSet
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(NoKeyring())
+    try:
+        store = KeyringStore()
+        registration = Registration("https://as.test", "client-1")
+        store.save("https://rs.test/mcp", registration, TokenSet("access-1234567", issuer="https://as.test"))
+        assert store.problem and "unavailable" in store.problem and "access-1234567" not in store.problem
+        loaded, tokens = store.load("https://rs.test/mcp", "https://as.test")
+        assert loaded == registration and tokens is not None and tokens.access_token == "access-1234567"
+    finally:
+        keyring.set_keyring(previous)

@@ -117,3 +117,26 @@ def test_no_token_reaches_the_window_settings(qtbot, tmp_path) -> None:  # type:
     saved = path.read_text()
     assert server_url in saved  # the settings were written, with the server they name
     assert len(issuer.issued) >= 2 and not any(secret in saved for secret in issuer.issued)
+
+
+def test_a_keyring_that_cannot_be_used_is_said(qtbot) -> None:  # type: ignore[no-untyped-def]
+    import keyring
+    from keyring.backends.fail import Keyring as NoKeyring
+
+    from mrtr_studio.auth.tokens import Registration
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(NoKeyring())
+    log = AuthLog()
+    try:
+        view = AuthView(log)
+        qtbot.addWidget(view)
+        log.remember = True
+        flow = log.flow_for("http://127.0.0.1:9/mcp")
+        flow.store.save("http://127.0.0.1:9/mcp", Registration("http://as", "client-1"), None)
+        log.add("http://127.0.0.1:9/mcp", Exchange("token request", "POST", "http://as/token", status=200))
+        qtbot.waitUntil(lambda: view.tree.topLevelItemCount() == 1)
+        assert "⚠ the system keyring is unavailable" in view.summary.text()
+    finally:
+        keyring.set_keyring(previous)
+        asyncio.run(log.aclose())
