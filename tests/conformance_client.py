@@ -14,6 +14,7 @@ what is tested is the studio's own client. Exit 0 when every operation completed
 """
 
 import asyncio
+import json
 import os
 import sys
 from pathlib import Path
@@ -21,6 +22,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from mrtr_studio.auth.flow import OAuthClient, OAuthSettings
+from mrtr_studio.auth.redirect import HeadlessRedirect
 from mrtr_studio.client import responders as R
 from mrtr_studio.client.session import ClientSession
 from mrtr_studio.client.settings import ClientSettings
@@ -85,6 +88,49 @@ async def legacy_tool_scenario(url: str, tool: str) -> list[str]:
     return problems
 
 
+#: The Client ID Metadata Document URL the suite's CIMD scenario expects the client to present.
+CIMD_URL = "https://conformance-test.local/client-metadata.json"
+
+
+async def auth_scenario(url: str, scenario: str) -> list[str]:
+    """The OAuth flow, headless: list the tools and call one (each request may meet its own 401/403).
+
+    The suite's context carries pre-registered credentials where a scenario has them; an extension's
+    client-credentials scenarios are machine clients. A scenario that expects a refusal (`allowClientError`)
+    passes on the suite's own checks whatever the exit code."""
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    version = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION", "2025-11-25")
+    grant = "client_credentials" if scenario.startswith("auth/client-credentials") else \
+        "jwt_bearer" if scenario == "auth/wif-jwt-bearer" else "authorization_code"
+    settings = OAuthSettings(client_id=context.get("client_id"), client_secret=context.get("client_secret"),
+                             private_key_pem=context.get("private_key_pem"),
+                             signing_alg=context.get("signing_algorithm") or "RS256",
+                             client_metadata_url=CIMD_URL, assertion=context.get("valid_jwt"), grant=grant,
+                             protocol_version=version)
+    flow = OAuthClient(url, HeadlessRedirect(), settings)
+    transport = HttpClientTransport(url, auth=flow)
+    era = "modern" if version >= "2026-07-28" else "legacy"
+    session = ClientSession(transport, ClientSettings(era=era), R.compose(), server_label=url)
+    problems: list[str] = []
+    try:
+        tools = [tool["name"] for tool in await session.list_tools()]
+        print(f"tools: {', '.join(tools)}", file=sys.stderr)
+        run = await session.run("tools/call", tools[0] if tools else "test-tool", {})
+        print(f"call: {run.drive.outcome}", file=sys.stderr)
+        if not run.drive.ok:
+            problems.append(f"tools/call: {run.drive.outcome} {run.drive.problem or run.drive.error}")
+    except Exception as exc:
+        problems.append(f"{type(exc).__name__}: {exc}")
+    finally:
+        for exchange in flow.exchanges:
+            checks = ", ".join(f"{c.name}: {'pass' if c.passed else 'FAIL'}" for c in exchange.checks)
+            print(f"  [{exchange.phase}] {exchange.method} {exchange.url} -> {exchange.status} {checks}",
+                  file=sys.stderr)
+        await session.close()
+        await flow.aclose()
+    return problems
+
+
 SCENARIOS = {
     SCENARIO: request_state_scenario,
     "sse-retry": lambda url: legacy_tool_scenario(url, "test_reconnection"),
@@ -95,6 +141,11 @@ SCENARIOS = {
 def main() -> int:
     url = sys.argv[-1]
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", SCENARIO)
+    if scenario.startswith("auth/"):
+        problems = asyncio.run(auth_scenario(url, scenario))
+        for problem in problems:
+            print(f"conformance_client: {problem}", file=sys.stderr)
+        return 1 if problems else 0
     if scenario not in SCENARIOS:
         print(f"conformance_client: scenario {scenario!r} is not implemented", file=sys.stderr)
         return 2

@@ -74,6 +74,26 @@ CLIENT_SCENARIOS = [
     ClientScenario(name, CONFORMANCE_CLIENT, ROOT / "tests" / "conformance_client.py")
     for name in ("sep-2322-client-request-state", "sse-retry", "elicitation-sep1034-client-defaults")
 ]
+#: The authorization scenarios: the studio's OAuth client, headless, against the suite's mock servers.
+AUTH_CLIENT_SCENARIOS = [
+    "auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3", "auth/basic-cimd",
+    "auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported", "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up", "auth/scope-retry-limit", "auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none", "auth/pre-registration", "auth/2025-03-26-oauth-metadata-backcompat",
+    "auth/2025-03-26-oauth-endpoint-fallback", "auth/resource-mismatch", "auth/offline-access-scope",
+    "auth/offline-access-not-supported", "auth/authorization-server-migration", "auth/iss-supported",
+    "auth/iss-not-advertised", "auth/iss-supported-missing", "auth/iss-wrong-issuer", "auth/iss-unexpected",
+    "auth/iss-normalized", "auth/metadata-issuer-mismatch", "auth/client-credentials-jwt",
+    "auth/client-credentials-basic", "auth/wif-jwt-bearer",
+]
+#: Extension scenarios outside the authorization spec that the client does not implement, and why.
+AUTH_NOT_APPLICABLE = {
+    "auth/enterprise-managed-authorization": "extension (SEP-990): token exchange with an enterprise IdP",
+    "auth/dpop": "extension (SEP-1932): DPoP-bound tokens",
+    "auth/dpop-nonce": "extension (SEP-1932): DPoP nonces",
+}
+CLIENT_SCENARIOS += [ClientScenario(name, CONFORMANCE_CLIENT, ROOT / "tests" / "conformance_client.py")
+                     for name in AUTH_CLIENT_SCENARIOS]
 
 
 @dataclass
@@ -290,6 +310,9 @@ def main() -> int:
         outcomes.append(summarize(client.name, read_checks(out_dir), code, log))
         outcomes[-1].seconds = time.monotonic() - began
         print_outcome(outcomes[-1])
+    for name, why in AUTH_NOT_APPLICABLE.items():
+        if not wanted or name in wanted:
+            print(f"[n/a ] {name}: {why}")
     failures = [o for o in outcomes if o.unexpected]
     warnings = sum(o.counts.get("WARNING", 0) for o in outcomes)
     total = sum(o.counts.get("SUCCESS", 0) for o in outcomes)

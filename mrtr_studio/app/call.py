@@ -28,7 +28,8 @@ from ..client.driver import DriveResult, Respond
 from ..client.session import ClientSession, StepHook
 from ..client.settings import ClientSettings, parse_flags
 from ..trace import files
-from ..transport.base import ClientTransport, TransportError, TransportLimits
+from ..transport.base import ClientTransport, RequestAuth, TransportError, TransportLimits
+from .auth_flags import oauth_client_of
 
 #: Exit status when stdout's reader closed the pipe: what a process killed by SIGPIPE reports.
 EXIT_BROKEN_PIPE = 128 + 13
@@ -60,14 +61,14 @@ def limits_from(args: argparse.Namespace) -> TransportLimits:
                            idle_timeout=idle, request_timeout=overall)
 
 
-def make_transport(url: str, bearer: str | None,
-                   limits: TransportLimits | None = None) -> tuple[ClientTransport, str]:
-    """The transport for a `call` URL, and the label the trace shows for the server."""
+def make_transport(url: str, bearer: str | None, limits: TransportLimits | None = None,
+                   auth: RequestAuth | None = None) -> tuple[ClientTransport, str]:
+    """The transport for a `call` URL, and the label the trace shows for the server (`auth`: OAuth, HTTP only)."""
     limits = limits or TransportLimits()
     if url.startswith(("http://", "https://")):
         from ..transport.http_client import HttpClientTransport
 
-        return HttpClientTransport(url, bearer_token=bearer, limits=limits), url
+        return HttpClientTransport(url, bearer_token=bearer, limits=limits, auth=auth), url
     if url.startswith("stdio:"):
         from ..transport.stdio_client import StdioClientTransport
 
@@ -220,7 +221,8 @@ def era_hint(drive: DriveResult, era: str) -> str:
 async def _run(args: argparse.Namespace, arguments: dict[str, Any], settings: ClientSettings,
                answers: R.AnswersFile | None) -> tuple[DriveResult | None, str | None]:
     terminal = R.Terminal(sys.stdin, sys.stderr)
-    transport, label = make_transport(args.url, args.bearer, settings.limits)
+    oauth = oauth_client_of(args, args.url) if args.url.startswith(("http://", "https://")) else None
+    transport, label = make_transport(args.url, args.bearer, settings.limits, oauth)
     session = ClientSession(transport, settings, make_respond(answers, args.step, terminal), server_label=label)
     method, target = (("tools/call", args.tool) if args.tool else ("prompts/get", args.prompt) if args.prompt
                       else ("resources/read", args.resource))
@@ -238,6 +240,8 @@ async def _run(args: argparse.Namespace, arguments: dict[str, Any], settings: Cl
         return None, f"{type(exc).__name__}: {exc}"
     finally:
         await session.close()
+        if oauth is not None:
+            await oauth.aclose()
 
 
 def run_call(args: argparse.Namespace) -> int:
@@ -261,6 +265,8 @@ def _run_call(args: argparse.Namespace) -> int:
         answers = R.AnswersFile.load(args.answers) if args.answers else None
         settings = ClientSettings(era=args.era, capabilities=flags, bearer_token=args.bearer, user=args.bearer or "",
                                   max_rounds=getattr(args, "max_rounds", 10), limits=limits_from(args))
+        if getattr(args, "client_credentials", False) and not getattr(args, "client_id", None):
+            raise UsageError("--client-credentials needs --client-id")
         if not args.url.startswith(("http://", "https://", "stdio:")) and args.url != "memory:":
             raise UsageError(f"unsupported URL {args.url!r}: use http(s)://…, stdio:COMMAND ARGS or memory:")
     except (UsageError, ValueError) as exc:

@@ -5,6 +5,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
+from .auth_flags import add_call_auth_flags, add_serve_auth_flags
 from .own_flags import (
     add_check_client_parser,
     add_check_parser,
@@ -39,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="where what nodes must share lives (consumed single-use states): this process's "
                             "memory (default), or a Redis database every node names")
     add_limit_flags(serve)
+    add_serve_auth_flags(serve)
 
     call = commands.add_parser("call", help="run one operation headless, every round")
     call.add_argument("url", help="http(s)://…/mcp, or stdio:COMMAND, or memory: for the embedded engine")
@@ -63,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="silence allowed while waiting for a response (default 30)")
     call.add_argument("--request-timeout", type=float, metavar="SEC",
                       help="overall deadline of each request, however many events keep arriving (default 300)")
+    add_call_auth_flags(call)
 
     add_proxy_parser(commands)
     add_check_parser(commands)

@@ -27,7 +27,9 @@ async def default_transport_factory(entry: ServerEntry, identity: Identity, stud
     if entry.kind == "embedded":
         return MemoryTransport(studio.engine, user=identity.user)
     if entry.kind == "http":
-        return HttpClientTransport(entry.url, bearer_token=identity.bearer, headers=entry.headers)
+        # No static token: a 401 runs the OAuth flow (the Auth view shows each of its exchanges).
+        auth = None if identity.bearer else studio.auth.flow_for(entry.url)
+        return HttpClientTransport(entry.url, bearer_token=identity.bearer, headers=entry.headers, auth=auth)
     if entry.kind == "stdio":
         stdio = StdioClientTransport([entry.command, *entry.args],
                                      env={**os.environ, **entry.env} if entry.env else None, cwd=entry.cwd)

@@ -110,7 +110,8 @@ async def _run_one(lesson: Lesson, run: LessonRun, respond: Respond, store: Trac
     handler, swap = find_handler(server, run.method, run.target)
     recorder = LineRecorder()
     swap(recorder.wrap(handler))
-    transport = MemoryTransport(server, user=run.identity)
+    principals = await _token_principals(run) if run.tokens else {}
+    transport = MemoryTransport(server, user=principals.get(run.identity, run.identity))
     settings = ClientSettings(era=run.era, capabilities=run.capabilities, user=run.identity)
     session = ClientSession(transport, settings, respond, store, server_label="embedded")
 
@@ -120,7 +121,7 @@ async def _run_one(lesson: Lesson, run: LessonRun, respond: Respond, store: Trac
         if round_number == 2 and run.before_retry == "replay" and cluster.completed_state is not None:
             message = {**message, "params": {**message.get("params", {}), "requestState": cluster.completed_state}}
         elif round_number == 2 and run.before_retry:
-            _apply(run.before_retry, server, transport)
+            _apply(run.before_retry, server, transport, principals)
         state = (message.get("params") or {}).get("requestState")
         if isinstance(state, str):
             sent.append(state)
@@ -144,12 +145,26 @@ async def _run_one(lesson: Lesson, run: LessonRun, respond: Respond, store: Trac
                      {r: recorder.lines_for_round(r) for r in rounds}, outcome)
 
 
-def _apply(action: str, server: McpServer, transport: MemoryTransport) -> None:
+async def _token_principals(run: LessonRun) -> dict[str, str]:
+    """Each identity of the run as the JWT check sees it: mint its token, verify it, keep the principal."""
+    from ..auth.jwt_verifier import JwtVerifier
+    from ..auth.local_issuer import LocalIssuer
+
+    issuer = LocalIssuer()
+    verifier = JwtVerifier(issuer.issuer, "mrtr-studio-lessons", issuer.jwks())
+    action = run.before_retry or ""
+    names = {run.identity} | ({action.split(":", 1)[1]} if action.startswith("identity:") else set())
+    return {name: await verifier.principal(issuer.mint(name, verifier.audience)) for name in names if name}
+
+
+def _apply(action: str, server: McpServer, transport: MemoryTransport,
+           principals: dict[str, str] | None = None) -> None:
     if action == "expire":
         clock = server.codec.clock
         lifetime = server.codec.ttl + 1
         server.codec.clock = lambda: clock() + lifetime
     elif action.startswith("identity:"):
-        transport.user = action.split(":", 1)[1]
+        name = action.split(":", 1)[1]
+        transport.user = (principals or {}).get(name, name)
     else:
         raise ValueError(f"unknown lesson action {action!r}")

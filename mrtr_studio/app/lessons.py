@@ -37,6 +37,9 @@ class LessonRun:
     shared_store: bool = False
     #: "complete" or the JSON-RPC error code the run must end with.
     expect: str | int = "complete"
+    #: Real bearer JWTs: each identity gets a token from an in-process issuer and the principal is what the
+    #: server's JWT check makes of it (`iss#sub`), as `serve --auth jwt` does.
+    tokens: bool = False
     #: Explanation per message, keyed "r<round>.<kind>".
     steps: dict[str, Step] = field(default_factory=dict)
 
@@ -188,6 +191,21 @@ LESSONS: tuple[Lesson, ...] = (
                "r2.request": _s("Bob retries with Alice's state and answer.", "security-considerations"),
                "r2.error": _s("-32602 Invalid requestState, reason `principal`: state is never valid for "
                               "another user.", "security-considerations")}),)),
+    Lesson("another-user-tokens", "Another user's state, with real tokens",
+           "Alice and Bob hold bearer JWTs from the same issuer. The server verifies each token (signature via the "
+           "issuer's keys, exp, aud, iss) and binds the state to `iss#sub`: Bob's valid token does not make "
+           "Alice's state his.",
+           (LessonRun("tools/call", "delete_file", {"path": "/tmp/report.txt"}, identity="alice", tokens=True,
+                      before_retry="identity:bob", expect=-32602, steps={
+               "r1.request": _s("Alice calls the tool with her access token; the server verified it and took the "
+                                "principal from its `iss` and `sub`.", "security-considerations"),
+               "r1.input_required": _s("`p` in the state payload is the issuer followed by `#alice`: a state binds "
+                                       "to a subject at an issuer, not to a token, so a refreshed token still "
+                                       "fits.", "server-requirements-basic-workflow"),
+               "r2.request": _s("Bob retries with Alice's state, carrying his own valid token.",
+                                "security-considerations"),
+               "r2.error": _s("-32602 Invalid requestState, reason `principal`: the token is valid, but it is "
+                              "Bob's.", "security-considerations")}),)),
     Lesson("prompt-and-resource", "A prompt and a resource that ask",
            "`prompts/get` and `resources/read` may answer input_required too; nothing else may.",
            (LessonRun("prompts/get", "code_review", {"code": "def add(a, b):\n    return a + b\n"}, steps={

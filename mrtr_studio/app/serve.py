@@ -23,6 +23,7 @@ from ..engine import MrtrOptions, ServerOptions
 from ..scenarios.demo import build_demo_server
 from ..transport.http_host import bind, create_app, make_server, wait_started
 from ..transport.http_server import HttpServerConfig
+from .auth_flags import verifier_of
 from .serve_flags import limits_of
 from .serve_store import attach_store, check_store_flag
 from .state_flags import secrets_from
@@ -47,6 +48,7 @@ def parse_users(specs: list[str]) -> dict[str, str]:
 def run_serve(args: argparse.Namespace) -> int:
     try:
         users = parse_users(args.user)
+        verifier = verifier_of(args)
     except ValueError as exc:
         print(f"mrtr-studio serve: {exc}", file=sys.stderr)
         return 2
@@ -57,7 +59,7 @@ def run_serve(args: argparse.Namespace) -> int:
     options = ServerOptions(mrtr=MrtrOptions(secret=secrets_from(args), state_ttl=args.state_ttl,
                                              explain_rejections=args.explain_rejections))
     server = build_demo_server(options)
-    config = HttpServerConfig(users=users, **limits_of(args))
+    config = HttpServerConfig(users=users, verifier=verifier, **limits_of(args))
     server.options.mrtr.legacy_request_timeout = args.legacy_request_timeout
     try:
         sock = bind(args.host, args.port)

@@ -26,6 +26,7 @@ from ..trace.autosave import Autosave, merged, recover, set_aside
 from ..transport.base import ClientTransport, Tap
 from ..transport.http_host import Serving
 from ..transport.http_server import HttpServerConfig
+from .auth_log import AuthLog
 from .auto_answers import auto_respond
 from .connect import TransportFactory, connect_error, default_transport_factory, listing_failure
 from .identities import IDENTITY_PRESETS, Identity
@@ -127,6 +128,8 @@ class Studio:
         self._serving: Serving | None = None
         #: Recording proxies and wrapped stdio sessions (the Proxy panel).
         self.watching = Watching(self.store, lambda text: self._emit(StudioEvent("info", text=text)))
+        #: OAuth flows per server and the log of their exchanges (tokens never leave the flows).
+        self.auth = AuthLog()
 
     # --- events ------------------------------------------------------------------------------
 
@@ -598,6 +601,7 @@ class Studio:
         await self._drop_session()
         await self.stop_serving()
         await self.watching.close()
+        await self.auth.aclose()
         if self.autosave is not None:
             self.autosave.close()
             with contextlib.suppress(OSError):  # nobody is left to tell; the journal stays for the next start

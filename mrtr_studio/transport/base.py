@@ -48,6 +48,19 @@ class Tap:
                 logging.getLogger(__name__).exception("tap listener failed")
 
 
+class RequestAuth(Protocol):
+    """What an HTTP client transport consults for authorization (the OAuth flow implements it).
+
+    `authorization()` is the Authorization header for the next request (None: send none);
+    `challenged(status, www_authenticate, sent)` runs on a 401 or 403 (`sent`: the Authorization the
+    refused request carried) and returns True when the request should be sent again (a new token is
+    held). It may raise to stop with a reason."""
+
+    def authorization(self) -> str | None: ...
+
+    async def challenged(self, status: int, www_authenticate: str | None, sent: str | None = None) -> bool: ...
+
+
 def masked_headers(headers: dict[str, str]) -> dict[str, str]:
     """Headers as a trace may keep them: the Authorization value never leaves the transport."""
     return {k: ("Bearer ***" if k.lower() == "authorization" else v) for k, v in headers.items()}

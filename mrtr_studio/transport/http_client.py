@@ -28,7 +28,15 @@ import httpx
 from ..protocol import param_headers
 from ..protocol.versions import META_PROTOCOL_VERSION, NAME_FIELDS
 from ..protocol.wire_json import WireJsonError
-from .base import ServerRequestHandler, ServerRequestPool, Tap, TransportError, TransportLimits, masked_headers
+from .base import (
+    RequestAuth,
+    ServerRequestHandler,
+    ServerRequestPool,
+    Tap,
+    TransportError,
+    TransportLimits,
+    masked_headers,
+)
 from .patience import IdleWindow, Progress
 from .sse_reader import SseParser, SseTooLarge
 
@@ -67,6 +75,8 @@ MAX_RESUMES = 3
 MAX_LISTENER_RECONNECTS = 20
 #: Bodies the client reads only to report them (an acknowledgement, a refused GET): kept short.
 SMALL_BODY = 64 * 1024
+#: Times one request may be refused with 401/403 and sent again after the auth flow ran.
+MAX_AUTH_CHALLENGES = 3
 #: Tags the answers to requests heard on the standalone GET stream (no client request owns them).
 LISTENER = object()
 
@@ -74,9 +84,12 @@ LISTENER = object()
 class HttpClientTransport:
     def __init__(self, url: str, bearer_token: str | None = None, tap: Tap | None = None, timeout: float = 30.0,
                  headers: dict[str, str] | None = None, client: httpx.AsyncClient | None = None,
-                 limits: TransportLimits | None = None, listen: bool = True) -> None:
+                 limits: TransportLimits | None = None, listen: bool = True, auth: RequestAuth | None = None,
+                 ) -> None:
         self.url = url
         self.bearer_token = bearer_token
+        #: Consulted for the Authorization header and when a request is refused (OAuth); None: bearer_token only.
+        self.auth = auth
         self.tap = tap or Tap()
         self.limits = limits or TransportLimits(idle_timeout=timeout)
         self.timeout = self.limits.idle_timeout
@@ -110,7 +123,10 @@ class HttpClientTransport:
 
     def _common_headers(self) -> dict[str, str]:
         headers = {"Accept-Encoding": "identity", **self.extra_headers}  # no decompression bombs
-        if self.bearer_token:
+        authorization = self.auth.authorization() if self.auth is not None else None
+        if authorization:
+            headers["Authorization"] = authorization
+        elif self.bearer_token:
             headers["Authorization"] = f"Bearer {self.bearer_token}"
         return headers
 
@@ -123,6 +139,27 @@ class HttpClientTransport:
         return headers
 
     async def send(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """Send one message; a 401/403 with an `auth` runs its flow (outside the request's deadline) and
+        sends the message again, at most MAX_AUTH_CHALLENGES times."""
+        challenges = 0
+        while True:
+            try:
+                return await self._send_once(message)
+            except _Challenged as refused:
+                challenges += 1
+                if self.auth is None or challenges > MAX_AUTH_CHALLENGES:
+                    raise TransportError(f"HTTP {refused.status} from {self.url}: still refused after "
+                                         f"{challenges - 1} authorization attempt(s)") from None
+                try:
+                    again = await self.auth.challenged(refused.status, refused.www_authenticate, refused.sent)
+                except Exception as exc:
+                    raise TransportError(f"HTTP {refused.status} from {self.url}; authorization failed: {exc}") \
+                        from exc
+                if not again:
+                    raise TransportError(f"HTTP {refused.status} from {self.url}: {refused.www_authenticate or ''}"
+                                         .rstrip(": ")) from None
+
+    async def _send_once(self, message: dict[str, Any]) -> dict[str, Any] | None:
         headers = self.headers_for(message)
         shown = masked_headers(headers)
         self.tap.emit("client->server", message, transport="http", url=self.url, request_headers=shown)
@@ -189,6 +226,12 @@ class HttpClientTransport:
         parser = SseParser(self.limits.max_body_bytes)
         async with IdleWindow(self._pool, self.timeout) as window, \
                 self._client.stream("POST", self.url, json=message, headers=headers) as response:
+            if self.auth is not None and response.status_code in (401, 403):
+                text = await self._small_text(response)
+                challenge = response.headers.get("www-authenticate")
+                self.tap.emit("server->client", text, **self._meta(response), www_authenticate=challenge,
+                              error="authorization required")
+                raise _Challenged(response.status_code, challenge, headers.get("Authorization"))
             if response.headers.get("mcp-session-id"):
                 self.session_id = response.headers["mcp-session-id"]
             meta = self._meta(response)
@@ -437,6 +480,16 @@ class HttpClientTransport:
             with contextlib.suppress(httpx.HTTPError):
                 await self._client.delete(self.url, headers={"Mcp-Session-Id": self.session_id}, timeout=2.0)
         await self._client.aclose()
+
+
+class _Challenged(Exception):
+    """A request refused with 401/403 while an auth flow can answer it (caught in `send`)."""
+
+    def __init__(self, status: int, www_authenticate: str | None, sent: str | None) -> None:
+        super().__init__(status)
+        self.status = status
+        self.www_authenticate = www_authenticate
+        self.sent = sent
 
 
 def _why(exc: WireJsonError, syntax: str) -> str:

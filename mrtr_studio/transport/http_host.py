@@ -28,7 +28,10 @@ def create_app(server: McpServer, config: HttpServerConfig | None = None, tap: T
     (kept as `app.state.endpoint`, for its owner to `close()`)."""
     endpoint = McpHttpApp(server, config, tap)
     path = endpoint.config.path.rstrip("/") or "/"
-    app = Starlette(routes=[Route(path, endpoint), Route(path + "/", endpoint)])
+    routes = [Route(path, endpoint), Route(path + "/", endpoint)]
+    if endpoint.config.verifier is not None:  # OAuth: the Protected Resource Metadata (RFC 9728), same endpoint
+        routes += [Route(metadata, endpoint, methods=["GET"]) for metadata in endpoint.metadata_paths()]
+    app = Starlette(routes=routes)
     app.state.endpoint = endpoint
     return app
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..auth.jwt_verifier import PRM_PATH, JwtVerifier, TokenRejected
 from ..engine import McpServer, Session
 from ..engine.legacy import current_outbound
 from ..protocol import jsonrpc, param_headers, wire_json
@@ -65,6 +66,9 @@ class HttpServerConfig:
     path: str = "/mcp"
     #: Bearer token -> principal (`--user NAME:TOKEN`).
     users: dict[str, str] = field(default_factory=dict)
+    #: OAuth (`--auth jwt`): bearer JWTs checked by this verifier instead of `users`; the server then also
+    #: serves its Protected Resource Metadata and refuses requests without a valid token.
+    verifier: JwtVerifier | None = None
     #: Origins accepted besides loopback ones (DNS-rebinding protection rejects every other).
     allowed_origins: frozenset[str] = frozenset()
     #: Host header values accepted besides the loopback names and the bound address with the bound
@@ -125,6 +129,10 @@ class McpHttpApp:
             await _error(send, 421, None, INVALID_REQUEST,
                          f"Misdirected request: Host {host!r} is not a name this server answers to")
             return
+        if self.config.verifier is not None and scope["method"] == "GET" and scope["path"] in self.metadata_paths():
+            await send_bytes(send, 200, dumps(self.config.verifier.metadata(self._resource(scope, host))),
+                             content_type=b"application/json")
+            return
         if scope["path"].rstrip("/") != self.config.path.rstrip("/"):
             await _error(send, 404, None, INVALID_REQUEST, f"Not found: the MCP endpoint is {self.config.path}")
             return
@@ -142,7 +150,13 @@ class McpHttpApp:
             await _error(send, 405, None, INVALID_REQUEST, f"Method not allowed: {verb} (POST and DELETE only)",
                          [(b"allow", b"POST, DELETE")])
             return
-        principal = self._principal(headers.get("authorization"))
+        if self.config.verifier is not None:
+            verified = await self._verified(self.config.verifier, headers.get("authorization"), scope, host, send)
+            if verified is None:
+                return
+            principal: str | None = verified
+        else:
+            principal = self._principal(headers.get("authorization"))
         if principal is None:
             await _error(send, 401, None, INVALID_REQUEST, "Unauthorized: unknown bearer token",
                          [(b"www-authenticate", b'Bearer error="invalid_token"')])
@@ -293,6 +307,36 @@ class McpHttpApp:
             return
         self.sessions.close(session_id)
         await send_bytes(send, 204, b"")
+
+    def metadata_paths(self) -> tuple[str, str]:
+        return f"{PRM_PATH}{self.config.path.rstrip('/')}", PRM_PATH
+
+    def _resource(self, scope: dict[str, Any], host: str | None) -> str:
+        """This endpoint's resource identifier: the audience when it is a URL, else the URL the client used."""
+        audience = self.config.verifier.audience if self.config.verifier else ""
+        if audience.startswith(("http://", "https://")):
+            return audience
+        return f"{scope.get('scheme', 'http')}://{host}{self.config.path}"
+
+    async def _verified(self, verifier: JwtVerifier, authorization: str | None, scope: dict[str, Any],
+                        host: str | None, send: Send) -> str | None:
+        """The token's principal, or None after answering 401/403 with the spec's WWW-Authenticate."""
+        metadata_url = f"{scope.get('scheme', 'http')}://{host}{self.metadata_paths()[0]}"
+        scheme, _, token = (authorization or "").partition(" ")
+        rejected: TokenRejected | None = None
+        if scheme.lower() == "bearer" and token.strip():
+            try:
+                return await verifier.principal(token.strip())
+            except TokenRejected as exc:
+                rejected = exc
+        elif authorization is not None:
+            rejected = TokenRejected(401, "invalid_request", "the Authorization header is not a Bearer token")
+        status = rejected.status if rejected else 401
+        message = f"{'Forbidden' if status == 403 else 'Unauthorized'}: " + \
+            (rejected.description if rejected else "this server needs an OAuth access token")
+        await _error(send, status, None, INVALID_REQUEST, message,
+                     [(b"www-authenticate", verifier.challenge(metadata_url, rejected).encode())])
+        return None
 
     def _principal(self, authorization: str | None) -> str | None:
         """`""` without a header, the mapped name for a known bearer token, None for anything else."""

@@ -24,6 +24,7 @@ from ..trace.mermaid import to_mermaid
 from .answering import GuiAnswerer
 from .arguments_panel import ArgumentsPanel
 from .async_bridge import error_sink, spawn
+from .auth_view import AuthView
 from .client_panel import ClientPanel
 from .diagram import SequenceDiagramView
 from .error_panel import ErrorPanel
@@ -84,6 +85,7 @@ class MainWindow(QMainWindow):
         self.inspector = JsonInspector(studio.store, self.selection)
         self.state_inspector = StateInspector(studio.store, self.selection, studio)
         self.controls = RunControls(self)
+        self.auth_view = AuthView(studio.auth)
         self.compare_views: list[FlowCompareView] = []
         self._cleared: tuple[list[Operation], list[TraceMessage]] | None = None
         self._last_loaded: str | None = None
@@ -91,7 +93,7 @@ class MainWindow(QMainWindow):
             {"explorer": ("Server", self.explorer), "client": ("Client", self.client_panel),
              "arguments": ("Arguments", self.arguments)},
             {"inspector": ("JSON", self.inspector), "state": ("requestState", self.state_inspector),
-             "step": ("Step: next message", self.step_editor)},
+             "step": ("Step: next message", self.step_editor), "auth": ("Auth", self.auth_view)},
             {"operations": ("Operations", self.operations), "log": ("Messages", self.log),
              "problems": ("Problems", self.errors)})
         self._teaching: TeachingTabs | None = None

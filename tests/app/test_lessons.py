@@ -81,3 +81,20 @@ async def test_scaling_out_replays_the_completed_state_accepted_by_memory_refuse
     assert answers[0].message["result"]["content"][0]["text"] == "File deleted"
     assert answers[1].message["result"]["content"][0]["text"] == "File deleted"  # per-node memory: twice
     assert answers[2].message["error"]["data"]["reason"] == "replayed"  # the shared store refuses
+
+
+async def test_the_token_lesson_binds_states_to_the_verified_iss_and_sub() -> None:
+    import base64
+    import json
+
+    from mrtr_studio.auth.local_issuer import LESSON_ISSUER
+
+    report = await run_lesson(LESSONS_BY_ID["another-user-tokens"])
+    [run] = report.runs
+    asked = next(m for m in run.messages if m.kind == "input_required")
+    state = asked.message["result"]["requestState"]
+    part = state.split(".")[1]
+    payload = json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+    assert payload["p"] == f"{LESSON_ISSUER}#alice"
+    refused = next(m for m in run.messages if m.kind == "error")
+    assert refused.message["error"]["data"]["reason"] == "principal"

@@ -1,0 +1,73 @@
+"""Command-line flags for OAuth: `serve --auth jwt ...` (verified tokens) and `call --oauth ...` (the flow).
+
+`call --oauth` runs the MCP authorization flow when the server answers 401: it prints the
+authorization URL on stderr and waits for the browser's redirect on a loopback URI;
+`--oauth-headless` follows the authorization endpoint's redirect itself (mock servers and CI).
+Tokens stay in memory unless `--oauth-remember` puts them in the OS keyring.
+"""
+
+import argparse
+import sys
+
+from ..auth.flow import OAuthClient, OAuthSettings
+from ..auth.jwt_verifier import JwtVerifier
+from ..auth.redirect import HeadlessRedirect, LoopbackRedirect
+
+
+def add_serve_auth_flags(serve: argparse.ArgumentParser) -> None:
+    serve.add_argument("--auth", choices=["jwt"], help="require OAuth bearer JWTs (with --issuer and --audience)")
+    serve.add_argument("--issuer", metavar="URL", help="the authorization server whose tokens are accepted")
+    serve.add_argument("--audience", metavar="AUD", help="the `aud` a token must carry (this server's URL)")
+    serve.add_argument("--jwks", metavar="URL|FILE", help="the issuer's keys (default: its metadata's jwks_uri)")
+    serve.add_argument("--required-scope", action="append", default=[], metavar="SCOPE",
+                       help="a scope every token must carry (repeatable; 403 insufficient_scope otherwise)")
+
+
+def verifier_of(args: argparse.Namespace) -> JwtVerifier | None:
+    """The token verifier `serve` asks for; ValueError on an incomplete combination of flags."""
+    if getattr(args, "auth", None) is None:
+        if getattr(args, "issuer", None) or getattr(args, "audience", None) or getattr(args, "jwks", None):
+            raise ValueError("--issuer, --audience and --jwks need --auth jwt")
+        return None
+    if not args.issuer or not args.audience:
+        raise ValueError("--auth jwt needs --issuer URL and --audience AUD")
+    if args.user:
+        raise ValueError("--auth jwt and --user cannot be combined (tokens come from the issuer)")
+    return JwtVerifier(args.issuer, args.audience, args.jwks, list(args.required_scope))
+
+
+def add_call_auth_flags(call: argparse.ArgumentParser) -> None:
+    call.add_argument("--oauth", action="store_true",
+                      help="on 401, run the OAuth flow: print the authorization URL and wait on a loopback redirect")
+    call.add_argument("--oauth-headless", action="store_true",
+                      help="run the OAuth flow following the authorization redirect itself (mock servers, CI)")
+    call.add_argument("--client-id", help="a pre-registered OAuth client id")
+    call.add_argument("--client-secret", help="its secret (or the env MRTR_STUDIO_CLIENT_SECRET)")
+    call.add_argument("--client-metadata-url", metavar="URL", help="a Client ID Metadata Document URL")
+    call.add_argument("--scope", help="scopes to ask for, space-separated (default: the server's challenge)")
+    call.add_argument("--client-credentials", action="store_true",
+                      help="a machine client: the client-credentials grant (needs --client-id)")
+    call.add_argument("--oauth-remember", action="store_true", help="keep tokens in the OS keyring")
+
+
+def oauth_client_of(args: argparse.Namespace, url: str) -> OAuthClient | None:
+    if not (getattr(args, "oauth", False) or getattr(args, "oauth_headless", False)
+            or getattr(args, "client_credentials", False)):
+        return None
+    import os
+
+    secret = args.client_secret or os.environ.get("MRTR_STUDIO_CLIENT_SECRET")
+    if args.client_credentials and not args.client_id:
+        raise ValueError("--client-credentials needs --client-id")
+    settings = OAuthSettings(client_id=args.client_id, client_secret=secret,
+                             client_metadata_url=args.client_metadata_url,
+                             grant="client_credentials" if args.client_credentials else "authorization_code",
+                             scope=args.scope.split() if args.scope else None)
+    redirect = HeadlessRedirect() if args.oauth_headless else LoopbackRedirect(
+        lambda link: print(f"Open this URL to authorize:\n{link}", file=sys.stderr, flush=True))
+    store = None
+    if args.oauth_remember:
+        from ..auth.tokens import KeyringStore
+
+        store = KeyringStore()
+    return OAuthClient(url, redirect, settings, store=store)

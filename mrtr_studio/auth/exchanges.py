@@ -1,0 +1,123 @@
+"""The HTTP exchanges of an authorization flow, bounded and recorded (masked) for the Auth view.
+
+Every metadata fetch, registration, authorization redirect and token request goes through `AuthHttp`:
+each body is read to at most `max_body` bytes within `timeout` seconds, and each exchange becomes an
+`Exchange` with its phase, the masked request and response, and the spec checks judged on it.
+"""
+
+import asyncio
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from .secrets import SecretBook, masked_headers
+
+MAX_BODY = 256 * 1024
+
+
+class AuthError(Exception):
+    """The flow cannot go on; the message says which step and why."""
+
+
+@dataclass
+class Check:
+    name: str
+    passed: bool
+    detail: str = ""
+
+
+@dataclass
+class Exchange:
+    """One HTTP exchange of the flow (secrets masked), with the checks made on it."""
+
+    phase: str
+    method: str
+    url: str
+    request_headers: dict[str, str] = field(default_factory=dict)
+    request_body: Any = None
+    status: int | None = None
+    response_headers: dict[str, str] = field(default_factory=dict)
+    response_body: Any = None
+    error: str = ""
+    checks: list[Check] = field(default_factory=list)
+    at: float = field(default_factory=time.time)
+
+    def check(self, name: str, passed: bool, detail: str = "") -> bool:
+        self.checks.append(Check(name, passed, detail))
+        return passed
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"phase": self.phase, "method": self.method, "url": self.url, "request_headers": self.request_headers,
+                "request_body": self.request_body, "status": self.status, "response_headers": self.response_headers,
+                "response_body": self.response_body, "error": self.error, "at": self.at,
+                "checks": [{"name": c.name, "passed": c.passed, "detail": c.detail} for c in self.checks]}
+
+
+@dataclass
+class Reply:
+    status: int
+    headers: httpx.Headers
+    text: str
+    exchange: Exchange
+
+    def json(self) -> Any:
+        try:
+            return json.loads(self.text)
+        except ValueError:
+            return None
+
+
+class AuthHttp:
+    """Bounded HTTP for the flow; `on_exchange` hears each finished exchange (already masked)."""
+
+    def __init__(self, book: SecretBook, client: httpx.AsyncClient | None = None, timeout: float = 15.0,
+                 max_body: int = MAX_BODY, on_exchange: Callable[[Exchange], None] | None = None) -> None:
+        self.book = book
+        self.timeout = timeout
+        self.max_body = max_body
+        self.on_exchange = on_exchange
+        self.exchanges: list[Exchange] = []
+        self._client = client or httpx.AsyncClient(timeout=timeout, follow_redirects=False)
+
+    async def request(self, phase: str, method: str, url: str, headers: dict[str, str] | None = None,
+                      content: str | None = None) -> Reply:
+        headers = {"Accept": "application/json", "Accept-Encoding": "identity", **(headers or {})}
+        exchange = Exchange(phase, method, self.book.mask(url), masked_headers(headers, self.book),
+                            self.book.masked_body(content) if content else None)
+        try:
+            async with asyncio.timeout(self.timeout):
+                async with self._client.stream(method, url, headers=headers, content=content) as response:
+                    body = bytearray()
+                    async for chunk in response.aiter_bytes():
+                        body += chunk
+                        if len(body) > self.max_body:
+                            raise AuthError(f"{phase}: the response from {url} is over {self.max_body} bytes")
+            text = body.decode("utf-8", errors="replace")
+        except (httpx.HTTPError, TimeoutError, AuthError) as exc:
+            exchange.error = str(exc) or type(exc).__name__
+            self._done(exchange)
+            if isinstance(exc, AuthError):
+                raise
+            raise AuthError(f"{phase}: {method} {self.book.mask(url)} failed: {exchange.error}") from None
+        exchange.status = response.status_code
+        exchange.response_headers = masked_headers(dict(response.headers), self.book)
+        reply = Reply(response.status_code, response.headers, text, exchange)
+        exchange.response_body = self.book.masked_body(text) if text else None
+        self._done(exchange)
+        return reply
+
+    def record(self, exchange: Exchange) -> None:
+        """A step that is not an HTTP request of ours (the browser's redirect, a refusal): record it too."""
+        self._done(exchange)
+
+    def _done(self, exchange: Exchange) -> None:
+        self.exchanges.append(exchange)
+        if self.on_exchange is not None:
+            self.on_exchange(exchange)
+
+    async def aclose(self) -> None:
+        await self._client.aclose()

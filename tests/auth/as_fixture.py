@@ -1,0 +1,178 @@
+"""A small OAuth 2.1 authorization server on loopback, for tests of the client flow and `serve --auth jwt`.
+
+Built on authlib's primitives (PKCE S256 verification, token generation) and joserfc (authlib's JOSE
+library) for the RS256 access tokens and the JWKS. It authorizes without a person: GET /authorize
+redirects straight back with a code (and `iss`, RFC 9207). Knobs let a test make it misbehave (a wrong
+`iss`) or choose who the next token is for (`subject`). It records every request it served.
+"""
+
+import asyncio
+import base64
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+import uvicorn
+from authlib.common.security import generate_token
+from authlib.oauth2.rfc7636.challenge import compare_s256_code_challenge
+from joserfc import jwt
+from joserfc.jwk import KeySet, RSAKey
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+
+@dataclass
+class Grant:
+    client_id: str
+    challenge: str
+    redirect_uri: str
+    scope: str
+    resource: str
+    subject: str
+
+
+@dataclass
+class AuthServer:
+    subject: str = "alice"
+    wrong_iss: bool = False
+    #: Lifetimes of the next access tokens, in order (then one hour each).
+    ttls: list[int] = field(default_factory=list)
+    #: The `aud` of tokens: the `resource` asked for, unless set.
+    audience: str | None = None
+    scopes_supported: list[str] = field(default_factory=lambda: ["mcp", "admin", "offline_access"])
+    requests: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.key = RSAKey.generate_key(2048, parameters={"kid": "fixture-1", "use": "sig", "alg": "RS256"})
+        self.clients: dict[str, str | None] = {}
+        #: Every access and refresh token and client secret handed out (what must never leak anywhere).
+        self.issued: list[str] = []
+        self.codes: dict[str, Grant] = {}
+        self.refresh: dict[str, Grant] = {}
+        self.issuer = ""
+        self._uv: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # --- tokens ----------------------------------------------------------------------------------
+
+    def mint(self, subject: str, audience: str, scope: str = "mcp", ttl: int = 3600, issuer: str | None = None,
+             key: RSAKey | None = None) -> str:
+        now = int(time.time())
+        claims = {"iss": issuer or self.issuer, "sub": subject, "aud": audience, "scope": scope, "iat": now,
+                  "exp": now + ttl, "jti": generate_token(12)}
+        signer = key or self.key
+        return jwt.encode({"alg": "RS256", "kid": signer.kid or "fixture-1"}, claims, signer)
+
+    def jwks(self) -> dict[str, Any]:
+        return KeySet([self.key]).as_dict(private=False)
+
+    # --- endpoints -------------------------------------------------------------------------------
+
+    async def _metadata(self, request: Request) -> Response:
+        self.requests.append({"path": request.url.path})
+        return JSONResponse({
+            "issuer": self.issuer, "authorization_endpoint": f"{self.issuer}/authorize",
+            "token_endpoint": f"{self.issuer}/token", "registration_endpoint": f"{self.issuer}/register",
+            "jwks_uri": f"{self.issuer}/jwks", "response_types_supported": ["code"],
+            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "code_challenge_methods_supported": ["S256"], "authorization_response_iss_parameter_supported": True,
+            "token_endpoint_auth_methods_supported": ["none", "client_secret_basic"],
+            "scopes_supported": self.scopes_supported})
+
+    async def _jwks(self, request: Request) -> Response:
+        return JSONResponse(self.jwks())
+
+    async def _register(self, request: Request) -> Response:
+        body = await request.json()
+        client_id = "client-" + generate_token(8)
+        method = body.get("token_endpoint_auth_method", "none")
+        secret = generate_token(24) if method != "none" else None
+        self.clients[client_id] = secret
+        self.requests.append({"path": "/register", "body": body})
+        answer = {"client_id": client_id, "token_endpoint_auth_method": method,
+                  "redirect_uris": body.get("redirect_uris", [])}
+        if secret:
+            answer["client_secret"] = secret
+            self.issued.append(secret)
+        return JSONResponse(answer, status_code=201)
+
+    async def _authorize(self, request: Request) -> Response:
+        query = dict(request.query_params)
+        self.requests.append({"path": "/authorize", "query": query})
+        if query.get("client_id") not in self.clients or query.get("code_challenge_method") != "S256":
+            return JSONResponse({"error": "invalid_request"}, status_code=400)
+        code = generate_token(20)
+        self.codes[code] = Grant(query["client_id"], query["code_challenge"], query["redirect_uri"],
+                                 " ".join(s for s in query.get("scope", "").split() if s in self.scopes_supported),
+                                 query.get("resource", ""), self.subject)
+        back = {"code": code, "state": query.get("state", ""),
+                "iss": "https://evil.example" if self.wrong_iss else self.issuer}
+        return RedirectResponse(f"{query['redirect_uri']}?{urlencode(back)}", status_code=302)
+
+    async def _token(self, request: Request) -> Response:
+        form = dict(await request.form())
+        self.requests.append({"path": "/token", "grant_type": form.get("grant_type"), "resource": form.get("resource")})
+        client_id = str(form.get("client_id") or "")
+        header = request.headers.get("authorization", "")
+        if header.startswith("Basic "):
+            client_id, _, secret = base64.b64decode(header[6:]).decode().partition(":")
+            if self.clients.get(client_id) != secret:
+                return JSONResponse({"error": "invalid_client"}, status_code=401)
+        if form.get("grant_type") == "authorization_code":
+            grant = self.codes.pop(str(form.get("code")), None)
+            if grant is None or grant.client_id != client_id or grant.redirect_uri != form.get("redirect_uri") \
+                    or not compare_s256_code_challenge(str(form.get("code_verifier")), grant.challenge):
+                return JSONResponse({"error": "invalid_grant"}, status_code=400)
+        elif form.get("grant_type") == "refresh_token":
+            grant = self.refresh.pop(str(form.get("refresh_token")), None)
+            if grant is None or grant.client_id != client_id:
+                return JSONResponse({"error": "invalid_grant"}, status_code=400)
+        else:
+            return JSONResponse({"error": "unsupported_grant_type"}, status_code=400)
+        ttl = self.ttls.pop(0) if self.ttls else 3600
+        access = self.mint(grant.subject, self.audience or grant.resource, grant.scope, ttl)
+        refresh = generate_token(32)
+        self.refresh[refresh] = grant
+        self.issued += [access, refresh]
+        return JSONResponse({"access_token": access, "token_type": "Bearer", "expires_in": 3600,
+                             "refresh_token": refresh, "scope": grant.scope})
+
+    # --- running ---------------------------------------------------------------------------------
+
+    def __enter__(self) -> "AuthServer":
+        app = Starlette(routes=[Route("/.well-known/oauth-authorization-server", self._metadata),
+                                Route("/jwks", self._jwks), Route("/register", self._register, methods=["POST"]),
+                                Route("/authorize", self._authorize), Route("/token", self._token, methods=["POST"])])
+        import socket
+
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        self.issuer = f"http://127.0.0.1:{sock.getsockname()[1]}"
+        self._uv = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+        ready = threading.Event()
+
+        def run() -> None:
+            async def main() -> None:
+                assert self._uv is not None
+                task = asyncio.create_task(self._uv.serve(sockets=[sock]))
+                while not self._uv.started and not task.done():
+                    await asyncio.sleep(0.01)
+                ready.set()
+                await task
+
+            asyncio.run(main())
+
+        self._thread = threading.Thread(target=run, daemon=True, name="as-fixture")
+        self._thread.start()
+        assert ready.wait(10), "the authorization server fixture did not start"
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._uv is not None:
+            self._uv.should_exit = True
+        if self._thread is not None:
+            self._thread.join(10)

@@ -1,0 +1,61 @@
+"""JwtVerifier on its own: keys from a file or a document, the refusals and their WWW-Authenticate."""
+
+import asyncio
+import base64
+import hashlib
+import hmac
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from mrtr_studio.auth.jwt_verifier import JwtVerifier, TokenRejected
+from mrtr_studio.auth.local_issuer import LocalIssuer
+
+ISSUER = LocalIssuer("https://issuer.test")
+
+
+def principal(verifier: JwtVerifier, token: str) -> str:
+    return asyncio.run(verifier.principal(token))
+
+
+def test_keys_from_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "jwks.json"
+    path.write_text(json.dumps(ISSUER.jwks()))
+    verifier = JwtVerifier(ISSUER.issuer, "aud-1", str(path))
+    assert principal(verifier, ISSUER.mint("carol", "aud-1")) == "https://issuer.test#carol"
+
+
+def test_a_symmetric_token_signed_with_the_public_key_is_refused() -> None:
+    # Algorithm confusion: an HS256 token whose "secret" is the issuer's public key must not verify.
+    # (PyJWT will not even sign such a token, so it is put together by hand.)
+    public = json.dumps(ISSUER.jwks()["keys"][0]).encode()
+
+    def b64(data: bytes) -> str:
+        return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+    head = b64(json.dumps({"alg": "HS256", "typ": "JWT", "kid": ISSUER.kid}).encode())
+    body = b64(json.dumps({"iss": ISSUER.issuer, "sub": "mallory", "aud": "aud-1",
+                           "exp": int(time.time()) + 60}).encode())
+    forged = f"{head}.{body}." + b64(hmac.new(public, f"{head}.{body}".encode(), hashlib.sha256).digest())
+    with pytest.raises(TokenRejected) as refused:
+        principal(JwtVerifier(ISSUER.issuer, "aud-1", ISSUER.jwks()), forged)
+    assert refused.value.status == 401
+
+
+def test_missing_scope_is_403_insufficient_scope_with_the_scope_needed() -> None:
+    verifier = JwtVerifier(ISSUER.issuer, "aud-1", ISSUER.jwks(), required_scopes=["files:write"])
+    with pytest.raises(TokenRejected) as refused:
+        principal(verifier, ISSUER.mint("carol", "aud-1", scope="files:read"))
+    assert (refused.value.status, refused.value.error) == (403, "insufficient_scope")
+    challenge = verifier.challenge("https://rs.test/.well-known/oauth-protected-resource/mcp", refused.value)
+    assert challenge.startswith('Bearer error="insufficient_scope"')
+    assert 'scope="files:read files:write"' in challenge
+    assert principal(verifier, ISSUER.mint("carol", "aud-1", scope="files:read files:write"))
+
+
+def test_an_unknown_key_id_is_refused() -> None:
+    other = LocalIssuer(ISSUER.issuer, kid="other")
+    with pytest.raises(TokenRejected, match="no key 'other'"):
+        principal(JwtVerifier(ISSUER.issuer, "aud-1", ISSUER.jwks()), other.mint("carol", "aud-1"))
