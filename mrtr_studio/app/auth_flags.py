@@ -8,10 +8,11 @@ Tokens stay in memory unless `--oauth-remember` puts them in the OS keyring.
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from ..auth.flow import OAuthClient, OAuthSettings
-from ..auth.jwt_verifier import JwtVerifier
-from ..auth.redirect import HeadlessRedirect, LoopbackRedirect
+if TYPE_CHECKING:  # building the parser must not load httpx, authlib or PyJWT: `--help` stays instant
+    from ..auth.flow import OAuthClient
+    from ..auth.jwt_verifier import JwtVerifier
 
 
 def add_serve_auth_flags(serve: argparse.ArgumentParser) -> None:
@@ -23,7 +24,7 @@ def add_serve_auth_flags(serve: argparse.ArgumentParser) -> None:
                        help="a scope every token must carry (repeatable; 403 insufficient_scope otherwise)")
 
 
-def verifier_of(args: argparse.Namespace) -> JwtVerifier | None:
+def verifier_of(args: argparse.Namespace) -> "JwtVerifier | None":
     """The token verifier `serve` asks for; ValueError on an incomplete combination of flags."""
     if getattr(args, "auth", None) is None:
         if getattr(args, "issuer", None) or getattr(args, "audience", None) or getattr(args, "jwks", None):
@@ -33,6 +34,8 @@ def verifier_of(args: argparse.Namespace) -> JwtVerifier | None:
         raise ValueError("--auth jwt needs --issuer URL and --audience AUD")
     if args.user:
         raise ValueError("--auth jwt and --user cannot be combined (tokens come from the issuer)")
+    from ..auth.jwt_verifier import JwtVerifier
+
     return JwtVerifier(args.issuer, args.audience, args.jwks, list(args.required_scope))
 
 
@@ -50,11 +53,14 @@ def add_call_auth_flags(call: argparse.ArgumentParser) -> None:
     call.add_argument("--oauth-remember", action="store_true", help="keep tokens in the OS keyring")
 
 
-def oauth_client_of(args: argparse.Namespace, url: str) -> OAuthClient | None:
+def oauth_client_of(args: argparse.Namespace, url: str) -> "OAuthClient | None":
     if not (getattr(args, "oauth", False) or getattr(args, "oauth_headless", False)
             or getattr(args, "client_credentials", False)):
         return None
     import os
+
+    from ..auth.flow import OAuthClient, OAuthSettings
+    from ..auth.redirect import HeadlessRedirect, LoopbackRedirect
 
     secret = args.client_secret or os.environ.get("MRTR_STUDIO_CLIENT_SECRET")
     if args.client_credentials and not args.client_id:
