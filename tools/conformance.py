@@ -41,6 +41,13 @@ SERVER_SCENARIOS = [
     "http-header-validation",
     "http-custom-header-server-validation",
 ]
+#: The tasks extension (SEP-2663); `tasks-status-notifications` is skipped by the suite itself.
+TASK_SCENARIOS = [
+    "tasks-lifecycle", "tasks-capability-negotiation", "tasks-wire-fields", "tasks-request-state-removal",
+    "tasks-mrtr-input", "tasks-request-headers", "tasks-dispatch-and-envelope", "tasks-status-notifications",
+    "tasks-required-task-error", "tasks-mrtr-composition",
+]
+SERVER_SCENARIOS += TASK_SCENARIOS
 
 
 @dataclass

@@ -13,6 +13,7 @@ from ..protocol.errors import (
     UNSUPPORTED_PROTOCOL_VERSION,
     McpError,
 )
+from ..protocol.tasks import TASK_METHODS, TASKS_EXTENSION, declares_tasks
 from ..protocol.versions import (
     LEGACY_VERSION,
     LEGACY_VERSIONS,
@@ -33,6 +34,8 @@ from .replay import ReplayGuard
 from .results import complete_result, scoped_notify
 from .session import Outbound, Session
 from .state_token import StateCodec
+from .task_store import MemoryTaskStore, TaskStore
+from .tasks import TaskManager, missing_tasks
 from .values import check_params
 
 log = logging.getLogger(__name__)
@@ -47,13 +50,16 @@ REMOVED_IN_MODERN = frozenset(
 class McpServer(LegacyRequests):
     """A dual-era MCP server whose handlers ask for input with `input_required` (or, legacy, classically)."""
 
-    def __init__(self, name: str = "mrtr-studio", options: ServerOptions | None = None) -> None:
+    def __init__(self, name: str = "mrtr-studio", options: ServerOptions | None = None,
+                 task_store: TaskStore | None = None) -> None:
         self.name = name
         self.options = options or ServerOptions()
         self.registry = Registry()
         self.codec = StateCodec.from_secrets(self.options.mrtr.secret, ttl=self.options.mrtr.state_ttl)
         self.sessions: dict[str, Session] = {}
         self.replay_guard = ReplayGuard(clock=lambda: self.codec.clock())
+        #: The tasks extension (SEP-2663); a shared `task_store` lets several nodes serve the same tasks.
+        self.tasks = TaskManager(task_store or MemoryTaskStore(), self.options.tasks)
 
     # --- registration ---------------------------------------------------------------------
 
@@ -149,6 +155,9 @@ class McpServer(LegacyRequests):
         if method == "resources/templates/list":
             items = [r.wire() for r in self.registry.resources.values() if r.is_template]
             return self._listing("resourceTemplates", items, modern)
+        if method in TASK_METHODS and modern:
+            principal = self.get_request_principal(session)
+            return await self.tasks.serve(method, params, capabilities.from_meta(params), principal)
         if method in MRTR_METHODS:
             caps = capabilities.from_meta(params) if modern else session.client_capabilities
             return await self._serve_mrtr(method, params, message, session, era, version, caps, notify)
@@ -218,7 +227,7 @@ class McpServer(LegacyRequests):
         result: dict[str, Any] = {
             "resultType": "complete",
             "supportedVersions": list(SUPPORTED_VERSIONS),
-            "capabilities": self._server_capabilities(),
+            "capabilities": {**self._server_capabilities(), "extensions": {TASKS_EXTENSION: {}}},
             "_meta": {META_SERVER_INFO: self._server_info()},
             "ttlMs": self.options.list_ttl_ms,
             "cacheScope": "public",
@@ -242,6 +251,8 @@ class McpServer(LegacyRequests):
         explain = self.options.mrtr.explain_rejections
         verified = verify_state(self.codec, call, explain)
         bind = self.options.mrtr.bind_inputs_to_state if entry.inputs_need_state is None else entry.inputs_need_state
+        if getattr(entry, "task_support", "") == "required" and not declares_tasks(caps):
+            raise missing_tasks(f"the tool {name}")
         request = make_request(call, verified, bind)
         if variables:
             request.params.arguments = {**variables, **arguments}
@@ -252,6 +263,9 @@ class McpServer(LegacyRequests):
         completed = False
         try:
             await run_handler(entry.handler, session, request, response)
+            if response.task is not None and method == "tools/call" and response.input_required.is_empty:
+                completed = True
+                return await self.tasks.answer_call(request, response)
             if not response.input_required.is_empty:
                 return input_required_result(self.codec, call, response, verified.round)
             completed = True
