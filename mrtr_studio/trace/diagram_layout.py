@@ -80,6 +80,7 @@ STYLES: dict[str, Style] = {
     "input_required": Style("#a05e00", "dashdot", 2.0, "‖ input_required", "#f2b05a"),
     "complete": Style("#1e7b34", "dash", 2.0, "✔ complete", "#6fd68a"),
     "error": Style("#c0392b", "solid", 2.6, "✖ error", "#ff8a7a"),
+    "task": Style("#0b5c6b", "dashdot", 2.0, "⧗ task", "#7fd3e0"),
     "server_request": Style("#6a3d9a", "solid", 1.6, "↳ server request", "#c9a6f0"),
     "client_response": Style("#6a3d9a", "dot", 1.6, "↲ client response", "#c9a6f0"),
     "notification": Style("#6b6b6b", "dot", 1.2, "• notification", "#b0b0b0"),
