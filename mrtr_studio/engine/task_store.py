@@ -127,10 +127,15 @@ class TaskStore(Protocol):
 
 
 class MemoryTaskStore:
-    """The default store: a dict and one asyncio.Condition, for a single process."""
+    """The default store: a dict and one asyncio.Condition, for a single process.
 
-    def __init__(self, clock: Clock = time.time) -> None:
+    Bounded: past `max_records`, the oldest finished tasks are forgotten first; when every stored
+    task is still live, `create` refuses with TaskLimitReached.
+    """
+
+    def __init__(self, clock: Clock = time.time, max_records: int = 10_000) -> None:
         self.clock = clock
+        self.max_records = max_records
         self._records: dict[str, dict[str, Any]] = {}
         self._changed = asyncio.Condition()
 
@@ -148,7 +153,14 @@ class MemoryTaskStore:
         if record.task_id in self._records:
             raise ValueError(f"task id {record.task_id!r} is taken")
         if max_live is not None and await self.count_live(record.principal) >= max_live:
-            raise TaskLimitReached(record.principal)
+            raise TaskLimitReached(f"the principal already has {max_live} live tasks")
+        if len(self._records) >= self.max_records:
+            finished = sorted((data["updated_at"], task_id) for task_id, data in self._records.items()
+                              if data["status"] in TERMINAL_STATUSES)
+            if not finished:
+                raise TaskLimitReached(f"the server holds {self.max_records} live tasks")
+            for _, task_id in finished[: len(self._records) - self.max_records + 1]:
+                del self._records[task_id]
         self._records[record.task_id] = _deep_copy(record.to_json())
 
     async def get(self, task_id: str) -> TaskRecord | None:

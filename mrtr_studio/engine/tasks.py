@@ -93,8 +93,8 @@ class TaskManager:
         try:
             await self.store.create(record, max_live=self.options.max_live_per_principal)
         except TaskLimitReached as exc:
-            raise McpError(INTERNAL_ERROR, f"Too many live tasks (at most {self.options.max_live_per_principal} "
-                           "per principal); wait for one to finish or cancel one") from exc
+            raise McpError(INTERNAL_ERROR, f"Too many live tasks: {exc}; wait for one to finish or cancel one") \
+                from exc
         context = TaskContext(request, self.store, record.task_id, recheck=self.options.runner_recheck)
         runner = asyncio.get_running_loop().create_task(self._run(start, context), name=f"task {record.task_id}")
         self.running[record.task_id] = runner

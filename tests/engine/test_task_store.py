@@ -108,3 +108,14 @@ async def test_round_trips_through_json() -> None:
     original = record("a")
     original.input_requests = {"k": {"method": "elicitation/create", "params": {}}}
     assert TaskRecord.from_json(original.to_json()) == original
+
+
+async def test_a_full_store_forgets_finished_tasks_first_and_refuses_when_all_are_live() -> None:
+    store = MemoryTaskStore(clock=Clock(), max_records=2)
+    await store.create(record("a"))
+    await store.create(record("b"))
+    with pytest.raises(TaskLimitReached):
+        await store.create(record("c"))
+    await store.update("a", lambda r: setattr(r, "status", "completed"))
+    await store.create(record("c"))
+    assert await store.get("a") is None and await store.get("b") is not None and await store.get("c") is not None
