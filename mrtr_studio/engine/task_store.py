@@ -137,7 +137,16 @@ class MemoryTaskStore:
         self.clock = clock
         self.max_records = max_records
         self._records: dict[str, dict[str, Any]] = {}
-        self._changed = asyncio.Condition()
+        self._condition: asyncio.Condition | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def _changed(self) -> asyncio.Condition:
+        """One condition per event loop (a server object may outlive the loop that first used it)."""
+        loop = asyncio.get_running_loop()
+        if self._condition is None or self._loop is not loop:
+            self._condition, self._loop = asyncio.Condition(), loop
+        return self._condition
 
     def _copy(self, task_id: str) -> TaskRecord | None:
         data = self._records.get(task_id)
@@ -191,14 +200,16 @@ class MemoryTaskStore:
             data = self._records.get(task_id)
             return data is None or data["version"] != seen_version
 
-        async with self._changed:
+        condition = self._changed
+        async with condition:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait_for(changed), max(timeout, 0))
+                await asyncio.wait_for(condition.wait_for(changed), max(timeout, 0))
         return self._copy(task_id)
 
     async def _notify(self) -> None:
-        async with self._changed:
-            self._changed.notify_all()
+        condition = self._changed
+        async with condition:
+            condition.notify_all()
 
 
 def _deep_copy(data: dict[str, Any]) -> dict[str, Any]:
