@@ -41,6 +41,7 @@ conformance: $(STAMP) $(NODE) $(CONFORMANCE)/package.json
 
 bench: $(STAMP)
 	$(BIN)/python tools/bench.py
+	$(BIN)/python tools/bench_trace_load.py
 	QT_QPA_PLATFORM=offscreen $(BIN)/python tools/bench_trace_view.py
 
 screenshots: $(STAMP)

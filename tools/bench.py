@@ -8,7 +8,9 @@ depend on what else the (shared, two-core) machine is doing. The SDK's own clien
 far too slow to measure a server with, so it is not used. Also measured: our server with
 TCP_NODELAY off (what Nagle costs on loopback), the requestState sign/verify cost, and the
 resident memory of `serve` holding 10k idle legacy sessions: before and after they are reaped,
-and with the default session cap in force. Numbers are printed, never asserted.
+and with the default session cap in force, and how 300 slowloris connections fare (how many are
+still open past the header deadline; whether a real client is served meanwhile). Numbers are
+printed, never asserted.
 """
 
 import argparse
@@ -239,6 +241,39 @@ def session_memory(count: int, workers: int, idle: float) -> None:
     print(f"  default cap: {capped_outcomes}; serve RSS {capped_before / 1024:.1f} -> {capped_after / 1024:.1f} MiB")
 
 
+def slowloris(count: int, header_timeout: float) -> None:
+    """`count` connections that send half a request line and stop, then a real request, then a look later."""
+    target = Target("mrtr-studio", [str(ROOT / ".venv" / "bin" / "mrtr-studio"), "serve", "--port", str(free_port()),
+                                    "--header-timeout", str(header_timeout)])
+    sockets: list[socket.socket] = []
+    try:
+        start(target, None)
+        port = int(target.url.rsplit(":", 1)[1].split("/")[0])
+        for _ in range(count):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=1)
+            sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            sockets.append(sock)
+        real = httpx.post(target.url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=10)
+        time.sleep(header_timeout + 1)
+        still_open = sum(1 for sock in sockets if _still_open(sock))
+    finally:
+        for sock in sockets:
+            sock.close()
+        stop(target)
+    print(f"slowloris: {count} half-sent requests; a real request meanwhile got HTTP {real.status_code}; "
+          f"{still_open} still open {header_timeout + 1:g} s later (header deadline {header_timeout:g} s)")
+
+
+def _still_open(sock: socket.socket) -> bool:
+    sock.settimeout(0.01)
+    try:
+        return sock.recv(1) != b""
+    except TimeoutError:
+        return True
+    except OSError:
+        return False
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--flows", type=int, default=3000, help="flows per server (split over the passes)")
@@ -254,6 +289,7 @@ def main() -> int:
                         help="legacy sessions for the memory measurement (0: skip it)")
     parser.add_argument("--session-idle", type=float, default=5.0,
                         help="idle expiry for the memory measurement, in seconds")
+    parser.add_argument("--slowloris", type=int, default=300, help="slow connections to open (0: skip)")
     args = parser.parse_args()
     serve = [str(ROOT / ".venv" / "bin" / "mrtr-studio"), "serve", "--port"]
     targets = [Target("mrtr-studio", [*serve, str(free_port())]),
@@ -300,6 +336,8 @@ def main() -> int:
     print(f"requestState: sign {sign:.1f} us, verify {verify:.1f} us (target < 15 us each)")
     if args.sessions > 0:
         session_memory(args.sessions, args.workers, args.session_idle)
+    if args.slowloris > 0:
+        slowloris(args.slowloris, 2.0)
     measure_client_memory()
     return 0
 

@@ -235,15 +235,50 @@ def big_trace(operations: int) -> list[tuple[str, float]]:
             store.record(live.id, 1 + i // 2, "client->server" if i % 2 == 0 else "server->client",
                          {"jsonrpc": "2.0", "id": i // 2, "method": "tools/call", "params": {"name": "x"}}
                          if i % 2 == 0 else {"jsonrpc": "2.0", "id": i // 2, "result": {"content": []}})
+            app.processEvents()  # what a live message costs: its events, the views' own (coalesced) repaints
+        expected = len(messages) + 200
+        while log.model.rowCount() < expected:  # the log gathers live adds on a big trace
             app.processEvents()
-            listing.table.viewport().repaint()
+        listing.table.viewport().repaint()
+        log.table.viewport().repaint()
 
-    timed("live: 200 messages added one by one on top of it (list + log updated, list repainted each)",
+    timed("live: 200 messages added one by one on top of it (a turn of the event loop each, then a paint)",
           live_adds, results)
     results.append(("  per message", results[-1][1] / 200))
     for widget in (listing, log):
         widget.close()
         widget.deleteLater()
+    app.processEvents()
+    return results
+
+
+def window_trace(operations: int) -> list[tuple[str, float]]:
+    """The same trace into the whole window: every view that listens to the store gets every event."""
+    from PySide6.QtCore import QRect, QSettings
+
+    from mrtr_studio.app.studio import Studio
+    from mrtr_studio.ui.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication(sys.argv)
+    results: list[tuple[str, float]] = []
+    ops, messages = synthetic_trace(operations)
+    settings = QSettings(os.devnull, QSettings.Format.IniFormat)
+    window = MainWindow(Studio(), settings, interactive_answers=False, available=QRect(0, 0, 1366, 768))
+    window.show()
+    app.processEvents()
+    window.teaching.tabs.setCurrentIndex(0)  # built, as after the first paint
+    app.processEvents()
+
+    def load() -> None:
+        window.studio.store.load(ops, messages)
+        while window.selection.operation_id != ops[-1].id:  # the window shows the last flow once loaded
+            app.processEvents()
+        window.repaint()
+
+    timed(f"{len(messages)} messages into the whole window (every view, then the last flow shown and painted)",
+          load, results)
+    window.close()
+    window.deleteLater()
     app.processEvents()
     return results
 
@@ -259,6 +294,7 @@ def main() -> None:
     results += bench(args.operations)
     if args.big:
         results += big_trace(args.big)
+        results += window_trace(args.big)
     for label, seconds in results:
         print(f"{seconds * 1000:10.1f} ms  {label}")
     for label, seconds in bench_diagram_zoom(args.diagram_messages):

@@ -1,9 +1,13 @@
 """Run the official MCP conformance suite against `mrtr-studio serve` (the `make conformance` target).
 
-Starts the server on a free port, runs every server scenario below one by one (so one hang
-cannot hide the others), prints a compact summary and exits non-zero on any FAILURE. Client
-scenarios run our client under the suite's mock server; each is skipped with a note while its
-command does not exist yet.
+Starts the server on a free port and runs every server scenario of the pinned suite once per wire
+it is tagged for (the stateful 2025-11-25 handshake and the stateless 2026-07-28 one, each run with
+`--spec-version`), a few at a time, one suite process per run so one hang cannot hide the others.
+The scenarios come from the suite's own `list`, so a scenario the suite adds is run, not missed;
+the few it deliberately does not run are in NOT_RUN with the reason, and runs that fail for a known
+reason elsewhere in the project are in EXPECTED_FAILURES. Prints one line per run and a summary per
+wire, and exits non-zero on any unexpected FAILURE. Client scenarios run our client under the
+suite's mock server; each is skipped with a note while its command does not exist yet.
 """
 
 import argparse
@@ -16,38 +20,39 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVE = [str(ROOT / ".venv" / "bin" / "mrtr-studio"), "serve", "--host", "127.0.0.1"]
 
-SERVER_SCENARIOS = [
-    "input-required-result-basic-elicitation",
-    "input-required-result-basic-sampling",
-    "input-required-result-basic-list-roots",
-    "input-required-result-request-state",
-    "input-required-result-multiple-input-requests",
-    "input-required-result-multi-round",
-    "input-required-result-missing-input-response",
-    "input-required-result-non-tool-request",
-    "input-required-result-result-type",
-    "input-required-result-unsupported-methods",
-    "input-required-result-tampered-state",
-    "input-required-result-capability-check",
-    "input-required-result-ignore-extra-params",
-    "input-required-result-validate-input",
-    "server-stateless",
-    "http-header-validation",
-    "http-custom-header-server-validation",
-]
-#: The tasks extension (SEP-2663); `tasks-status-notifications` is skipped by the suite itself.
-TASK_SCENARIOS = [
-    "tasks-lifecycle", "tasks-capability-negotiation", "tasks-wire-fields", "tasks-request-state-removal",
-    "tasks-mrtr-input", "tasks-request-headers", "tasks-dispatch-and-envelope", "tasks-status-notifications",
-    "tasks-required-task-error", "tasks-mrtr-composition",
-]
-SERVER_SCENARIOS += TASK_SCENARIOS
+#: The wires every applicable scenario runs at: the last stateful revision and the stateless one.
+WIRES = ("2025-11-25", "2026-07-28")
+#: How extension scenarios (not on the spec timeline) are labelled: they run at the suite's default wire.
+EXTENSION = "extension"
+
+#: Server scenarios not run at all, with the reason (shown in every report).
+NOT_RUN = {
+    **{f"sep-2640-skills-{name}": "the skills extension (SEP-2640) is not offered; every check would skip"
+       for name in ("directory", "enumeration", "manifest")},
+}
+
+#: (scenario, wire) runs that fail for a reason outside the engine, with that reason. Each still runs;
+#: it does not fail the target while it fails, and is reported as stale once it passes.
+EXPECTED_FAILURES: dict[tuple[str, str], str] = {}
+
+
+@dataclass(frozen=True)
+class Run:
+    """One server scenario at one wire (`wire` is EXTENSION for the suite's default)."""
+
+    scenario: str
+    wire: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.scenario} @ {self.wire}"
 
 
 @dataclass
@@ -73,10 +78,17 @@ class Outcome:
     counts: dict[str, int] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     exit_code: int = 0
+    #: Why this run is known to fail ("" when it must pass).
+    expected: str = ""
+    seconds: float = 0.0
 
     @property
     def failed(self) -> bool:
         return self.counts.get("FAILURE", 0) > 0 or self.exit_code != 0
+
+    @property
+    def unexpected(self) -> bool:
+        return self.failed and not self.expected
 
 
 def free_port() -> int:
@@ -140,59 +152,146 @@ def run_suite(node: str, suite: Path, args: list[str], out_dir: Path, timeout: f
     return done.returncode, done.stdout + done.stderr
 
 
+_LISTED = re.compile(r"^\s+- (\S+) \[([^\]]*)\]\s*$")
+
+
+def server_scenarios(node: str, suite: Path) -> list[tuple[str, list[str]]]:
+    """The suite's server scenarios with their tags (dated revisions, or `extension`), from its `list`."""
+    done = subprocess.run([node, str(suite / "dist" / "index.js"), "list"], capture_output=True, text=True,
+                          timeout=60, check=True)
+    found = parse_listing(done.stdout)
+    if not found:
+        raise SystemExit("the suite listed no server scenarios")
+    return found
+
+
+def parse_listing(text: str) -> list[tuple[str, list[str]]]:
+    """`Server scenarios ...:` then `  - name [tag,tag]` lines; other sections are ignored."""
+    found: list[tuple[str, list[str]]] = []
+    section = ""
+    for line in text.splitlines():
+        if line and not line.startswith(" "):
+            section = line.split()[0].lower()
+            continue
+        match = _LISTED.match(line)
+        if section == "server" and match:
+            found.append((match.group(1), [tag.strip() for tag in match.group(2).split(",")]))
+    return found
+
+
+def plan(listed: list[tuple[str, list[str]]], wires: tuple[str, ...]) -> tuple[list[Run], dict[str, str]]:
+    """Every (scenario, wire) to run, and the scenarios not run with the reason."""
+    runs: list[Run] = []
+    skipped: dict[str, str] = {}
+    for name, tags in listed:
+        if name in NOT_RUN:
+            skipped[name] = NOT_RUN[name]
+        elif EXTENSION in tags:
+            runs.append(Run(name, EXTENSION))
+        else:
+            at = [wire for wire in wires if wire in tags]
+            runs += [Run(name, wire) for wire in at]
+            if not at:
+                skipped[name] = f"tagged only for {', '.join(tags)}, none of the wires run ({', '.join(wires)})"
+    return runs, skipped
+
+
+def run_server_scenario(run: Run, node: str, suite: Path, url: str, out_root: Path, timeout: float) -> Outcome:
+    args = ["server", "--url", url, "--scenario", run.scenario]
+    if run.wire != EXTENSION:
+        args += ["--spec-version", run.wire]
+    out_dir = out_root / run.wire / run.scenario
+    started = time.monotonic()
+    code, log = run_suite(node, suite, args, out_dir, timeout)
+    outcome = summarize(run.label, read_checks(out_dir), code, log)
+    outcome.seconds = time.monotonic() - started
+    outcome.expected = EXPECTED_FAILURES.get((run.scenario, run.wire), "")
+    return outcome
+
+
 def print_outcome(outcome: Outcome) -> None:
     counts = ", ".join(f"{outcome.counts.get(s, 0)} {s}" for s in ("SUCCESS", "FAILURE", "WARNING", "SKIPPED"))
-    mark = "FAIL" if outcome.failed else ("warn" if outcome.counts.get("WARNING") else " ok ")
-    print(f"[{mark}] {outcome.scenario}: {counts}")
+    if outcome.failed:
+        mark = "xfail" if outcome.expected else "FAIL "
+    elif outcome.expected:
+        mark = "XPASS"
+    else:
+        mark = "warn " if outcome.counts.get("WARNING") else " ok  "
+    print(f"[{mark}] {outcome.scenario}: {counts} ({outcome.seconds:.1f} s)")
     for problem in outcome.problems:
-        print(f"         {problem}")
+        print(f"          {problem}")
+    if outcome.failed and outcome.expected:
+        print(f"          expected: {outcome.expected}")
+    elif outcome.expected:
+        print("          passes now: remove it from EXPECTED_FAILURES")
+
+
+def print_summary(outcomes: list[Outcome], runs: list[Run], skipped: dict[str, str]) -> None:
+    by_label = {o.scenario: o for o in outcomes}
+    print("\nserver runs per wire:")
+    for wire in sorted({r.wire for r in runs}):
+        mine = [by_label[r.label] for r in runs if r.wire == wire and r.label in by_label]
+        passed = sum(not o.failed for o in mine)
+        xfail = sum(o.failed and bool(o.expected) for o in mine)
+        print(f"  {wire:<11} {passed:>3} passed, {len(mine) - passed - xfail:>2} failed, {xfail} expected to fail")
+    for name, why in skipped.items():
+        print(f"  not run: {name}: {why}")
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--node", required=True, help="Node >= 22 executable")
     parser.add_argument("--suite", required=True, type=Path, help="the installed conformance package folder")
     parser.add_argument("--scenario", action="append", help="run only these scenarios")
+    parser.add_argument("--wire", action="append", help=f"run only at these wires (default: {', '.join(WIRES)})")
+    parser.add_argument("--jobs", type=int, default=2, help="server scenarios run at once (default 2)")
     parser.add_argument("--out", type=Path, help="results folder (default: a temporary one)")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per scenario")
     args = parser.parse_args()
     wanted = set(args.scenario or [])
+    wires = tuple(args.wire or WIRES)
     out_root = args.out or Path(tempfile.mkdtemp(prefix="mrtr-conformance-"))
+    started = time.monotonic()
+    runs, skipped = plan(server_scenarios(args.node, args.suite), wires)
+    runs = [r for r in runs if not wanted or r.scenario in wanted]
+    skipped = {name: why for name, why in skipped.items() if not wanted or name in wanted}
     outcomes: list[Outcome] = []
     proc, url = start_server(free_port())
     version = json.loads((args.suite / "package.json").read_text(encoding="utf-8")).get("version", "?")
-    print(f"conformance suite {version} against {url} (results in {out_root})")
+    print(f"conformance suite {version} against {url}: {len(runs)} server runs, {max(1, args.jobs)} at a time "
+          f"(results in {out_root})")
     try:
-        for scenario in SERVER_SCENARIOS:
-            if wanted and scenario not in wanted:
-                continue
-            out_dir = out_root / scenario
-            code, log = run_suite(args.node, args.suite, ["server", "--url", url, "--scenario", scenario],
-                                  out_dir, args.timeout)
-            outcomes.append(summarize(scenario, read_checks(out_dir), code, log))
-            print_outcome(outcomes[-1])
-            if proc.poll() is not None:
-                print("the server exited during the run")
-                return 1
+        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            for outcome in pool.map(lambda r: run_server_scenario(r, args.node, args.suite, url, out_root,
+                                                                  args.timeout), runs):
+                outcomes.append(outcome)
+                print_outcome(outcome)
+        if proc.poll() is not None:
+            print("the server exited during the run")
+            return 1
     finally:
         stop_server(proc)
+    print_summary(outcomes, runs, skipped)
     for client in CLIENT_SCENARIOS:
         if wanted and client.name not in wanted:
             continue
         if not client.needs.exists():
             print(f"[skip] {client.name}: {client.needs.relative_to(ROOT)} does not exist yet")
             continue
-        out_dir = out_root / client.name
+        out_dir = out_root / "client" / client.name
+        began = time.monotonic()
         code, log = run_suite(args.node, args.suite,
                               ["client", "--command", shlex.join(client.command), "--scenario", client.name],
                               out_dir, args.timeout)
         outcomes.append(summarize(client.name, read_checks(out_dir), code, log))
+        outcomes[-1].seconds = time.monotonic() - began
         print_outcome(outcomes[-1])
-    failures = [o for o in outcomes if o.failed]
+    failures = [o for o in outcomes if o.unexpected]
     warnings = sum(o.counts.get("WARNING", 0) for o in outcomes)
     total = sum(o.counts.get("SUCCESS", 0) for o in outcomes)
-    print(f"total: {len(outcomes)} scenarios, {total} checks passed, {len(failures)} scenario(s) failed, "
-          f"{warnings} warning(s)")
+    print(f"total: {len(outcomes)} runs, {total} checks passed, {len(failures)} run(s) failed, "
+          f"{sum(o.failed and bool(o.expected) for o in outcomes)} expected failure(s), {warnings} warning(s), "
+          f"{time.monotonic() - started:.0f} s")
     return 1 if failures else 0
 
 

@@ -29,6 +29,8 @@ def main() -> int:
     args = parser.parse_args()
     env = {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen")}
     failed = []
+    for name in args.scenarios:  # the layout before sizes had a folder per scenario at the top
+        shutil.rmtree(Path(args.out) / name.replace(":", "-"), ignore_errors=True)
     for size in args.sizes.split(","):
         for name in args.scenarios:
             folder = Path(args.out) / size / name.replace(":", "-")

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..trace import StoreEvent
-from ..trace.model import Operation
+from ..trace.model import Operation, TraceMessage
 from .served import LABEL as SERVED_LABEL
 
-Origin = Literal["live", "loaded"]
+Origin = Literal["live", "loaded", "recovered"]
 ChangeKind = Literal["none", "reset", "added", "changed"]
 
 
@@ -122,6 +122,30 @@ class OperationsIndex:
                     self.rows[row].error_code = code
                     return Change("changed", row)
         return Change("none")
+
+    def rebuild(self, operations: list[Operation], messages: list[TraceMessage]) -> None:
+        """All rows at once from a loaded store: what the adds one by one would give, in one pass."""
+        self.rows, self._row_of = [], {}
+        for op in operations:
+            self.apply(StoreEvent("operation_added", operation=op, loaded=True))
+        rows, row_of = self.rows, self._row_of
+        for entry in messages:
+            row = row_of.get(entry.operation_id)
+            if row is None:
+                continue
+            rows[row].messages += 1
+            if entry.kind == "error" and isinstance(entry.message, dict):
+                error = entry.message.get("error")
+                code = error.get("code") if isinstance(error, dict) else None
+                if isinstance(code, int | str):
+                    rows[row].error_code = code
+
+    def mark_recovered(self, operation_ids: list[str]) -> list[int]:
+        """These operations came back from the autosave of a run that did not close cleanly; their rows."""
+        rows = [row for row in (self._row_of.get(op_id) for op_id in operation_ids) if row is not None]
+        for row in rows:
+            self.rows[row].origin = "recovered"
+        return rows
 
     def row_of(self, operation_id: str) -> int | None:
         return self._row_of.get(operation_id)

@@ -11,9 +11,11 @@ between fork and exec, and does not depend on which of the parent's threads star
 
 import argparse
 import asyncio
+import contextlib
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -49,9 +51,9 @@ def run_serve(args: argparse.Namespace) -> int:
         return 2
     options = ServerOptions(mrtr=MrtrOptions(secret=secrets_from(args), state_ttl=args.state_ttl,
                                              explain_rejections=args.explain_rejections))
-    options.mrtr.legacy_request_timeout = args.legacy_request_timeout
     server = build_demo_server(options)
     config = HttpServerConfig(users=users, **limits_of(args))
+    server.options.mrtr.legacy_request_timeout = args.legacy_request_timeout
     try:
         sock = bind(args.host, args.port)
     except OSError as exc:
@@ -86,19 +88,23 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def _exit_when_stdin_closes(loop: asyncio.AbstractEventLoop, stop: Callable[[], None]) -> None:
-    """Call `stop` once stdin is at end of file (or unreadable): the parent holding the pipe has gone."""
+    """Call `stop` on the loop once stdin is at end of file (or unreadable): the parent holding the
+    pipe has gone. A daemon thread blocks on the read, so this works with any event loop."""
+
+    if sys.stdin is None:  # no stdin at all: nothing to watch
+        return
     fd = sys.stdin.fileno()
 
-    def readable() -> None:
+    def watch() -> None:
         try:
-            data = os.read(fd, 4096)
-        except OSError:
-            data = b""
-        if not data:
-            loop.remove_reader(fd)
-            stop()
+            while os.read(fd, 4096):
+                pass  # the parent never writes; anything it might send is ignored
+        except (OSError, ValueError):
+            pass
+        with contextlib.suppress(RuntimeError):  # the loop already closed: the server is stopping anyway
+            loop.call_soon_threadsafe(stop)
 
-    loop.add_reader(fd, readable)
+    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
 
 
 def _run(main: Coroutine[Any, Any, int]) -> int:

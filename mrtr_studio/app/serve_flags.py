@@ -14,7 +14,7 @@ LIMIT_DEFAULTS: dict[str, Any] = {
     "max_connections": 1000,
     "header_timeout": 10.0,
     "body_timeout": 30.0,
-    "keep_alive_timeout": 5.0,
+    "keep_alive_timeout": 30.0,
 }
 LEGACY_REQUEST_TIMEOUT = 300.0
 

@@ -78,8 +78,23 @@ class ContentList(list[dict[str, Any]]):
     def add_image(self, data_b64: str, mime_type: str) -> None:
         self.append({"type": "image", "data": data_b64, "mimeType": mime_type})
 
+    def add_audio(self, data_b64: str, mime_type: str) -> None:
+        self.append({"type": "audio", "data": data_b64, "mimeType": mime_type})
+
+    def add_resource(self, uri: str, mime_type: str, text: str | None = None, blob_b64: str | None = None) -> None:
+        """An embedded resource: its contents travel in the result (give `text` or `blob_b64`)."""
+        self.append({"type": "resource", "resource": _resource_contents(uri, mime_type, text, blob_b64)})
+
     def add_resource_link(self, uri: str, name: str, **extra: Any) -> None:
         self.append({"type": "resource_link", "uri": uri, "name": name, **extra})
+
+
+def _resource_contents(uri: str, mime_type: str, text: str | None, blob_b64: str | None) -> dict[str, Any]:
+    if (text is None) == (blob_b64 is None):
+        raise ValueError("an embedded resource has exactly one of text or blob")
+    contents: dict[str, Any] = {"uri": uri, "mimeType": mime_type}
+    contents.update({"text": text} if text is not None else {"blob": blob_b64})
+    return contents
 
 
 class PromptMessages(list[dict[str, Any]]):
@@ -93,6 +108,14 @@ class PromptMessages(list[dict[str, Any]]):
 
     def add_assistant(self, text: str) -> None:
         self.add("assistant", text)
+
+    def add_image(self, role: str, data_b64: str, mime_type: str) -> None:
+        self.append({"role": role, "content": {"type": "image", "data": data_b64, "mimeType": mime_type}})
+
+    def add_resource(self, role: str, uri: str, mime_type: str, text: str | None = None,
+                     blob_b64: str | None = None) -> None:
+        self.append({"role": role, "content": {"type": "resource",
+                                               "resource": _resource_contents(uri, mime_type, text, blob_b64)}})
 
 
 class ResourceContents(list[dict[str, Any]]):

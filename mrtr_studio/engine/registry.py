@@ -81,6 +81,11 @@ class ResourceEntry:
     def is_template(self) -> bool:
         return bool(_VARIABLE.search(self.uri))
 
+    @property
+    def variables(self) -> list[str]:
+        """The template's variable names, in order (empty for a concrete resource)."""
+        return [m.group(2) for m in _VARIABLE.finditer(self.uri)]
+
     def match(self, uri: str) -> dict[str, str] | None:
         """The template variables when `uri` fits this entry, `{}` for an exact match, else None."""
         if not self.is_template:

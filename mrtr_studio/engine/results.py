@@ -4,29 +4,29 @@ from typing import Any
 
 from ..protocol.versions import META_LOG_LEVEL
 from .handler_api import Notify, Response
+from .logging_level import DEFAULT_LEVEL, LOG_LEVELS, passes
 
-LOG_LEVELS = {name: rank for rank, name in enumerate(
-    ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"))}
+__all__ = ["LOG_LEVELS", "complete_result", "scoped_notify"]
 
 
-def scoped_notify(notify: Notify | None, params: dict[str, Any], modern: bool) -> Notify | None:
-    """Notifications the request asked for: progress needs its token, logs need `_meta` logLevel (modern)."""
+def scoped_notify(notify: Notify | None, params: dict[str, Any], modern: bool,
+                  legacy_level: str | None = None) -> Notify | None:
+    """Notifications the request asked for: progress needs its token; logs need `_meta` logLevel (modern)
+    or reach the session's `logging/setLevel` threshold (legacy, `legacy_level`; everything when unset)."""
     if notify is None:
         return None
     found = params.get("_meta")
     meta: dict[str, Any] = found if isinstance(found, dict) else {}
     token = meta.get("progressToken")
-    threshold = str(meta.get(META_LOG_LEVEL)) if modern else "debug"
+    threshold = str(meta.get(META_LOG_LEVEL)) if modern else (legacy_level or DEFAULT_LEVEL)
 
     async def send(method: str, body: dict[str, Any]) -> None:
         if method == "notifications/progress":
             if token is None:
                 return
             body = {"progressToken": token, **body}
-        if method == "notifications/message":
-            level = str(body.get("level"))
-            if threshold not in LOG_LEVELS or LOG_LEVELS.get(level, 0) < LOG_LEVELS[threshold]:
-                return
+        if method == "notifications/message" and not passes(body.get("level"), threshold):
+            return
         await notify(method, body)
 
     return send

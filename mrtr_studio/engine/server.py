@@ -25,8 +25,12 @@ from ..protocol.versions import (
     SUPPORTED_VERSIONS,
     Era,
 )
+from . import subscriptions
+from .completion import Completer, CompletionKey, complete
 from .handler_api import Notify, Response
 from .legacy import LegacyRequests
+from .listen import LIST_CHANGED, ListenStreams
+from .logging_level import set_level
 from .mrtr import Call, input_required_result, invalid_state, make_request, run_handler, verify_state
 from .options import ServerOptions
 from .registry import Handler, PromptEntry, Registry, ResourceEntry, ToolEntry
@@ -58,6 +62,8 @@ class McpServer(LegacyRequests):
         self.codec = StateCodec.from_secrets(self.options.mrtr.secret, ttl=self.options.mrtr.state_ttl)
         self.sessions: dict[str, Session] = {}
         self.replay_guard = ReplayGuard(clock=lambda: self.codec.clock())
+        self.completers: dict[CompletionKey, Completer] = {}
+        self.listeners = ListenStreams()
         #: The tasks extension (SEP-2663); a shared `task_store` lets several nodes serve the same tasks.
         self.tasks = TaskManager(task_store or MemoryTaskStore(), self.options.tasks)
 
@@ -87,6 +93,31 @@ class McpServer(LegacyRequests):
             self.registry.resources[uri] = entry
             return handler
         return register
+
+    def completion(self, *, argument: str, prompt: str | None = None,
+                   template: str | None = None) -> Callable[[Completer], Completer]:
+        """Register `(value, context_arguments) -> iterable of str` for a prompt argument or template variable."""
+        if (prompt is None) == (template is None):
+            raise ValueError("name exactly one of prompt= or template=")
+        key = (CompletionKey("ref/prompt", prompt, argument) if prompt is not None
+               else CompletionKey("ref/resource", str(template), argument))
+
+        def register(completer: Completer) -> Completer:
+            self.completers[key] = completer
+            return completer
+        return register
+
+    async def notify_resource_updated(self, uri: str) -> int:
+        """Tell every client subscribed to `uri` (legacy sessions, modern listen streams) that it changed."""
+        streams = self.listeners.publish("notifications/resources/updated", {"uri": uri}, uri=uri)
+        return streams + await subscriptions.notify_updated(self.sessions.values(), uri)
+
+    def notify_list_changed(self, kind: str) -> int:
+        """After adding or removing tools, prompts or resources: tell the listen streams that asked for it."""
+        method = f"notifications/{kind}/list_changed"
+        if method not in LIST_CHANGED.values():
+            raise ValueError(f"no list_changed notification for {kind!r}")
+        return self.listeners.publish(method)
 
     # --- sessions and identity --------------------------------------------------------------
 
@@ -158,6 +189,17 @@ class McpServer(LegacyRequests):
         if method in TASK_METHODS and modern:
             principal = self.get_request_principal(session)
             return await self.tasks.serve(method, params, capabilities.from_meta(params), principal)
+        if method == "subscriptions/listen" and modern:
+            return await self.listeners.listen(message["id"], params, notify, self._offers,
+                                               lambda uri: self.registry.find_resource(uri) is not None)
+        if method == "completion/complete":
+            return await complete(self.registry, self.completers, params, modern)
+        if method == "logging/setLevel":
+            return set_level(params, session)
+        if method == "resources/subscribe":
+            return subscriptions.subscribe(self.registry, params, session)
+        if method == "resources/unsubscribe":
+            return subscriptions.unsubscribe(params, session)
         if method in MRTR_METHODS:
             caps = capabilities.from_meta(params) if modern else session.client_capabilities
             return await self._serve_mrtr(method, params, message, session, era, version, caps, notify)
@@ -203,7 +245,7 @@ class McpServer(LegacyRequests):
         self.sessions.setdefault(session.id, session)
         result: dict[str, Any] = {
             "protocolVersion": version,
-            "capabilities": self._server_capabilities(),
+            "capabilities": self._server_capabilities(modern=False),
             "serverInfo": self._server_info(),
         }
         if self.options.instructions:
@@ -213,21 +255,32 @@ class McpServer(LegacyRequests):
     def _server_info(self) -> dict[str, Any]:
         return {"name": self.name, "version": self.options.version}
 
-    def _server_capabilities(self) -> dict[str, Any]:
-        caps: dict[str, Any] = {}
+    def _server_capabilities(self, modern: bool) -> dict[str, Any]:
+        """What this server offers in the given era (legacy alone has resources/subscribe)."""
+        # Modern changes reach clients on subscriptions/listen streams; legacy HTTP has no stream for them.
+        changes = {"listChanged": True} if modern else {}
+        caps: dict[str, Any] = {"logging": {}}
         if self.registry.tools:
-            caps["tools"] = {}
+            caps["tools"] = dict(changes)
         if self.registry.prompts:
-            caps["prompts"] = {}
+            caps["prompts"] = dict(changes)
         if self.registry.resources:
-            caps["resources"] = {}
+            caps["resources"] = {**changes, "subscribe": True}
+        if self.registry.prompts or any(r.is_template for r in self.registry.resources.values()):
+            caps["completions"] = {}
         return caps
+
+    def _offers(self, flag: str) -> bool:
+        """Whether a listen stream can get this list-changed kind (only for lists the server has)."""
+        table = {"toolsListChanged": self.registry.tools, "promptsListChanged": self.registry.prompts,
+                 "resourcesListChanged": self.registry.resources}
+        return bool(table.get(flag))
 
     def _discover(self) -> dict[str, Any]:
         result: dict[str, Any] = {
             "resultType": "complete",
             "supportedVersions": list(SUPPORTED_VERSIONS),
-            "capabilities": {**self._server_capabilities(), "extensions": {TASKS_EXTENSION: {}}},
+            "capabilities": {**self._server_capabilities(modern=True), "extensions": {TASKS_EXTENSION: {}}},
             "_meta": {META_SERVER_INFO: self._server_info()},
             "ttlMs": self.options.list_ttl_ms,
             "cacheScope": "public",
@@ -256,7 +309,7 @@ class McpServer(LegacyRequests):
         request = make_request(call, verified, bind)
         if variables:
             request.params.arguments = {**variables, **arguments}
-        response = Response(notify=scoped_notify(notify, params, era is Era.MODERN))
+        response = Response(notify=scoped_notify(notify, params, era is Era.MODERN, session.log_level))
         guarded = entry.single_use and verified.nonce is not None
         if guarded and not self.replay_guard.claim(str(verified.nonce)):
             raise invalid_state("replayed", "this state already completed the operation once", explain)

@@ -32,6 +32,10 @@ class Session:
     #: The server serving this session, so handlers can send legacy requests (`session.server.request_…`).
     server: Any = field(default=None, repr=False)
     pending: dict[str | int, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
+    #: Legacy `logging/setLevel`: the least severe level still sent on this session (None: not set yet).
+    log_level: str | None = None
+    #: Legacy `resources/subscribe`: the URIs this session wants `notifications/resources/updated` for.
+    subscriptions: set[str] = field(default_factory=set)
     _ids: "itertools.count[int]" = field(default_factory=lambda: itertools.count(1))
 
     def next_request_id(self) -> str:

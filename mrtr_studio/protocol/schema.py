@@ -72,6 +72,11 @@ _REQUEST_DEFS = {
     "elicitation/create": "ElicitRequest",
     "sampling/createMessage": "CreateMessageRequest",
     "roots/list": "ListRootsRequest",
+    "completion/complete": "CompleteRequest",
+    "logging/setLevel": "SetLevelRequest",
+    "resources/subscribe": "SubscribeRequest",
+    "resources/unsubscribe": "UnsubscribeRequest",
+    "subscriptions/listen": "SubscriptionsListenRequest",
 }
 
 _RESULT_DEFS = {
@@ -88,6 +93,11 @@ _RESULT_DEFS = {
     "elicitation/create": "ElicitResult",
     "sampling/createMessage": "CreateMessageResult",
     "roots/list": "ListRootsResult",
+    "completion/complete": "CompleteResult",
+    "logging/setLevel": "EmptyResult",
+    "resources/subscribe": "EmptyResult",
+    "resources/unsubscribe": "EmptyResult",
+    "subscriptions/listen": "SubscriptionsListenResult",
 }
 
 

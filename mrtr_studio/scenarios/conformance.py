@@ -1,5 +1,8 @@
 """The fixtures the official conformance suite calls by name (SEP-2322 MRTR and SEP-2575 stateless).
 
+The suite's other server scenarios (content kinds, prompts, resources, logging, progress,
+legacy elicitation and sampling) call the reference fixtures of `reference.py`, registered here too.
+
 The suite fixes the tool and prompt names, some input keys (`user_name`) and what each round must
 return; everything else is written like any demo handler, so the studio can show these too.
 Registered on the demo server by `register_conformance_fixtures`, so `mrtr-studio serve` passes
@@ -10,6 +13,7 @@ import json
 from typing import Any
 
 from ..engine import McpServer, Request, Response, Session
+from .reference import register_reference_fixtures
 
 PREFIX = "test_input_required_result_"
 
@@ -182,3 +186,4 @@ def register_conformance_fixtures(server: McpServer) -> None:
     server.tool("test_streaming_elicitation", "Elicits through input_required, never on the stream.", EMPTY,
                 eras=("modern",))(streaming_elicitation)
     server.tool("test_logging_tool", "Logs only when the request asked for a logLevel.", EMPTY)(logging_tool)
+    register_reference_fixtures(server)

@@ -10,6 +10,7 @@ from typing import Any
 from ..engine import Era, McpServer, Request, Response, ServerOptions, Session
 from ..protocol import capabilities
 from .conformance import register_conformance_fixtures
+from .reference import register_reference_resources
 from .task_fixtures import register_task_tools
 
 CONFIRM_SCHEMA = '{"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]}'
@@ -221,6 +222,9 @@ def run_query(session: Session, request: Request, response: Response) -> None:
 
 def build_demo_server(options: ServerOptions | None = None, name: str = "mrtr-studio-demo") -> DemoServer:
     server = DemoServer(name=name, options=options)
+    # Plain resources first: a client that reads "the first listed resource" (the conformance suite's
+    # caching check does) gets a complete, cacheable read rather than config://secrets' question.
+    register_reference_resources(server)
     path_schema = {"type": "object", "properties": {"path": {"type": "string", "description": "File to delete"}},
                    "required": ["path"]}
     server.tool("delete_file", "Delete a file after the user confirms (modern only).", path_schema,

@@ -156,19 +156,18 @@ def page(title: str, sections: list[Section], intro: str = "") -> str:
             "<p><small>Exported by MRTR Studio.</small></p></body></html>\n")
 
 
-#: The characters that open CommonMark constructs anywhere in a line: escapes, code, emphasis, links and
-#: images, raw HTML and autolinks, entities, tables, strikethrough, headings.
-_MD_INLINE = re.compile(r"([\\`*_\[\]<>!&|~#])")
-#: What opens a block only at the start of a line: list markers, ordered-list numbers, setext underlines.
-_MD_LINE_START = re.compile(r"^(\d+(?=[.)])|(?=[-+=]))(.)")
+#: What CommonMark (and GFM) could read as markup inside a line: HTML, entities, links and images,
+#: code, emphasis, strikethrough, tables, headings and escapes. Other punctuation stays as it is.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>&!~|#])")
+#: ... and what only matters at the start of a line: a quote, list item or setext underline.
+_MD_LINE_START = re.compile(r"^([-+=>]|\d+(?=[.)]))")
 
 
 def _md(value: Any) -> str:
-    """Trace text inside Markdown prose: one line, with every character that could open a construct
-    backslash-escaped (CommonMark), so no `<tag>`, link, emphasis, heading, list or fence can come out
-    of a peer's string, while ordinary punctuation (`:`, `-`, `,`) stays readable in the raw file."""
-    text = _MD_INLINE.sub(r"\\\1", " ".join(str(value).split()))
-    return _MD_LINE_START.sub(r"\1\\\2", text)
+    """Trace text inside Markdown prose: one line, markup characters backslash-escaped (CommonMark),
+    so no `<tag>`, link, emphasis, heading or fence can come out of a peer's string."""
+    text = _MD_SPECIAL.sub(r"\\\1", " ".join(str(value).split()))
+    return _MD_LINE_START.sub(lambda m: "\\" + m.group(1) if not m.group(1).isdigit() else m.group(1) + "\\", text)
 
 
 def _fence(body: str, info: str = "") -> list[str]:
@@ -198,7 +197,7 @@ def markdown(title: str, sections: list[Section], intro: str = "",
         if mermaid and op.id in mermaid:
             out += [*_fence(mermaid[op.id].rstrip(), "mermaid"), ""]
         for entry in section.messages:
-            out.append(f"### {_md(entry.seq)}\\. round {_md(entry.round)} · {_md(entry.direction)} · {_md(entry.kind)}")
+            out.append(f"### {_md(entry.seq)}. round {_md(entry.round)} · {_md(entry.direction)} · {_md(entry.kind)}")
             out.append("")
             explanation = section.explanations.get(entry.seq)
             if explanation:

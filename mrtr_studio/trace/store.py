@@ -14,7 +14,8 @@ from typing import Any, Literal
 
 from .model import Direction, Finding, Operation, Outcome, TraceMessage, kind_of
 
-EventKind = Literal["operation_added", "operation_updated", "message_added", "message_updated", "cleared"]
+#: `loaded` goes only to bulk listeners (see `subscribe`): the contents were replaced by `load`; read them.
+EventKind = Literal["operation_added", "operation_updated", "message_added", "message_updated", "cleared", "loaded"]
 
 
 @dataclass
@@ -36,17 +37,28 @@ class TraceStore:
         self._by_operation: dict[str, list[TraceMessage]] = {}
         self._operations_by_id: dict[str, Operation] = {}
         self._listeners: list[Listener] = []
+        self._bulk: list[Listener] = []
+        self._loading = False
         self._seq = itertools.count(len(self.messages))
 
     # --- events ------------------------------------------------------------------------------
 
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+    def subscribe(self, listener: Listener, *, bulk: bool = False) -> Callable[[], None]:
+        """Call `listener` on every change.
+
+        A `bulk` listener is spared the add per item while `load` replaces the contents (100,000 of
+        them for a big file): it gets `cleared`, then one `loaded` event, and reads the store itself.
+        Others get `cleared` and then every add, marked `loaded`."""
+        listeners = self._bulk if bulk else self._listeners
+        listeners.append(listener)
+        return lambda: listeners.remove(listener) if listener in listeners else None
 
     def _emit(self, event: StoreEvent) -> None:
         for listener in list(self._listeners):
             listener(event)
+        if not self._loading:
+            for listener in list(self._bulk):
+                listener(event)
 
     # --- writing -----------------------------------------------------------------------------
 
@@ -123,13 +135,19 @@ class TraceStore:
         self._emit(StoreEvent("cleared"))
 
     def load(self, operations: list[Operation], messages: list[TraceMessage]) -> None:
-        """Replace the contents at once (opening a file): one `cleared`, then adds."""
+        """Replace the contents at once (opening a file): one `cleared`, then adds (bulk listeners: `loaded`)."""
         self.clear()
-        for op in operations:
-            self._add_operation(op, loaded=True)
-        for entry in sorted(messages, key=lambda m: m.seq):
-            self._append(entry, loaded=True)
+        self._loading = True
+        try:
+            for op in operations:
+                self._add_operation(op, loaded=True)
+            for entry in sorted(messages, key=lambda m: m.seq):
+                self._append(entry, loaded=True)
+        finally:
+            self._loading = False
         self._seq = itertools.count(max((m.seq for m in self.messages), default=-1) + 1)
+        for listener in list(self._bulk):
+            listener(StoreEvent("loaded", loaded=True))
 
     # --- reading -----------------------------------------------------------------------------
 

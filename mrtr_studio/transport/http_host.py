@@ -1,16 +1,9 @@
 """Hosting the HTTP app with uvicorn: the `serve` command, the GUI's in-process server, tests.
 
 We bind the socket ourselves (port 0 gives a free port, a busy port gives a clear error instead of
-uvicorn's `sys.exit`), own the signal handling (so SIGINT/SIGTERM end `serve` with status 0), and
-set TCP_NODELAY explicitly on every accepted connection: uvicorn's h11 protocol writes the status
-line, the body and the end of a response separately, and with Nagle on, a small second write waits
-for the peer's delayed ACK (tens of milliseconds on loopback). `tools/bench.py` measures both ways.
-
-Connections are bounded here, where they are accepted: uvicorn closes idle keep-alive connections
-and answers 503 past `limit_concurrency`, but it never times out a connection that opens and sends
-nothing, or sends its headers a byte at a time (slowloris), so the protocol class adds a header
-deadline: from the first byte of a request (or from the connection, for the first request) to the
-end of its headers. The body's deadline is the ASGI app's (`HttpServerConfig.body_timeout`).
+uvicorn's `sys.exit`) and own the signal handling (so SIGINT/SIGTERM end `serve` with status 0).
+Each accepted connection gets the protocol of `http_connections` (TCP_NODELAY, a header deadline,
+a bounded number of connections); the body's deadline is the ASGI app's (`body_timeout`).
 """
 
 import asyncio
@@ -23,10 +16,10 @@ from typing import Any
 import uvicorn
 from starlette.applications import Starlette
 from starlette.routing import Route
-from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ..engine import McpServer
 from .base import Tap
+from .http_connections import connection_budget, protocol_class
 from .http_server import HttpServerConfig, McpHttpApp
 
 
@@ -44,59 +37,6 @@ def close_app(app: Any) -> None:
     endpoint = getattr(getattr(app, "state", None), "endpoint", None)
     if isinstance(endpoint, McpHttpApp):
         endpoint.close()
-
-
-def _parser_protocol() -> type[Any]:
-    """uvicorn's httptools protocol when httptools is installed (its C parser), else the pure-Python h11."""
-    try:
-        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
-    except ImportError:  # pragma: no cover - httptools is a dependency; h11 is uvicorn's own fallback
-        return H11Protocol
-    return HttpToolsProtocol
-
-
-def _protocol_class(nodelay: bool, header_timeout: float) -> type[Any]:
-    base = _parser_protocol()
-    deadline = header_timeout if base is not H11Protocol else None  # the hooks below are httptools'
-
-    class Protocol(base):  # type: ignore[misc,valid-type]
-        _header_timer: asyncio.TimerHandle | None = None
-
-        def connection_made(self, transport: Any) -> None:
-            sock = transport.get_extra_info("socket")
-            if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, int(nodelay))
-            super().connection_made(transport)
-            self._arm_header_timer()
-
-        def data_received(self, data: bytes) -> None:
-            if self.cycle is None or self.cycle.response_complete:  # between requests: headers coming
-                self._arm_header_timer()
-            super().data_received(data)
-
-        def on_headers_complete(self) -> None:
-            self._cancel_header_timer()
-            super().on_headers_complete()
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._cancel_header_timer()
-            super().connection_lost(exc)
-
-        def _arm_header_timer(self) -> None:
-            if deadline is not None and self._header_timer is None:
-                self._header_timer = self.loop.call_later(deadline, self._headers_too_slow)
-
-        def _cancel_header_timer(self) -> None:
-            if self._header_timer is not None:
-                self._header_timer.cancel()
-                self._header_timer = None
-
-        def _headers_too_slow(self) -> None:
-            self._header_timer = None
-            if not self.transport.is_closing():
-                self.transport.close()
-
-    return Protocol
 
 
 class _Server(uvicorn.Server):
@@ -131,12 +71,13 @@ def make_server(app: Any, nodelay: bool = True, limits: HttpServerConfig | None 
     """uvicorn for `app`, with the connection limits of `limits` (header and keep-alive timeouts,
     connections at once)."""
     limits = limits or HttpServerConfig()
+    connections = connection_budget(limits.max_connections)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", ws="none",
                             server_header=False, proxy_headers=False,
-                            http=_protocol_class(nodelay, limits.header_timeout),
+                            http=protocol_class(nodelay, limits.header_timeout, connections),
                             timeout_graceful_shutdown=2,
                             timeout_keep_alive=limits.keep_alive_timeout,  # type: ignore[arg-type]  # call_later takes float
-                            limit_concurrency=limits.max_connections)
+                            limit_concurrency=connections + 1)
     return _Server(config)
 
 

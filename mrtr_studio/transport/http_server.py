@@ -35,6 +35,7 @@ from ..protocol.errors import (
 )
 from ..protocol.versions import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, NAME_FIELDS
 from .base import Tap, masked_headers
+from .body_deadlines import BodyDeadlines
 from .legacy_sessions import LegacySessions
 from .sse import Receive, Reply, Send, dumps, send_bytes
 
@@ -80,7 +81,7 @@ class HttpServerConfig:
     #: Connection limits, applied by the host (uvicorn): seconds to receive a request's headers,
     #: seconds an idle keep-alive connection stays open, connections served at once (503 past it).
     header_timeout: float = 10.0
-    keep_alive_timeout: float = 5.0
+    keep_alive_timeout: float = 30.0
     max_connections: int = 1000
 
     def __post_init__(self) -> None:
@@ -103,12 +104,14 @@ class McpHttpApp:
         self._annotations: dict[str, tuple[Any, list[param_headers.HeaderParam]]] = {}
         self._exchanges = itertools.count(1)
         self.sessions = LegacySessions(server, self.config.session_idle_seconds, self.config.max_sessions)
+        self._body_deadlines = BodyDeadlines(self.config.body_timeout)
         #: Host header values already found acceptable (bounded: only accepted values are kept).
         self._good_hosts: set[str] = set()
 
     def close(self) -> None:
-        """Stop the legacy sessions' expiry timer (the host calls this when it stops serving)."""
+        """Stop the legacy sessions' and body deadlines' timers (the host calls this when it stops serving)."""
         self.sessions.stop()
+        self._body_deadlines.stop()
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -341,20 +344,17 @@ class McpHttpApp:
         declared = headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
             return None
-        chunks: list[bytes] = []
-        size = 0
-        async with asyncio.timeout(self.config.body_timeout):
-            while True:
-                event = await receive()
-                if event["type"] == "http.disconnect":
-                    return b""
-                chunk = event.get("body", b"")
-                size += len(chunk)
-                if size > limit:
-                    return None
-                chunks.append(chunk)
-                if not event.get("more_body"):
-                    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        task = asyncio.current_task()
+        assert task is not None
+        self._body_deadlines.started(task)
+        try:
+            return await _receive_body(receive, limit)
+        except asyncio.CancelledError:
+            if self._body_deadlines.expired(task) and task.uncancel() == 0:
+                raise TimeoutError from None
+            raise
+        finally:
+            self._body_deadlines.finished(task)
 
     # --- the tap ----------------------------------------------------------------------------------
 
@@ -375,6 +375,22 @@ class McpHttpApp:
             self._emit("server->client", message, sse=True)
             await reply.event(message)
         return emit
+
+
+async def _receive_body(receive: Receive, limit: int) -> bytes | None:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        event = await receive()
+        if event["type"] == "http.disconnect":
+            return b""
+        chunk = event.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not event.get("more_body"):
+            return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _notifier(emit: Any) -> Any:

@@ -41,6 +41,8 @@ class MemoryTransport:
 
     async def _deliver(self, request: dict[str, Any]) -> None:
         self.tap.emit("server->client", copy.deepcopy(request), transport="memory", server_initiated=True)
+        if "id" not in request:  # a notification (e.g. notifications/resources/updated): nothing to answer
+            return
         task = asyncio.create_task(self._answer(request))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)

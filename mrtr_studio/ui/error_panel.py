@@ -5,6 +5,8 @@ import time
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget
 
+from .theme import status_colours
+
 
 class ErrorPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -25,11 +27,13 @@ class ErrorPanel(QWidget):
         box.addWidget(self.list)
 
     def add(self, text: str, kind: str = "error") -> None:
-        item = QListWidgetItem(f"{time.strftime('%H:%M:%S')}  {text}")
+        mark = "✗" if kind == "error" else "·"  # not colour alone
+        item = QListWidgetItem(f"{time.strftime('%H:%M:%S')} {mark} {text}")
         if kind == "error":
-            item.setForeground(QColor("#b00020"))
-            self.latest.setText(text)
-            self.latest.setStyleSheet("color: #b00020;")
+            colour = status_colours()["error"]  # readable on the light or the dark palette
+            item.setForeground(QColor(colour))
+            self.latest.setText(f"✗ {text}")
+            self.latest.setStyleSheet(f"color: {colour};")
         self.list.insertItem(0, item)
 
     def texts(self) -> list[str]:

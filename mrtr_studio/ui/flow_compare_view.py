@@ -1,5 +1,6 @@
-"""Two flows side by side: each row one message of each, the rows that differ marked, and for the
-picked row the fields that differ (path, left value, right value).
+"""Two flows side by side: their diagrams, then a table whose rows pair a message of each with the
+rows that differ marked, and for the picked row the fields that differ (path, left value, right value).
+Picking a row selects its two messages in the two diagrams.
 
 The marks are a "≠" sign as well as a colour, so they read without colour too.
 """
@@ -25,6 +26,8 @@ from ..app.flow_compare import MessagePair, compare_flows
 from ..trace import TraceMessage, TraceStore
 from ..trace.diagram_layout import message_summary
 from . import theme
+from .diagram import SequenceDiagramView
+from .selection import Selection
 
 DIFFERS = "≠"
 
@@ -50,7 +53,8 @@ class FlowCompareView(QDialog):
         self.pairs: list[MessagePair] = compare_flows(store.messages_of(left_id), store.messages_of(right_id))
         differing = sum(pair.differs for pair in self.pairs)
         self.summary = QLabel(f"{differing} of {len(self.pairs)} message(s) differ ({DIFFERS} marks them); "
-                              "pick a row to see the fields that differ. The JSON-RPC id is not compared.")
+                              "pick a row to see the fields that differ. The JSON-RPC id is not compared; "
+                              "a requestState differs in every run (it carries its own time and nonce).")
         self.summary.setWordWrap(True)
         self.flows = QTreeWidget()
         self.flows.setObjectName("compareFlows")
@@ -80,13 +84,24 @@ class FlowCompareView(QDialog):
         self.fields.setObjectName("compareFields")
         self.fields.setRootIsDecorated(False)
         self.fields.setHeaderLabels(["field", "change", "left", "right"])
-        self.fields.header().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        fields = self.fields.header()
+        fields.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        fields.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        fields.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        fields.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         self.fields.setColumnWidth(0, 260)
+        self.selections = (Selection(self), Selection(self))
+        self.diagrams = (SequenceDiagramView(store, self.selections[0]), SequenceDiagramView(store, self.selections[1]))
+        side_by_side = QSplitter(Qt.Orientation.Horizontal)
+        for selection, diagram, operation_id in zip(self.selections, self.diagrams, (left_id, right_id), strict=True):
+            selection.select_operation(operation_id)
+            side_by_side.addWidget(diagram)
         self.flows.currentItemChanged.connect(lambda *_: self._show_fields())
         splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(side_by_side)
         splitter.addWidget(self.flows)
         splitter.addWidget(self.fields)
-        splitter.setSizes([300, 200])
+        splitter.setSizes([380, 200, 140])
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
         layout.addWidget(splitter, 1)
@@ -107,12 +122,18 @@ class FlowCompareView(QDialog):
         if not 0 <= row < len(self.pairs):
             return
         pair = self.pairs[row]
+        for selection, entry in zip(self.selections, (pair.left, pair.right), strict=True):
+            if entry is not None:
+                selection.select(entry)
+            else:
+                selection.select_message(-1)
         if pair.left is None or pair.right is None:
             self.fields.addTopLevelItem(QTreeWidgetItem(["(whole message)", "only in one flow", "", ""]))
             return
         for difference in pair.differences:
-            item = QTreeWidgetItem([difference.dotted, difference.kind, _short(difference.left),
-                                    _short(difference.right)])
+            left = "" if difference.kind == "added" else _short(difference.left)
+            right = "" if difference.kind == "removed" else _short(difference.right)
+            item = QTreeWidgetItem([difference.dotted, difference.kind, left, right])
             for column in range(4):
                 item.setToolTip(column, item.text(column))
             self.fields.addTopLevelItem(item)

@@ -152,7 +152,7 @@ class Workbench(QSplitter):
         needed = (content.minimumSizeHint().width() if content is not None else 0) \
             + self.side.verticalScrollBar().sizeHint().width() + 4
         side = max(needed, width * 22 // 100)
-        right = max(330, width * 26 // 100)
+        right = max(380, width * 26 // 100)
         self.top.setSizes([side, max(PANEL_MINIMUM * 2, width - side - right), right])
         bottom = max(170, height * 28 // 100)
         self.setSizes([max(PANEL_MINIMUM, height - bottom), bottom])

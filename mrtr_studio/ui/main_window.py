@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QRect, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence, QShowEvent
-from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMainWindow, QStatusBar, QWidget
+from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMainWindow, QStatusBar, QToolBar, QWidget
 
 from ..app.operations import RunSettings
 from ..app.server_entries import EMBEDDED, ServerEntry
@@ -42,6 +42,7 @@ from .theme import THEME_CHOICES, ThemeChoice, apply_theme, as_choice, current_c
 
 if TYPE_CHECKING:  # imported when first needed: the first paint does without them
     from .flow_compare_view import FlowCompareView
+    from .presentation import Stepper
     from .teaching import TeachingTabs
 
 #: Bumped when the saved layout's meaning changes: an older saved state is then ignored, not misapplied.
@@ -85,6 +86,7 @@ class MainWindow(QMainWindow):
         self.controls = RunControls(self)
         self.compare_views: list[FlowCompareView] = []
         self._cleared: tuple[list[Operation], list[TraceMessage]] | None = None
+        self._last_loaded: str | None = None
         self.workbench = Workbench(
             {"explorer": ("Server", self.explorer), "client": ("Client", self.client_panel),
              "arguments": ("Arguments", self.arguments)},
@@ -102,7 +104,7 @@ class MainWindow(QMainWindow):
         self._bridge.storeEvent.connect(self._on_store)
         self._unsubscribe = studio.subscribe(self._on_studio)
         error_sink.append(self.show_error)
-        self.presentation = Presentation(self, self.workbench, self._central_views, self._active_lesson)
+        self.presentation = Presentation(self, self.workbench, self._central_views, self._stepper)
         self.restore()
 
     # --- building ------------------------------------------------------------------------------
@@ -137,6 +139,7 @@ class MainWindow(QMainWindow):
         self._add(file, "&Open trace…", self._open_trace_dialog, "Ctrl+O")
         self._add(file, "&Save trace as…", self._save_trace_dialog, "Ctrl+S")
         self._add(file, "Reopen the &last session", self._reopen_last_session)
+        self._add(file, "&Discard recovered operations", self._discard_recovered)
         export = file.addMenu("&Export the selected flow")
         self._add(export, "as &HTML page…", lambda: self._export_flow("html"))
         self._add(export, "as &Markdown…", lambda: self._export_flow("md"))
@@ -222,7 +225,10 @@ class MainWindow(QMainWindow):
         super().paintEvent(event)
         if self._teaching is None and not self._teaching_scheduled:
             self._teaching_scheduled = True
-            QTimer.singleShot(0, lambda: self.teaching)
+            QTimer.singleShot(0, self._build_teaching)
+
+    def _build_teaching(self) -> None:
+        self.teaching  # noqa: B018  (building it is the point)
 
     def _central_views(self) -> list[QWidget]:
         """The views presentation mode scales: the flow diagram and every teaching tab."""
@@ -231,11 +237,15 @@ class MainWindow(QMainWindow):
         tabs = self._teaching.tabs
         return [w for w in (tabs.widget(i) for i in range(tabs.count())) if w is not None]
 
-    def _active_lesson(self) -> QWidget | None:
-        if self._teaching is None:
-            return None
-        current = self._teaching.tabs.currentWidget()
-        return current if current is self._teaching.lessons else None
+    def _stepper(self) -> "Stepper | None":
+        """What a presenter's clicker steps: the lesson when its tab is showing, else the shown flow."""
+        if self._teaching is not None:
+            current = self._teaching.tabs.currentWidget()
+            if current is self._teaching.lessons:
+                return self._teaching.lessons
+            if current is not self.diagram:
+                return None
+        return FlowStepper(self.studio, self.selection)
 
     def show_inspector(self, widget: QWidget) -> None:
         """Bring one inspector tab forward (and the inspectors back if they were hidden)."""
@@ -290,6 +300,11 @@ class MainWindow(QMainWindow):
         count = self.studio.reopen_last_session(self.studio.autosave.path)
         self.show_info(f"Reopened {count} operation(s) from the last session." if count
                        else "No earlier session was found.")
+
+    def _discard_recovered(self) -> None:
+        count = self.studio.discard_recovered()
+        self.show_info(f"Discarded {count} operation(s) recovered after a crash." if count
+                       else "There are no recovered operations to discard.")
 
     def _export_flow(self, kind: str) -> None:
         operation_id = self.selection.operation_id or self.studio.current_operation_id
@@ -421,6 +436,8 @@ class MainWindow(QMainWindow):
 
     def _operation_picked(self, _operation_id: str) -> None:
         """An operation picked in the list: the diagram shows it (through the selection), the log only its messages."""
+        if self._teaching is not None and self._teaching.tabs.currentWidget() is not self.diagram:
+            self._teaching.show("flow")
         if not self.log.only_operation.isChecked():
             self.log.only_operation.setChecked(True)
 
@@ -454,7 +471,7 @@ class MainWindow(QMainWindow):
 
         view = FlowCompareView(self.studio.store, left_id, right_id, self)
         room = self.geometry()
-        view.resize(max(640, room.width() * 3 // 4), max(420, room.height() * 3 // 4))
+        view.resize(max(640, room.width() * 9 // 10), max(480, room.height() * 9 // 10))
         view.finished.connect(lambda _=0, v=view: self.compare_views.remove(v) if v in self.compare_views else None)
         self.compare_views.append(view)
         view.show()
@@ -505,16 +522,32 @@ class MainWindow(QMainWindow):
             self.show_inspector(self.inspector)
 
     def _on_store(self, event: StoreEvent) -> None:
+        if event.kind == "loaded" and self.studio.store.operations:  # a file or journal opened: its last flow
+            self._last_loaded = self.studio.store.operations[-1].id
+            QTimer.singleShot(0, self._show_last_loaded)
+            return
         if event.kind == "operation_added" and event.operation is not None:
             op = event.operation
             if not event.loaded and self.studio.busy and self.studio.current_operation_id == op.id:
                 self.operations.model.index_.note_settings(op.id, RunSettings(
                     op.method, op.target, dict(op.arguments), self.studio.identity.name,
                     self.client_panel.to_json(), self.studio.entry))
-            self.selection.select_operation(op.id)
+            if not event.loaded:
+                self.selection.select_operation(op.id)
+            elif self._last_loaded is None:  # a file or journal opening: show its last flow, once, at the end
+                self._last_loaded = op.id
+                QTimer.singleShot(0, self._show_last_loaded)
+            else:
+                self._last_loaded = op.id
+
+    def _show_last_loaded(self) -> None:
+        operation_id, self._last_loaded = self._last_loaded, None
+        if operation_id is not None and operation_id in {op.id for op in self.studio.store.operations[-1:]}:
+            self.selection.select_operation(operation_id)
 
     def _update_controls(self) -> None:
         self.controls.set_state(self.studio.state, self.step_editor.valid)
+        self.operations.set_can_run(self.studio.state == "idle")
 
     def show_status(self, text: str, kind: str = "info", timeout: int = 8000) -> None:
         """One line in the status bar: errors red behind "✗", success green behind "✓" (never colour alone)."""
@@ -627,6 +660,8 @@ class MainWindow(QMainWindow):
         if self.presentation.active:
             self.presentation.leave()
         self.fit_to_screen()
+        for bar in self.findChildren(QToolBar):
+            bar.show()
         self.workbench.inspectors.setCurrentIndex(0)
         self.workbench.bottom.setCurrentIndex(0)
         self.default_layout()
@@ -666,6 +701,29 @@ class MainWindow(QMainWindow):
             error_sink.remove(self.show_error)
         self._unsubscribe()
         super().closeEvent(event)
+
+
+class FlowStepper:
+    """Step through the selected operation's messages, one arrow at a time (presentation mode)."""
+
+    def __init__(self, studio: Studio, selection: Selection) -> None:
+        self.studio, self.selection = studio, selection
+
+    def _move(self, offset: int) -> None:
+        operation_id = self.selection.operation_id or self.studio.current_operation_id
+        messages = self.studio.store.messages_of(operation_id) if operation_id else []
+        if not messages:
+            return
+        seqs = [m.seq for m in messages]
+        here = seqs.index(self.selection.message_seq) if self.selection.message_seq in seqs else -1
+        target = min(max(here + offset, 0), len(messages) - 1) if here >= 0 else (0 if offset > 0 else len(seqs) - 1)
+        self.selection.select(messages[target])
+
+    def step(self) -> None:
+        self._move(1)
+
+    def back(self) -> None:
+        self._move(-1)
 
 
 def _toggle(panel: QWidget) -> None:

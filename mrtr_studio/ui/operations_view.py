@@ -9,13 +9,12 @@ import time
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -24,6 +23,8 @@ from ..app.operations import OperationRow, OperationsIndex, format_duration
 from ..trace import StoreEvent, TraceStore
 from .selection import Selection
 from .store_bridge import StoreBridge
+from .tables import fixed_row_table
+from .theme import status_colours
 
 COLUMNS = ("started", "target", "era", "identity", "rounds", "outcome", "duration", "source")
 _WIDTHS = {"started": 84, "target": 170, "era": 70, "identity": 80, "rounds": 56, "outcome": 120, "duration": 72}
@@ -36,10 +37,7 @@ class OperationsModel(QAbstractTableModel):
         super().__init__(parent)
         self.index_ = OperationsIndex()
         self._loading = False
-        for op in store.operations:
-            self.index_.apply(StoreEvent("operation_added", operation=op, loaded=True))
-        for entry in store.messages:
-            self.index_.apply(StoreEvent("message_added", message=entry, loaded=True))
+        self.index_.rebuild(store.operations, store.messages)
         self._bridge = StoreBridge(store, self)
         self._bridge.storeEvent.connect(self._on_event)
 
@@ -51,6 +49,9 @@ class OperationsModel(QAbstractTableModel):
                 QTimer.singleShot(0, self.flush)
             self._loading = True  # gather the adds that follow (a file opening), reset once
             self.endResetModel()
+            return
+        if event.kind == "loaded":
+            self.index_.rebuild(self._bridge.store.operations, self._bridge.store.messages)
             return
         if self._loading:
             self.index_.apply(event)
@@ -70,6 +71,10 @@ class OperationsModel(QAbstractTableModel):
             self.beginResetModel()
             self._loading = False
             self.endResetModel()
+
+    def mark_recovered(self, operation_ids: list[str]) -> None:
+        for row in self.index_.mark_recovered(operation_ids):
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
 
     def row(self, row: int) -> OperationRow:
         return self.index_.rows[row]
@@ -93,6 +98,10 @@ class OperationsModel(QAbstractTableModel):
             return row
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(row, COLUMNS[index.column()])
+        if role == Qt.ItemDataRole.ForegroundRole and COLUMNS[index.column()] == "outcome":
+            kind = {"complete": "success", "running": "info"}.get(row.outcome, "error")
+            colour = status_colours().get(kind)
+            return QBrush(QColor(colour)) if colour else None
         if role == Qt.ItemDataRole.ToolTipRole:
             op = row.operation
             return (f"{op.method} {op.target} · {row.origin} · {row.source}\n"
@@ -117,7 +126,7 @@ class OperationsModel(QAbstractTableModel):
             return marks.get(row.outcome, "✗ ") + row.outcome
         if column == "duration":
             return format_duration(row.duration)
-        return row.source + (" (loaded)" if row.origin == "loaded" else "")
+        return row.source + ("" if row.origin == "live" else f" ({row.origin})")
 
 
 class OperationsView(QWidget):
@@ -134,20 +143,10 @@ class OperationsView(QWidget):
         self.selection = selection
         self.model = OperationsModel(store, self)
         self._syncing = False
-        self.table = QTableView()
+        self._can_run = True
+        self.table = fixed_row_table(self.model, COLUMNS, _WIDTHS, 160,
+                                     QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setObjectName("operationsTable")
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
-        self.table.verticalHeader().setVisible(False)
-        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.table.verticalHeader().setDefaultSectionSize(22)
-        header = self.table.horizontalHeader()
-        for column, name in enumerate(COLUMNS):
-            header.resizeSection(column, _WIDTHS.get(name, 160))
-        header.setStretchLastSection(True)
         self.run_again = QPushButton("Run again")
         self.run_again.setToolTip("Repeat the selected operation with the same arguments and client settings")
         self.compare = QPushButton("Compare")
@@ -209,9 +208,14 @@ class OperationsView(QWidget):
         finally:
             self._syncing = False
 
+    def set_can_run(self, can_run: bool) -> None:
+        """Run again is offered only while nothing else runs."""
+        self._can_run = can_run
+        self._update_buttons()
+
     def _update_buttons(self) -> None:
         count = len(self.selected_ids())
-        self.run_again.setEnabled(count == 1)
+        self.run_again.setEnabled(count == 1 and self._can_run)
         self.compare.setEnabled(count == 2)
         self.hint.setText({0: "Select an operation to show its flow; Ctrl+click a second one to compare.",
                            1: "Ctrl+click a second operation to compare the two."}.get(count, ""))

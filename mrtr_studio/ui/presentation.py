@@ -1,15 +1,17 @@
 """Presentation mode (F11): the centre alone, in a larger font, stepped with a presenter's clicker.
 
-The side column, the inspectors, the bottom panels and the toolbar hide; the application font
-scales up; every central view that has `set_presentation(on)` is told, so it can enlarge its own
-drawing. Right / Page Down step the active lesson forward, Left / Page Up back (what clickers send);
-Escape (or F11 again) leaves and puts back the layout exactly as it was.
+The window goes full screen (the projector's); the side column, the inspectors, the bottom panels
+and the toolbar hide; the application font scales up; every central view that has
+`set_presentation(on)` is told, so it can enlarge its own drawing. Right / Page Down step forward,
+Left / Page Up back (what clickers send): through the active lesson, or through the shown flow's
+messages; Escape (or F11 again) leaves and puts back the window and its layout exactly as they were.
 """
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, Qt
+from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, Qt, QTimer
 from PySide6.QtGui import QFont, QKeyEvent
 from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 
@@ -20,6 +22,11 @@ FORWARD = {Qt.Key.Key_Right, Qt.Key.Key_PageDown, Qt.Key.Key_Space}
 BACKWARD = {Qt.Key.Key_Left, Qt.Key.Key_PageUp}
 
 
+class Stepper(Protocol):
+    def step(self) -> None: ...
+    def back(self) -> None: ...
+
+
 @dataclass
 class _Saved:
     """What presentation mode changed, to be put back as it was."""
@@ -28,18 +35,20 @@ class _Saved:
     top: QByteArray
     font: QFont
     status: bool
+    state: Qt.WindowState
+    geometry: QRect
     visible: dict[str, bool] = field(default_factory=dict)
     toolbars: list[QWidget] = field(default_factory=list)
 
 
 class Presentation(QObject):
     def __init__(self, window: QMainWindow, workbench: Workbench, views: Callable[[], list[QWidget]],
-                 lesson: Callable[[], QObject | None]) -> None:
+                 stepper: "Callable[[], Stepper | None]") -> None:
         super().__init__(window)
         self.window = window
         self.workbench = workbench
         self.views = views  # the central views, asked for each time (tabs may be built late)
-        self.lesson = lesson  # the lesson view when it is the active tab, else None
+        self.stepper = stepper  # what the clicker steps: the active lesson, or the shown flow
         self.active = False
         self._saved: _Saved | None = None
 
@@ -54,7 +63,7 @@ class Presentation(QObject):
         bench = self.workbench
         self._saved = saved = _Saved(
             QByteArray(bench.saveState()), QByteArray(bench.top.saveState()), app.font(),
-            not self.window.statusBar().isHidden(),
+            not self.window.statusBar().isHidden(), self.window.windowState(), self.window.geometry(),
             {name: not panel.isHidden() for name, panel in bench.panels().items()},
             [bar for bar in self.window.findChildren(QWidget, "runToolbar") if not bar.isHidden()])
         self.active = True
@@ -70,7 +79,15 @@ class Presentation(QObject):
             font.setPixelSize(round(font.pixelSize() * SCALE))
         app.setFont(font)
         self._tell(True)
+        self.window.setWindowState(self.window.windowState() | Qt.WindowState.WindowFullScreen)  # the projector's
+        QTimer.singleShot(150, self, self._cover_screen)
         app.installEventFilter(self)
+
+    def _cover_screen(self) -> None:
+        """Without a window manager full screen is only a flag: cover the screen by hand then."""
+        screen = self.window.screen()
+        if self.active and screen is not None and self.window.geometry() != screen.geometry():
+            self.window.setGeometry(screen.geometry())
 
     def leave(self) -> None:
         if not self.active:
@@ -83,6 +100,9 @@ class Presentation(QObject):
         assert saved is not None
         app.setFont(saved.font)
         self._tell(False)
+        self.window.setWindowState(saved.state)
+        if not saved.state & (Qt.WindowState.WindowMaximized | Qt.WindowState.WindowFullScreen):
+            self.window.setGeometry(saved.geometry)
         bench = self.workbench
         for name, panel in bench.panels().items():
             panel.setVisible(saved.visible.get(name, True))
@@ -107,13 +127,13 @@ class Presentation(QObject):
         if key == Qt.Key.Key_Escape:
             self.leave()
             return True
-        lesson = self.lesson()
-        if lesson is None:
+        stepper = self.stepper()
+        if stepper is None:
             return False
         if key in FORWARD:
-            lesson.step()
+            stepper.step()
             return True
         if key in BACKWARD:
-            lesson.back()
+            stepper.back()
             return True
         return False

@@ -83,7 +83,14 @@ def targets_of(catalog: Catalog) -> dict[str, list[Target]]:
     }
 
 
-FIXTURE_PREFIX = "test_"
+#: How the conformance suite names its fixtures: `test_*` tools and prompts, `test://` resources, one SEP-1613 tool.
+FIXTURE_PREFIXES = ("test_", "test://", "json_schema_2020_12")
+
+
+def is_fixture(name: str) -> bool:
+    return name.startswith(FIXTURE_PREFIXES)
+
+
 NAME_SHARE = 0.65
 
 
@@ -264,13 +271,13 @@ class ServerExplorer(QWidget):
         self.status.setText(f"Connected: {name} ({catalog.era}){problems}")
         for group, targets in targets_of(catalog).items():
             top = QTreeWidgetItem(self.tree, [f"{group} ({len(targets)})"])
-            # The conformance suite's fixtures (test_*) come after the tools people came for, dimmed.
-            for target in sorted(targets, key=lambda t: t.name.startswith(FIXTURE_PREFIX)):
+            # The conformance suite's fixtures come after the tools people came for, dimmed.
+            for target in sorted(targets, key=lambda t: is_fixture(t.name)):
                 item = QTreeWidgetItem(top, [target.name, target.description])
                 item.setData(0, Qt.ItemDataRole.UserRole, target)
                 item.setToolTip(0, target.name)
                 item.setToolTip(1, target.description[:2000])
-                if target.name.startswith(FIXTURE_PREFIX):
+                if is_fixture(target.name):
                     for column in (0, 1):
                         item.setForeground(column, QBrush(QColor("#888888")))
                     item.setToolTip(0, f"{target.name}\nA fixture of the official conformance suite")

@@ -79,6 +79,13 @@ def is_dark() -> bool:
     return bool(_state["dark"])
 
 
+def readable(colour: QColor) -> QColor:
+    """A text colour picked for a light background, lightened enough to read on a dark one."""
+    if is_dark() and colour.lightness() < 150:
+        return colour.lighter(100 + (150 - colour.lightness()) * 2)
+    return colour
+
+
 def status_colours() -> dict[str, str]:
     """Status-bar text colours readable on the current window colour: errors red, success green."""
     if is_dark():

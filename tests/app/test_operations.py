@@ -73,3 +73,12 @@ def test_flows_pair_by_round_and_mark_differences() -> None:
     assert not pairs[3].differs  # the same "File deleted" answer (its id aside)
     shorter = compare_flows(one, two[:2])
     assert [p.right is None for p in shorter] == [False, False, True, True]
+
+
+def test_recovered_operations_are_marked() -> None:
+    store = TraceStore()
+    index = indexed(store)
+    ops, messages = synthetic_trace(3)
+    store.load(ops, messages)
+    assert index.mark_recovered([ops[0].id, "unknown"]) == [0]
+    assert [r.origin for r in index.rows] == ["recovered", "loaded", "loaded"]

@@ -112,7 +112,7 @@ async def test_resource_template_that_asks() -> None:
     wire = Wire(build_demo_server())
     listed = await wire.send("resources/templates/list", {"_meta": {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}})
-    assert [t["uriTemplate"] for t in listed["result"]["resourceTemplates"]] == ["notes://{topic}"]
+    assert "notes://{topic}" in [t["uriTemplate"] for t in listed["result"]["resourceTemplates"]]
     asked = (await wire.call("notes://mrtr", method="resources/read"))["result"]
     assert list(asked["inputRequests"]) == ["detail"]
     done = await wire.call("notes://mrtr", method="resources/read", responses={"detail": accept(detail="full")},

@@ -35,3 +35,13 @@ def test_size_and_syntax() -> None:
 def test_depth_of_counts_containers_only() -> None:
     assert depth_of(5, 10) == 0
     assert depth_of({"a": [1, {"b": []}]}, 10) == 4
+
+
+def test_many_shallow_brackets_are_fine_and_brackets_inside_strings_do_not_fool_the_bound() -> None:
+    wide = "[" + ",".join(["[]"] * 500) + "]"
+    assert len(loads(wide, max_depth=3)) == 500
+    deep = '{"a":' * 10 + '"[[[[[[[[[[[["' + "}" * 10
+    with pytest.raises(WireJsonError) as raised:
+        loads(deep, max_depth=9)
+    assert raised.value.reason == "depth"
+    assert loads('{"text": "[[[[[[[[[[[[[[[["}', max_depth=1) == {"text": "[" * 16}

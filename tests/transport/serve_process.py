@@ -3,6 +3,7 @@ for what httpx refuses to send (repeated or padded headers, a foreign Host, half
 
 import os
 import re
+import resource
 import socket
 import subprocess
 import sys
@@ -30,12 +31,17 @@ class Served:
 
 
 @contextmanager
-def serve(*flags: str) -> Iterator[Served]:
-    """`serve --port 0 FLAGS` with stderr in a file; killed on exit."""
+def serve(*flags: str, file_limit: int | None = None) -> Iterator[Served]:
+    """`serve --port 0 FLAGS` with stderr in a file (and at most `file_limit` open files); killed on exit."""
     log = tempfile.NamedTemporaryFile(prefix="mrtr-serve-", suffix=".log", delete=False)  # noqa: SIM115
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+    def limit_files() -> None:
+        if file_limit is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (file_limit, file_limit))
+
     proc = subprocess.Popen([sys.executable, "-m", "mrtr_studio", "serve", "--port", "0", *flags],
-                            stdout=subprocess.PIPE, stderr=log, text=True, env=env)
+                            stdout=subprocess.PIPE, stderr=log, text=True, env=env, preexec_fn=limit_files)
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()

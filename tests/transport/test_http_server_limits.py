@@ -124,15 +124,50 @@ def test_a_body_that_does_not_arrive_in_time_is_408() -> None:
         assert closed_by_peer(sock)
 
 
-def test_connections_past_the_limit_get_503() -> None:
+def test_slow_connections_make_room_for_a_real_client() -> None:
     with serve("--max-connections", "3") as server:
-        idle = [connect(server.port) for _ in range(3)]
+        slow = [connect(server.port, timeout=3) for _ in range(10)]
+        for sock in slow:
+            sock.sendall(b"POST /mcp HTTP/1.1\r\n")
         try:
-            assert wait_until(lambda: httpx.post(server.url, json=LIST, timeout=10).status_code == 503)
+            assert httpx.post(server.url, json=LIST, timeout=10).status_code == 400  # served, not refused
+            assert all(closed_by_peer(sock) for sock in slow[:7])  # the oldest waiting ones made room
         finally:
-            for sock in idle:
+            for sock in slow:
                 sock.close()
-        assert wait_until(lambda: httpx.post(server.url, json=LIST, timeout=10).status_code == 400)
+
+
+def test_a_low_file_limit_does_not_lock_real_clients_out() -> None:
+    """200 slow connections against a process allowed 128 files: the bound stays under the limit."""
+    with serve(file_limit=128) as server:
+        slow = [connect(server.port, timeout=3) for _ in range(200)]
+        try:
+            for sock in slow:
+                sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            assert httpx.post(server.url, json=LIST, timeout=10).status_code == 400
+        finally:
+            for sock in slow:
+                sock.close()
+        assert "Traceback" not in server.log()
+
+
+def test_busy_connections_past_the_limit_get_503() -> None:
+    with serve("--max-connections", "2", "--legacy-request-timeout", "5") as server, \
+            httpx.Client(timeout=20) as first, httpx.Client(timeout=20) as second:
+        call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "count_roots", "arguments": {}}}
+        streams, lines = [], []  # both kept alive: a dropped line iterator closes its connection
+        for http in (first, second):
+            session = http.post(server.url, json=INIT).headers["mcp-session-id"]
+            stream = http.stream("POST", server.url, json=call, headers={"Mcp-Session-Id": session})
+            streams.append(stream)
+            lines.append(stream.__enter__().iter_lines())
+            assert next(lines[-1]).startswith("event:")  # roots/list: the call waits on its answer
+        try:
+            refused = httpx.post(server.url, json=LIST, timeout=10)
+            assert refused.status_code == 503
+        finally:
+            for stream in streams:
+                stream.__exit__(None, None, None)
 
 
 # --- the legacy server-initiated request wait ----------------------------------------------------------

@@ -98,3 +98,24 @@ def test_selection_follows_both_ways(qtbot) -> None:  # type: ignore[no-untyped-
     assert selection.message_seq == 0
     view.only_operation.setChecked(True)
     assert view.proxy.rowCount() == 4
+
+
+def test_live_adds_on_a_big_trace_are_inserted_together(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from mrtr_studio.ui.log.model import BATCH_ABOVE
+
+    store = TraceStore()
+    view = MessageLogView(store, Selection())
+    qtbot.addWidget(view)
+    operations, messages = synthetic_trace(BATCH_ABOVE // 4)
+    store.load(operations, messages)
+    qtbot.waitUntil(lambda: view.model.rowCount() == BATCH_ABOVE)
+    counts = counting(view.model)
+    op = store.begin_operation("tools/call", "x", {}, "2026-07-28", "embedded")
+    added = [store.record(op.id, 1, "client->server", {"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                                                        "params": {}}) for i in range(5)]
+    assert view.model.rowCount() == BATCH_ABOVE and counts["inserted"] == 0  # gathered, not yet inserted
+    qtbot.waitUntil(lambda: view.model.rowCount() == BATCH_ABOVE + 5)
+    assert counts["inserted"] == 1  # one block of five rows
+    late = store.record(op.id, 1, "client->server", {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {}})
+    assert view.model.row_of(late.seq) == BATCH_ABOVE + 5  # asking for it inserts it at once
+    assert view.model.message_at(BATCH_ABOVE + 4) is added[-1]

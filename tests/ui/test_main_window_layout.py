@@ -70,6 +70,9 @@ def test_the_window_fits_the_screen_and_its_panels_do_not_overlap(sized: MainWin
     assert minimum.width() <= 1280 and minimum.height() <= 720, minimum
     assert set(visible_panels(win)) >= {"side", "centre", "inspectors", "bottom"}
     assert_no_overlap(win)
+    sections = [in_window(win, section) for section in win.workbench.sections.values()]
+    for one, other in combinations(sections, 2):  # Server, Client, Arguments one below the other
+        assert not one.intersects(other) and one.bottom() < other.top(), (one, other)
     # every inspector page fills the inspector's height (nothing squeezed into a few rows)
     inspectors = win.workbench.inspectors
     for index in range(inspectors.count()):
@@ -119,12 +122,15 @@ def test_reset_layout_restores_the_default(sized: MainWindow) -> None:
     bench.setSizes([600, 100])
     bench.sections["client"].set_expanded(False)
     win.panel_actions["inspectors"].trigger()
+    toolbar = win.findChild(QWidget, "runToolbar")
+    assert toolbar is not None
+    toolbar.hide()
     bench.inspectors.setCurrentIndex(2)
     QApplication.processEvents()
     assert bench.inspectors.isHidden() and bench.top.sizes() != default_top
     win.reset_layout()
     QApplication.processEvents()
-    assert not bench.inspectors.isHidden() and bench.sections["client"].expanded
+    assert not bench.inspectors.isHidden() and bench.sections["client"].expanded and not toolbar.isHidden()
     assert bench.inspectors.currentIndex() == 0
     assert all(abs(a - b) <= 2 for a, b in zip(bench.top.sizes(), default_top, strict=True)), bench.top.sizes()
     assert all(abs(a - b) <= 2 for a, b in zip(bench.sizes(), default_main, strict=True)), bench.sizes()
@@ -168,16 +174,17 @@ def test_a_layout_saved_by_an_older_version_or_a_bigger_screen_still_fits(qtbot:
     old.close()
 
 
-def test_presentation_mode_hides_the_panels_and_escape_restores_them(sized: MainWindow, qtbot: Any,
+def test_presentation_mode_hides_the_panels_and_escape_restores_them(sized: MainWindow, qtbot: Any, arun: Runner,  # noqa: F811
                                                                      monkeypatch: Any) -> None:
     win = sized
+    flow = arun(run_tool(win, "delete_file", {"path": "/tmp/a.txt"})).operation
     told: list[bool] = []
     win.diagram.set_presentation = told.append  # type: ignore[attr-defined]  # a view that can scale itself
     bench = win.workbench
-    sizes, font = bench.top.sizes(), QApplication.font().pointSizeF()
+    sizes, font, geometry = bench.top.sizes(), QApplication.font().pointSizeF(), win.geometry()
     win.presentation_action.trigger()
     QApplication.processEvents()
-    assert win.presentation.active and told == [True]
+    assert win.presentation.active and told == [True] and win.isFullScreen()
     assert all(panel.isHidden() for panel in bench.panels().values())
     assert QApplication.font().pointSizeF() > font
     assert bench.centre.width() >= win.width() - 10
@@ -188,9 +195,19 @@ def test_presentation_mode_hides_the_panels_and_escape_restores_them(sized: Main
     for key in (Qt.Key.Key_Right, Qt.Key.Key_PageDown, Qt.Key.Key_Left, Qt.Key.Key_PageUp):
         qtbot.keyClick(win.teaching.tabs, key)
     assert steps == ["step", "step", "back", "back"]
+    win.teaching.show("flow")  # on the flow diagram, the clicker steps through the shown flow's arrows
+    messages = win.studio.store.messages_of(flow.id)
+    win.selection.select(messages[0])
+    qtbot.keyClick(win.teaching.tabs, Qt.Key.Key_Right)
+    assert win.selection.message_seq == messages[1].seq
+    qtbot.keyClick(win.teaching.tabs, Qt.Key.Key_PageDown)
+    assert win.selection.message_seq == messages[2].seq
+    qtbot.keyClick(win.teaching.tabs, Qt.Key.Key_PageUp)
+    assert win.selection.message_seq == messages[1].seq
     qtbot.keyClick(win.teaching.tabs, Qt.Key.Key_Escape)
     QApplication.processEvents()
-    assert not win.presentation.active and told == [True, False]
+    assert not win.presentation.active and told == [True, False] and not win.isFullScreen()
+    assert win.geometry() == geometry
     assert not any(panel.isHidden() for panel in bench.panels().values())
     assert bench.top.sizes() == sizes and QApplication.font().pointSizeF() == font
     assert_no_overlap(win)
@@ -223,3 +240,41 @@ def test_status_bar_success_is_not_red_and_errors_are_marked(sized: MainWindow, 
     assert bar.currentMessage() == "✗ something broke" and theme.status_colours()["error"] in bar.styleSheet()
     bar.showMessage("a status tip")
     assert bar.styleSheet() == ""
+
+
+@pytest.mark.slow
+def test_screenshots_are_taken_at_the_screen_size_asked_for(tmp_path: Path) -> None:
+    from PySide6.QtGui import QImage
+
+    from tests.ui.test_main_window import run_auto
+
+    sizes = {}
+    for size in ("1366x768", "1920x1080"):
+        out = tmp_path / size
+        done = run_auto("--scenario", "missing_capability", "--screenshot-dir", str(out), "--screen-size", size)
+        assert done.returncode == 0, done.stderr
+        image = QImage(str(out / "03-error.png"))
+        sizes[size] = (image.width(), image.height())
+    (w1, h1), (w2, h2) = sizes["1366x768"], sizes["1920x1080"]
+    assert 1280 <= w1 <= 1366 and 720 <= h1 <= 768, sizes  # all of a laptop screen, frame aside
+    assert 1366 < w2 <= 1920 and 768 < h2 <= 1080, sizes
+    bad = run_auto("--scenario", "missing_capability", "--screen-size", "huge")
+    assert bad.returncode == 2 and "WIDTHxHEIGHT" in bad.stderr
+
+
+def test_teaching_tabs_come_after_the_first_paint_and_a_window_closed_before_is_fine(qtbot: Any,
+                                                                                    tmp_path: Path) -> None:
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(Studio(), settings, interactive_answers=False, available=QRect(0, 0, 1366, 768))
+    qtbot.addWidget(win)
+    assert win._teaching is None and win.workbench.centre.widget() is win.diagram
+    win.show()
+    qtbot.waitUntil(lambda: win._teaching is not None)
+    assert win.workbench.centre.widget() is win.teaching.tabs and win.teaching.tabs.widget(0) is win.diagram
+    early = MainWindow(Studio(), settings, interactive_answers=False, available=QRect(0, 0, 1366, 768))
+    early.show()
+    early.repaint()  # the build is scheduled by the first paint...
+    early.close()
+    early.deleteLater()  # ...and the window goes before it runs
+    QApplication.processEvents()
+    QApplication.processEvents()

@@ -34,11 +34,14 @@ def test_one_row_per_operation_with_its_outcome(window: MainWindow, arun: Runner
         assert window.explorer.select("delete_file", "tool")
         window.controls.step.trigger()
         await until(lambda: window.studio.state == "paused")
+        window.operations.select_ids([window.studio.store.operations[0].id])
+        assert not window.operations.run_again.isEnabled()  # not while another operation runs
         window.controls.stop.trigger()
         await until(lambda: window.studio.state == "idle")
         await asyncio.sleep(0.05)
 
     arun(stopped())
+    assert window.operations.run_again.isEnabled()
     model = window.operations.model
     assert model.rowCount() == len(window.studio.store.operations) == 3
     assert [cell(window, r, "outcome") for r in range(3)] == ["✓ complete", "✗ error -32021", "✗ aborted"]
@@ -53,7 +56,9 @@ def test_picking_an_operation_shows_it_and_filters_the_log(window: MainWindow, a
     first = arun(run_tool(window, "delete_file", {"path": "/tmp/a.txt"})).operation.id
     arun(run_tool(window, "count_roots", {}))
     assert window.selection.operation_id != first
+    window.teaching.show("lab")
     click_row(window, qtbot, 0)
+    assert window.teaching.tabs.currentWidget() is window.diagram
     assert window.selection.operation_id == first
     assert window.diagram.operation_id == first
     log = window.log
@@ -106,6 +111,9 @@ def test_compare_marks_the_differing_message_and_field(window: MainWindow, arun:
     view.flows.setCurrentItem(view.flows.topLevelItem(0))
     fields = [view.fields.topLevelItem(i).text(0) for i in range(view.fields.topLevelItemCount())]
     assert "params.arguments.path" in fields
+    ids = window.operations.selected_ids()
+    assert [d.operation_id for d in view.diagrams] == ids  # the two flows drawn side by side
+    assert [s.message_seq for s in view.selections] == [view.pairs[0].left.seq, view.pairs[0].right.seq]
     view.close()
     # two runs of the same call mark nothing in the request
     click_row(window, qtbot, 0)

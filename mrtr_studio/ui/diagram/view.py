@@ -218,7 +218,7 @@ class SequenceDiagramView(QWidget):
         return self.store.operations[-1] if self.store.operations else None
 
     def _on_event(self, event: StoreEvent) -> None:
-        if event.kind == "cleared" or (event.kind == "operation_added" and not self.selection.operation_id):
+        if event.kind in ("cleared", "loaded") or (event.kind == "operation_added" and not self.selection.operation_id):
             self._schedule_rebuild()
         elif self._rebuild_pending or self.layout_model is None:
             return

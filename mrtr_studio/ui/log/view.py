@@ -6,15 +6,14 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QLineEdit,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from ...trace import TraceStore
 from ..selection import Selection
+from ..tables import fixed_row_table
 from .model import COLUMNS, TraceMessageModel
 from .proxy import TraceFilterProxy
 
@@ -59,20 +58,7 @@ class MessageLogView(QWidget):
         self.only_operation.toggled.connect(self._apply_filters)
         self.text_edit.textChanged.connect(self._apply_filters)
 
-        self.table = QTableView()
-        self.table.setModel(self.proxy)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
-        self.table.verticalHeader().setVisible(False)
-        # Fixed row heights and column widths: the view never measures 10,000 rows.
-        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.table.verticalHeader().setDefaultSectionSize(22)
-        header = self.table.horizontalHeader()
-        for column, name in enumerate(COLUMNS):
-            header.resizeSection(column, _WIDTHS.get(name, 120))
-        header.setStretchLastSection(True)
+        self.table = fixed_row_table(self.proxy, COLUMNS, _WIDTHS, 120, QAbstractItemView.SelectionMode.SingleSelection)
         self.table.selectionModel().currentRowChanged.connect(self._on_current)
 
         bar = QHBoxLayout()

@@ -1,0 +1,118 @@
+"""The HTTP connection as accepted: TCP_NODELAY, a deadline for request headers, a bounded number.
+
+uvicorn closes idle keep-alive connections and answers 503 past `limit_concurrency`, but it never
+times out a connection that opens and sends nothing, or sends its headers a byte at a time
+(slowloris): each holds a file descriptor forever, and once the process runs out of them no real
+client gets in. So the protocol class adds, per connection, a header deadline (from the connection,
+or from the first byte after a response, to the end of the headers; one sweeping timer per server
+enforces them all, to a quarter of the deadline, instead of a timer per request), and per server a bound on
+connections: past it, the oldest connection still waiting for its headers is closed to make room,
+so slow connections cannot crowd out clients that send a request at once (those get uvicorn's 503
+when every connection is busy serving). The bound also stays under the process's file limit.
+
+TCP_NODELAY is set explicitly on every connection: uvicorn's h11 protocol writes the status line,
+the body and the end of a response separately, and with Nagle on, a small second write waits for
+the peer's delayed ACK (tens of milliseconds on loopback). `tools/bench.py` measures both ways.
+"""
+
+import asyncio
+import resource
+import socket
+from collections import OrderedDict
+from typing import Any
+
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+#: File descriptors kept out of the connection budget (the listening socket, logs, files the server opens).
+RESERVED_FDS = 64
+
+
+def connection_budget(wanted: int) -> int:
+    """`wanted`, lowered to what the process's open-file limit leaves for connections."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft <= 0:
+        return wanted
+    return max(1, min(wanted, soft - RESERVED_FDS))
+
+
+def _parser_protocol() -> type[Any]:
+    """uvicorn's httptools protocol when httptools is installed (its C parser), else the pure-Python h11."""
+    try:
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+    except ImportError:  # pragma: no cover - httptools is a dependency; h11 is uvicorn's own fallback
+        return H11Protocol
+    return HttpToolsProtocol
+
+
+def protocol_class(nodelay: bool, header_timeout: float, max_connections: int) -> type[Any]:
+    """A protocol class for one server (its waiting-connections table is shared by that server only).
+
+    Pair it with uvicorn's `limit_concurrency=max_connections + 1`: uvicorn counts the connection
+    asking too, so that is what lets `max_connections` connections be served at once."""
+    base = _parser_protocol()
+    if base is H11Protocol:  # pragma: no cover - the hooks below are httptools'; h11 gets TCP_NODELAY only
+        header_timeout = 0.0
+    #: Connections whose request headers are not complete yet -> their deadline, oldest first.
+    waiting: OrderedDict[Any, float] = OrderedDict()
+    sweeper: list[asyncio.TimerHandle | None] = [None]
+    tick = min(1.0, header_timeout / 4)
+
+    def sweep(loop: asyncio.AbstractEventLoop) -> None:
+        sweeper[0] = None
+        now = loop.time()
+        while waiting:
+            connection, deadline = next(iter(waiting.items()))
+            if deadline > now:
+                break
+            connection._close_waiting()
+        if waiting:
+            sweeper[0] = loop.call_later(tick, sweep, loop)
+
+    class Protocol(base):  # type: ignore[misc,valid-type]
+        def connection_made(self, transport: Any) -> None:
+            sock = transport.get_extra_info("socket")
+            if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, int(nodelay))
+            super().connection_made(transport)
+            self._start_header_deadline()
+            self._make_room()
+
+        def data_received(self, data: bytes) -> None:
+            if self.cycle is None or self.cycle.response_complete:  # between requests: headers coming
+                self._start_header_deadline()
+            super().data_received(data)
+
+        def on_headers_complete(self) -> None:
+            self._end_header_deadline()
+            super().on_headers_complete()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._end_header_deadline()
+            super().connection_lost(exc)
+
+        def _make_room(self) -> None:
+            excess = len(self.connections) - max_connections
+            while excess > 0 and waiting:
+                oldest = next(iter(waiting))
+                if oldest is self:
+                    break
+                oldest._close_waiting()
+                excess -= 1
+
+        def _start_header_deadline(self) -> None:
+            if header_timeout > 0 and self not in waiting:
+                waiting[self] = self.loop.time() + header_timeout
+                if sweeper[0] is None:
+                    sweeper[0] = self.loop.call_later(tick, sweep, self.loop)
+
+        def _end_header_deadline(self) -> None:
+            waiting.pop(self, None)
+
+        def _close_waiting(self) -> None:
+            """Headers too slow, or room needed: this connection has sent no complete request to answer."""
+            self._end_header_deadline()
+            self.connections.discard(self)  # counted out now, not when the loop reports the close
+            if not self.transport.is_closing():
+                self.transport.close()
+
+    return Protocol

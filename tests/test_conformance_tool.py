@@ -1,0 +1,54 @@
+"""tools/conformance.py plans every listed server scenario at each wire, and says why it leaves any out."""
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[1]
+
+LISTING = """Server scenarios (test against a server):
+  - server-initialize [2025-06-18,2025-11-25]
+  - completion-complete [2025-06-18,2025-11-25,2026-07-28]
+  - server-stateless [2026-07-28]
+  - ancient-only [2024-11-05]
+  - tasks-lifecycle [extension]
+  - some-new-extension [extension]
+
+Client scenarios (test against a client):
+  - initialize [2025-06-18,2025-11-25]
+"""
+
+
+def tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("conformance_tool", ROOT / "tools" / "conformance.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_listing_keeps_server_scenarios_only() -> None:
+    listed = tool().parse_listing(LISTING)
+    assert [name for name, _ in listed] == ["server-initialize", "completion-complete", "server-stateless",
+                                            "ancient-only", "tasks-lifecycle", "some-new-extension"]
+    assert listed[1][1] == ["2025-06-18", "2025-11-25", "2026-07-28"]
+
+
+def test_plan_runs_each_wire_and_explains_what_it_leaves_out() -> None:
+    conformance = tool()
+    runs, skipped = conformance.plan(conformance.parse_listing(LISTING), conformance.WIRES)
+    labels = [run.label for run in runs]
+    assert labels == ["server-initialize @ 2025-11-25", "completion-complete @ 2025-11-25",
+                      "completion-complete @ 2026-07-28", "server-stateless @ 2026-07-28",
+                      "some-new-extension @ extension"]
+    assert set(skipped) == {"ancient-only", "tasks-lifecycle"}
+    assert "2024-11-05" in skipped["ancient-only"] and "tasks" in skipped["tasks-lifecycle"]
+
+
+def test_every_expected_failure_names_a_wire_that_runs() -> None:
+    conformance = tool()
+    for scenario, wire in conformance.EXPECTED_FAILURES:
+        assert wire in conformance.WIRES and scenario not in conformance.NOT_RUN
+        assert conformance.EXPECTED_FAILURES[(scenario, wire)]

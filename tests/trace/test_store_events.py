@@ -1,0 +1,32 @@
+"""The store's events: a bulk listener is told of a load once; the others see every add."""
+
+from mrtr_studio.trace import TraceStore
+from mrtr_studio.trace.store import StoreEvent
+from mrtr_studio.trace.synthetic import synthetic_trace
+
+
+def test_a_load_reaches_bulk_listeners_as_cleared_then_one_loaded() -> None:
+    store = TraceStore()
+    every: list[StoreEvent] = []
+    bulk: list[StoreEvent] = []
+    store.subscribe(every.append)
+    store.subscribe(bulk.append, bulk=True)
+    operations, messages = synthetic_trace(5)
+    store.load(operations, messages)
+    assert [e.kind for e in bulk] == ["cleared", "loaded"]
+    assert len(store.messages) == len(messages) == 20
+    assert [e.kind for e in every].count("message_added") == 20
+    assert all(e.loaded for e in every if e.kind == "message_added")
+    assert "loaded" not in [e.kind for e in every]
+
+
+def test_live_changes_still_reach_bulk_listeners_one_by_one() -> None:
+    store = TraceStore()
+    bulk: list[StoreEvent] = []
+    unsubscribe = store.subscribe(bulk.append, bulk=True)
+    op = store.begin_operation("tools/call", "delete_file", {}, "2026-07-28", "embedded")
+    store.record(op.id, 1, "client->server", {"jsonrpc": "2.0", "id": 1, "method": "tools/call"})
+    assert [e.kind for e in bulk] == ["operation_added", "message_added", "operation_updated"]
+    unsubscribe()
+    store.clear()
+    assert len(bulk) == 3

@@ -1,0 +1,118 @@
+"""`make bench`: open a 100,000-message trace (`.mrtr.json`) and report time and peak memory.
+
+The trace is synthetic (trace/synthetic.py: 25,000 two-round delete_file flows), saved once by the
+studio's own writer, then opened in a fresh process per measurement so the peak RSS is the load's own
+(interpreter and imports included, reported separately). Also measured: the same trace in the
+pretty-printed layout older studios wrote (read whole, not record by record), and opened by a
+Studio whose autosave journals it. Wall time depends on what else the machine runs, so CPU time and
+the load average are printed too. Printed, never asserted.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from mrtr_studio.trace import files  # noqa: E402
+from mrtr_studio.trace.synthetic import synthetic_trace  # noqa: E402
+
+#: Peak RSS from VmHWM: unlike ru_maxrss it starts afresh at exec, not at the bench process's own peak.
+MEASURE = """
+import json, re, sys, time
+sys.path.insert(0, sys.argv[2])
+def peak_kb():
+    with open("/proc/self/status") as status:
+        return int(re.search(r"VmHWM:\\s+(\\d+)", status.read()).group(1))
+if sys.argv[3] == "window":  # what a person waits for: the file opened in the window, list and log painted
+    import os, tempfile
+    from pathlib import Path
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+    from mrtr_studio.app.studio import Studio
+    from mrtr_studio.ui.main_window import MainWindow
+    app = QApplication([])
+    scratch = Path(tempfile.mkdtemp(prefix="mrtr-bench-"))
+    studio = Studio()
+    studio.start_autosave(scratch / "autosave.mrtr.jsonl")
+    window = MainWindow(studio, QSettings(str(scratch / "s.ini"), QSettings.Format.IniFormat),
+                        interactive_answers=False)
+    window.show()
+    app.processEvents()
+    store = studio.store
+    imported = peak_kb()
+    wall, cpu = time.perf_counter(), time.process_time()
+    window.open_trace(sys.argv[1])
+    app.processEvents()
+    window.operations.table.viewport().repaint()
+    window.log.table.viewport().repaint()
+elif sys.argv[3] == "studio":  # the studio's own path: linter attached, the autosave journaling the load
+    import tempfile
+    from pathlib import Path
+    from mrtr_studio.app.studio import Studio
+    studio = Studio()
+    studio.start_autosave(Path(tempfile.mkdtemp(prefix="mrtr-bench-")) / "autosave.mrtr.jsonl")
+    store = studio.store
+    imported = peak_kb()
+    wall, cpu = time.perf_counter(), time.process_time()
+    studio.open_trace(sys.argv[1])
+else:
+    from mrtr_studio.trace import files
+    from mrtr_studio.trace.store import TraceStore
+    store = TraceStore()
+    imported = peak_kb()
+    wall, cpu = time.perf_counter(), time.process_time()
+    files.load_into(store, sys.argv[1])
+wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+peak = peak_kb()
+print(json.dumps({"wall": wall, "cpu": cpu, "peak_kb": peak, "imported_kb": imported,
+                  "messages": len(store.messages), "operations": len(store.operations)}))
+"""
+
+
+def measure(path: Path, where: str) -> dict[str, float]:
+    proc = subprocess.run([sys.executable, "-c", MEASURE, str(path), str(ROOT), where], capture_output=True,
+                          text=True, timeout=300, check=True)
+    result: dict[str, float] = json.loads(proc.stdout)
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--operations", type=int, default=25_000, help="flows of four messages each")
+    parser.add_argument("--runs", type=int, default=3, help="fresh-process opens per layout (best is shown)")
+    args = parser.parse_args()
+    operations, messages = synthetic_trace(args.operations)
+    with tempfile.TemporaryDirectory(prefix="mrtr-bench-") as scratch:
+        path = Path(scratch) / "big.mrtr.json"
+        started = time.perf_counter()
+        files.save(path, (operations, messages))
+        saved = time.perf_counter() - started
+        pretty = Path(scratch) / "pretty.mrtr.json"
+        pretty.write_text(json.dumps(files.to_document(operations, messages), indent=1))
+        del operations, messages
+        print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+        print(f"trace: {args.operations * 4:,} messages, {path.stat().st_size / 1e6:.1f} MB "
+              f"(saved in {saved:.2f} s); the older pretty layout: {pretty.stat().st_size / 1e6:.1f} MB")
+        for label, target, where in (("record-per-line layout", path, "store"),
+                                     ("pretty layout (read whole)", pretty, "store"),
+                                     ("in a Studio, journaled by the autosave", path, "studio"),
+                                     ("in the window (operations list and log painted)", path, "window")):
+            runs = [measure(target, where) for _ in range(args.runs)]
+            best = min(runs, key=lambda r: r["wall"])
+            walls = ", ".join(f"{r['wall']:.2f}" for r in runs)
+            print(f"  open {label}: {best['wall']:.2f} s wall, {best['cpu']:.2f} s CPU (best of {args.runs}; "
+                  f"walls {walls}), peak RSS {best['peak_kb'] / 1024:.0f} MB "
+                  f"({best['imported_kb'] / 1024:.0f} MB after imports), {best['messages']:,.0f} messages")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
