@@ -245,6 +245,8 @@ class DiagramLayout:
         self._run: Arrow | None = None
         self._run_status: str | None = None
         self._held: TraceMessage | None = None
+        #: Message seq -> the seq of the arrow drawn for it, for polls folded into a run's arrow.
+        self.drawn_as: dict[int, int] = {}
         if operation is not None:
             self._start(operation)
 
@@ -292,6 +294,8 @@ class DiagramLayout:
             if self._answers(entry, held) and entry.kind == "complete" and status == self._run_status \
                     and self._run is not None:
                 self._run.polls += 1
+                if self._run.seq is not None:
+                    self.drawn_as[held.seq] = self.drawn_as[entry.seq] = self._run.seq
                 self._run.label = f"⟳ polled {self._run.polls} times · {status} · tasks/get · r{entry.round}"
                 self._run.sublabel = message_summary(entry)
                 return Change(updated=[self._run])

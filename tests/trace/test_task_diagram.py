@@ -55,6 +55,10 @@ def test_fifty_polls_collapse_into_runs_with_status_changes_and_the_input_round(
     final = wire[-1]
     assert final.sublabel == "completed · done"
     assert layout.height < 20 * 60
+    polls = [m for m in store.messages_of(op_id) if m.method == "tasks/get" or m.kind == "complete"]
+    folded = [m.seq for m in polls if m.seq in layout.drawn_as]
+    assert len(folded) == 2 * (49 + 2 + 9), "every poll after a run's first is drawn as the run's arrow"
+    assert {layout.drawn_as[s] for s in folded} == {a.seq for a in runs}
 
 
 def test_the_live_diagram_draws_the_same_as_the_whole() -> None:
