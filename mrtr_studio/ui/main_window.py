@@ -157,6 +157,8 @@ class MainWindow(QMainWindow):
         run = bar.addMenu("&Run")
         for action in self.controls.actions():
             run.addAction(action)
+        run.addSeparator()
+        self.resume_action = self._add(run, "&Resume polling the selected task", self.resume_task)
         tamper = bar.addMenu("&Tamper")
         for action in self.controls.tampers.values():
             tamper.addAction(action)
@@ -383,6 +385,20 @@ class MainWindow(QMainWindow):
         self._remember_arguments(target, arguments)
         try:
             self.studio.start(target.method, name, args, step=step)
+        except RuntimeError as exc:
+            self.show_error(str(exc))
+            return False
+        return True
+
+    def resume_task(self) -> bool:
+        """Go on polling the task the selected operation became (an opened trace keeps its id)."""
+        op_id = self.selection.operation_id
+        op = next((o for o in self.studio.store.operations if o.id == op_id), None)
+        if op is None or op.task_id is None:
+            self.show_error("Select an operation that became a task to resume polling it.")
+            return False
+        try:
+            self.studio.resume(op.id)
         except RuntimeError as exc:
             self.show_error(str(exc))
             return False

@@ -4,6 +4,7 @@ from mrtr_studio.trace import TraceStore
 from mrtr_studio.ui.diagram import SequenceDiagramView
 from mrtr_studio.ui.selection import Selection
 from tests.trace.test_task_diagram import task_trace
+from tests.ui.test_main_window import arun, settings, window  # noqa: F401  (fixtures)
 
 
 def test_live_polls_relabel_the_run_arrow_and_selecting_a_folded_poll_highlights_it(qtbot) -> None:  # type: ignore[no-untyped-def]
@@ -27,3 +28,26 @@ def test_live_polls_relabel_the_run_arrow_and_selecting_a_folded_poll_highlights
     folded = [m for m in source.messages_of(op_id) if m.method == "tasks/get"][10]
     selection.select_message(folded.seq, op_id)
     assert run_arrow.highlighted
+
+
+def test_the_window_resumes_the_selected_task(qtbot, arun, window) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    from tests.app.test_studio_tasks import _request, _start
+    from tests.ui.test_main_window import until
+
+    studio = window.studio
+    studio.set_capabilities(studio.capabilities | {"tasks"})
+
+    async def body() -> None:
+        created = await studio.engine.tasks.create(_request(), _start())
+        op = studio.store.begin_operation("tools/call", "slow_compute", {}, "modern", "embedded")
+        studio.store.note_task(op.id, created["taskId"], "working", 1)
+        studio.store.finish_operation(op.id, "aborted", "the client went away")
+        window.selection.select_operation(op.id)
+        assert window.resume_task()
+        await until(lambda: studio.store.operation(op.id).task_status == "completed")
+        await studio.wait()
+        assert studio.store.operation(op.id).outcome == "complete"
+
+    arun(body())
+    window.selection.select_operation(None)
+    assert not window.resume_task()
