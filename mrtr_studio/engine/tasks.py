@@ -116,7 +116,7 @@ class TaskManager:
         try:
             await self._body(start, context)
             outcome = complete_result("tools/call", _as_response(context), modern=False)
-            await self._settle(context.task_id, "completed", result=outcome)
+            await self._settle(context.task_id, "completed", result=outcome, message="Completed")
         except TaskCancelled:
             return  # tasks/cancel already recorded the terminal status (or the task is gone)
         except McpError as exc:

@@ -206,6 +206,8 @@ def message_summary(entry: TraceMessage) -> str:
         return f"{error.get('code')} {error.get('message', '')}{reason}"
     if entry.kind in ("complete", "client_response"):
         result = result_of(message)
+        if entry.kind == "complete" and set(result) <= {"resultType", "_meta"}:
+            return "acknowledged (empty result)"
         for item in result.get("content") or []:
             if isinstance(item, dict) and item.get("type") == "text":
                 return str(item.get("text", ""))[:120]

@@ -518,9 +518,10 @@ class MainWindow(QMainWindow):
                 self.errors.add(f"{event.catalog.server}: {problem}", kind="info")
             self._select_saved_target()
         elif event.kind == "run_finished" and event.result is not None:
-            drive = event.result.drive
+            drive = event.result.final  # a task's end, when the call became one
             text = {"complete": "complete", "error": describe_error(drive.error)}.get(drive.outcome, drive.outcome)
-            self.show_status(f"{event.result.operation.target}: {text} after {len(drive.rounds)} round(s)",
+            rounds = f"{event.result.operation.rounds} round(s)" + (" as a task" if drive.task else "")
+            self.show_status(f"{event.result.operation.target}: {text} after {rounds}",
                              "success" if drive.outcome == "complete" else "error", 10000)
             self._focus_result(event.result.operation.id, drive.error)
 
