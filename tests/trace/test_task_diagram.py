@@ -70,3 +70,15 @@ def test_the_live_diagram_draws_the_same_as_the_whole() -> None:
     whole = layout_operation(store.operation(op_id), store.messages_of(op_id))
     assert [(a.label, a.y) for a in live.arrows] == [(a.label, a.y) for a in whole.arrows]
     assert updated >= 4 + 1  # each extra poll relabels its run's arrow
+
+
+def test_the_mermaid_export_collapses_the_same_runs() -> None:
+    from mrtr_studio.trace.mermaid import to_mermaid
+
+    store, op_id = task_trace()
+    text = to_mermaid(store.operation(op_id), store.messages_of(op_id))
+    arrows = [line for line in text.splitlines() if "->>" in line or "-->>" in line]
+    assert len(arrows) == 2 + 2 * 3 + 2 + 2
+    assert any(line.endswith("task working (id: 2) (polled 50 times)") for line in arrows), arrows
+    assert any("task created working" in line for line in arrows)
+    assert any("task input_required" in line and "go: elicitation/create" in line for line in arrows)
