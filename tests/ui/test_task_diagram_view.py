@@ -47,6 +47,10 @@ def test_the_window_resumes_the_selected_task(qtbot, arun, window) -> None:  # t
         await until(lambda: studio.store.operation(op.id).task_status == "completed")
         await studio.wait()
         assert studio.store.operation(op.id).outcome == "complete"
+        from tests.ui.test_operations_view import cell
+
+        row = window.operations.model.index_.row_of(op.id)
+        assert cell(window, row, "outcome") == "✓ complete (task)"
 
     arun(body())
     window.selection.select_operation(None)
