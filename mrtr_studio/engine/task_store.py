@@ -154,7 +154,7 @@ class MemoryTaskStore:
 
     def _sweep(self) -> None:
         now = self.clock()
-        for task_id in [t for t, data in self._records.items() if TaskRecord.from_json(data).expired(now)]:
+        for task_id in [t for t, data in self._records.items() if _expired(data, now)]:
             del self._records[task_id]
 
     async def create(self, record: TaskRecord, max_live: int | None = None) -> None:
@@ -188,8 +188,8 @@ class MemoryTaskStore:
 
     async def count_live(self, principal: str) -> int:
         now = self.clock()
-        records = (TaskRecord.from_json(data) for data in self._records.values())
-        return sum(1 for r in records if r.principal == principal and not r.terminal and not r.expired(now))
+        return sum(1 for data in self._records.values() if data["principal"] == principal
+                   and data["status"] not in TERMINAL_STATUSES and not _expired(data, now))
 
     async def delete(self, task_id: str) -> None:
         if self._records.pop(task_id, None) is not None:
@@ -210,6 +210,12 @@ class MemoryTaskStore:
         condition = self._changed
         async with condition:
             condition.notify_all()
+
+
+def _expired(data: dict[str, Any], now: float) -> bool:
+    """`TaskRecord.expired` on a stored record, without building it (the store scans many)."""
+    ttl = data["ttl_ms"]
+    return ttl is not None and now >= data["created_at"] + ttl / 1000
 
 
 def _deep_copy(data: dict[str, Any]) -> dict[str, Any]:
