@@ -19,6 +19,9 @@ from ..protocol.tasks import REQUIRED_TASKS
 from .handler_api import InputRequiredBuilder, Request, ResultBuilder
 from .task_store import TaskRecord, TaskStore
 
+#: The longest wait a body may do inline (for a client without the extension) before the call needs a task.
+INLINE_MAX_SECONDS = 10.0
+
 
 class TaskCancelled(Exception):
     """Raised inside the body when the client cancelled the task (or it expired and was dropped)."""
@@ -37,6 +40,7 @@ class TaskContext:
         self._recheck = recheck
         self._version = 0
         self._asked: set[str] = set()
+        self._inline_waited = 0.0
 
     @property
     def inline(self) -> bool:
@@ -71,6 +75,11 @@ class TaskContext:
     async def sleep(self, seconds: float) -> None:
         """Wait while working; a cancellation ends the wait with TaskCancelled."""
         if self._store is None:
+            self._inline_waited += seconds
+            if self._inline_waited > INLINE_MAX_SECONDS:
+                raise McpError(MISSING_REQUIRED_CLIENT_CAPABILITY,
+                               f"This call runs longer than {INLINE_MAX_SECONDS:g} s, which needs the tasks extension",
+                               {"requiredCapabilities": REQUIRED_TASKS})
             await asyncio.sleep(seconds)
             return
         loop = asyncio.get_running_loop()

@@ -120,6 +120,8 @@ async def test_without_the_extension(wire: Wire) -> None:
     assert required["error"]["data"] == {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}}
     asks_inline = await wire.call("confirm_delete", {"filename": "b"})
     assert asks_inline["error"]["code"] == -32021
+    too_long = await wire.call("slow_compute", {"seconds": 3600})  # refused at once, not held for an hour
+    assert too_long["error"]["code"] == -32021 and "longer than 10 s" in too_long["error"]["message"]
     for method, extra in (("tasks/get", {}), ("tasks/update", {"inputResponses": {}}), ("tasks/cancel", {})):
         reply = await tasks_call(wire, method, {"taskId": "nope", **extra}, caps=ALL_CAPS)
         assert reply["error"]["code"] == -32021, method
