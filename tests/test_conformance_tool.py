@@ -13,6 +13,7 @@ LISTING = """Server scenarios (test against a server):
   - server-stateless [2026-07-28]
   - ancient-only [2024-11-05]
   - tasks-lifecycle [extension]
+  - sep-2640-skills-directory [extension]
   - some-new-extension [extension]
 
 Client scenarios (test against a client):
@@ -32,7 +33,8 @@ def tool() -> ModuleType:
 def test_listing_keeps_server_scenarios_only() -> None:
     listed = tool().parse_listing(LISTING)
     assert [name for name, _ in listed] == ["server-initialize", "completion-complete", "server-stateless",
-                                            "ancient-only", "tasks-lifecycle", "some-new-extension"]
+                                            "ancient-only", "tasks-lifecycle", "sep-2640-skills-directory",
+                                            "some-new-extension"]
     assert listed[1][1] == ["2025-06-18", "2025-11-25", "2026-07-28"]
 
 
@@ -42,9 +44,9 @@ def test_plan_runs_each_wire_and_explains_what_it_leaves_out() -> None:
     labels = [run.label for run in runs]
     assert labels == ["server-initialize @ 2025-11-25", "completion-complete @ 2025-11-25",
                       "completion-complete @ 2026-07-28", "server-stateless @ 2026-07-28",
-                      "some-new-extension @ extension"]
-    assert set(skipped) == {"ancient-only", "tasks-lifecycle"}
-    assert "2024-11-05" in skipped["ancient-only"] and "tasks" in skipped["tasks-lifecycle"]
+                      "tasks-lifecycle @ extension", "some-new-extension @ extension"]
+    assert set(skipped) == {"ancient-only", "sep-2640-skills-directory"}
+    assert "2024-11-05" in skipped["ancient-only"] and "skills" in skipped["sep-2640-skills-directory"]
 
 
 def test_every_expected_failure_names_a_wire_that_runs() -> None:

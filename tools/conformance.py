@@ -34,10 +34,6 @@ EXTENSION = "extension"
 
 #: Server scenarios not run at all, with the reason (shown in every report).
 NOT_RUN = {
-    **{f"tasks-{name}": "the io.modelcontextprotocol/tasks extension (SEP-2663) is not implemented yet"
-       for name in ("lifecycle", "capability-negotiation", "wire-fields", "request-state-removal", "mrtr-input",
-                    "request-headers", "dispatch-and-envelope", "status-notifications", "required-task-error",
-                    "mrtr-composition")},
     **{f"sep-2640-skills-{name}": "the skills extension (SEP-2640) is not offered; every check would skip"
        for name in ("directory", "enumeration", "manifest")},
 }

@@ -142,8 +142,11 @@ def json_document(drive: DriveResult) -> dict[str, Any]:
         error = drive.error
     elif not drive.ok:
         error = {"outcome": drive.outcome, "message": drive.problem}
-    return {"result": drive.result, "error": error,
-            "rounds": [{"request": r.request, "response": r.response} for r in drive.rounds]}
+    document = {"result": drive.result, "error": error,
+                "rounds": [{"request": r.request, "response": r.response} for r in drive.rounds]}
+    if drive.task is not None:
+        document["task"] = drive.task
+    return document
 
 
 def reason(drive: DriveResult) -> str:
@@ -176,8 +179,13 @@ def describe(drive: DriveResult, out: TextIO) -> None:
             out.write(f"round {number} <- error {response['error'].get('code')} {response['error'].get('message')}\n")
         elif "error" in response:
             out.write(f"round {number} <- an error that is not an object: {json.dumps(response['error'])[:80]}\n")
+        elif isinstance(body, dict) and body.get("resultType") == "task":
+            out.write(f"round {number} <- task {body.get('taskId')} ({body.get('status')})\n")
         elif isinstance(body, dict):
             out.write(f"round {number} <- complete\n")
+    if drive.task is not None:
+        out.write(f"task {drive.task['taskId']}: {drive.task['status']} after {drive.task['polls']} poll(s), "
+                  f"{drive.task['inputRounds']} input round(s)\n")
     if drive.result is not None:
         for text in result_texts(drive.result):
             out.write(text + "\n")
@@ -235,7 +243,7 @@ async def _run(args: argparse.Namespace, arguments: dict[str, Any], settings: Cl
                                 step=step_hook(terminal) if args.step else None)
         if getattr(args, "trace", None):
             files.save(args.trace, session.store)
-        return run.drive, None
+        return run.final, None
     except Exception as exc:  # era handshake or probe failures happen before any round
         return None, f"{type(exc).__name__}: {exc}"
     finally:

@@ -51,7 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument("--args", default="{}", help="arguments as a JSON object")
     call.add_argument("--era", choices=["modern", "legacy", "auto"], default="modern")
     call.add_argument("--caps", default="elicitation,elicitation.url,sampling,roots",
-                      help="comma-separated declared capabilities ('' for none)")
+                      help="comma-separated declared capabilities ('' for none); 'tasks' declares the "
+                           "io.modelcontextprotocol/tasks extension")
     call.add_argument("--answers", help="JSON file: input key -> the result to send ('*' as fallback)")
     call.add_argument("--bearer", help="Authorization: Bearer token")
     call.add_argument("--step", action="store_true", help="ask on the terminal before every retry")

@@ -46,4 +46,6 @@ DEMO_RUNS: dict[str, DemoRun] = {run.name: run for run in (
             "tools/call", "delete_file", {"path": "/tmp/report.txt"}, tamper="expire", expect=-32602),
     DemoRun("identity_swap", "alice starts, bob retries with her state: -32602 (principal)", "tools/call",
             "delete_file", {"path": "/tmp/report.txt"}, identity="alice", tamper="identity:bob", expect=-32602),
+    DemoRun("long_report", "A long job as a task (SEP-2663): polled, asks half-way, then completes", "tools/call",
+            "long_report", {"sections": 4, "seconds_per_section": 0.6}, capabilities=ALL_CAPABILITIES | {"tasks"}),
 )}

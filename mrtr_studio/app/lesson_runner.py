@@ -138,9 +138,10 @@ async def _run_one(lesson: Lesson, run: LessonRun, respond: Respond, store: Trac
     steps = {m.seq: run.steps[step_key(m.round, m.kind)] for m in messages if step_key(m.round, m.kind) in run.steps}
     source, first = handler_source(handler)
     rounds = {m.round for m in messages}
-    outcome: str | int = result.drive.outcome
-    if result.drive.error:
-        outcome = int(result.drive.error.get("code", 0))
+    final = result.final  # a task's end, when the call became one
+    outcome: str | int = final.outcome
+    if final.error:
+        outcome = int(final.error.get("code", 0))
     return RunReport(run, result.operation, messages, steps, source, first,
                      {r: recorder.lines_for_round(r) for r in rounds}, outcome)
 

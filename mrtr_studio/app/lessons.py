@@ -265,6 +265,33 @@ LESSONS += (
     ),
 )
 
+TASKS = "https://modelcontextprotocol.io/extensions/tasks/overview"
+_WITH_TASKS = ALL_CAPABILITIES | {"tasks"}
+LESSONS += (
+    Lesson("long-job", "A long job that asks mid-way",
+           "Some work outlives a request. With the tasks extension the server answers the call with a task "
+           "handle at once; the client polls it, answers when it asks, and reads the result when it is done. "
+           "A client that did not declare the extension gets -32021 naming it instead.",
+           (LessonRun("tools/call", "long_report", {"sections": 2, "seconds_per_section": 0.05},
+                      capabilities=_WITH_TASKS, steps={
+               "r1.request": _s("The client declares the tasks extension in its per-request capabilities "
+                                "(`extensions: {io.modelcontextprotocol/tasks: {}}`); the call is otherwise "
+                                "ordinary.", "capability-negotiation", TASKS),
+               "r1.task": _s("`resultType: task`: no result yet, a task id, a status (`working`), a TTL and the "
+                             "poll interval the client should keep. The task exists before this answer "
+                             "leaves the server.", "task-creation", TASKS),
+               "r2.request": _s("`tasks/get` with the task id, at the interval the server asked for "
+                                "(over HTTP the `Mcp-Name` header carries the id too).", "task-polling", TASKS),
+               "r2.complete": _s("Each poll shows the task's status. Half-way it turns `input_required` with "
+                                 "`inputRequests`: the same elicitation an MRTR round would send, answered by "
+                                 "the same form.", "task-status", TASKS),
+               "r3.request": _s("`tasks/update` carries the answer under the server's key (each key is answered "
+                                "once in the task's life); then the polls go on.", "task-update-requests", TASKS),
+               "r3.complete": _s("The update is acknowledged with an empty result (eventually consistent); "
+                                 "the polls show `working` again, then `completed` with the tool's result "
+                                 "inlined.", "task-update-requests", TASKS)}),)),
+)
+
 LESSONS_BY_ID = {lesson.id: lesson for lesson in LESSONS}
 
 

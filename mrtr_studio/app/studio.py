@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ..client.driver import Respond
+from ..client.driver import DriveResult, Respond
 from ..client.session import ClientSession, RunResult
 from ..client.settings import ALL_CAPABILITIES, CAPABILITY_FLAGS, ClientSettings, EraChoice
 from ..engine import Binding, McpServer, MrtrOptions, ServerOptions
@@ -293,14 +293,44 @@ class Studio:
         finally:
             self.gate.transforms.clear()
             self._set_state("idle")
+        self._finished(result)
+        return result
+
+    def _finished(self, result: RunResult | None) -> None:
         self.last_result = result
         if result is not None:
-            drive = result.drive
+            drive = result.final  # a task's end, when the call became one
+            target = result.operation.target
             if drive.outcome == "error":
                 self._error(f"{target}: {describe_error(drive.error)}")
             elif drive.outcome != "complete":
                 self._error(f"{target}: {drive.outcome}: {drive.problem or ''}".rstrip(": "))
         self._emit(StudioEvent("run_finished", result=result))
+
+    def resume(self, operation_id: str) -> "asyncio.Task[RunResult | None]":
+        """Go on polling the task an operation (of a reopened trace) became; Stop cancels it as usual."""
+        if self.busy:
+            raise RuntimeError("an operation is already running")
+        self._stopping = False
+        self._task = asyncio.get_running_loop().create_task(self._resume(operation_id))
+        return self._task
+
+    async def _resume(self, operation_id: str) -> RunResult | None:
+        self.current_operation_id = operation_id
+        self._set_state("running")
+        result: RunResult | None = None
+        try:
+            session = await self._client()
+            run = await session.resume_task(operation_id)
+            result = RunResult(self.store.operation(operation_id), DriveResult("task"), run)
+        except asyncio.CancelledError:
+            if not self._stopping:
+                raise
+        except Exception as exc:
+            self._error(f"resume: {type(exc).__name__}: {exc}")
+        finally:
+            self._set_state("idle")
+        self._finished(result)
         return result
 
     def _abandon(self, problem: str, outcome: Literal["aborted", "transport_error"] = "aborted") -> None:

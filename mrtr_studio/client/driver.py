@@ -18,7 +18,8 @@ Message = dict[str, Any]
 Dispatch = Callable[[Message], Awaitable[Message | None]]
 Retry = Callable[[Message, dict[str, Any], int], Awaitable[Message | None]]
 Respond = Callable[[dict[str, Any], int], Awaitable[dict[str, Any]]]
-Outcome = Literal["complete", "error", "aborted", "round_limit", "protocol_error", "transport_error"]
+#: "task": the server answered with a CreateTaskResult (SEP-2663); `client.tasks.follow_task` takes over.
+Outcome = Literal["complete", "task", "error", "aborted", "round_limit", "protocol_error", "transport_error"]
 
 DEFAULT_ROUND_LIMIT = 10
 _MRTR_FIELDS = ("inputResponses", "requestState")
@@ -37,6 +38,8 @@ class DriveResult:
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
     problem: str | None = None
+    #: When the call became a task: its id, last status, polls and input rounds (set by the session).
+    task: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:
@@ -77,8 +80,11 @@ def retry_with(respond: Respond, next_id: Callable[[], str | int]) -> Retry:
     return retry
 
 
-def classify(response: Message | None) -> tuple[str, str | None]:
-    """('complete'|'input_required'|'error'|'invalid', problem) for one response."""
+def classify(response: Message | None, accept_tasks: bool = False) -> tuple[str, str | None]:
+    """('complete'|'input_required'|'task'|'error'|'invalid', problem) for one response.
+
+    A task (`resultType: "task"`) is valid only when the client declared the tasks extension.
+    """
     if not isinstance(response, dict):
         return "invalid", "the server sent no JSON-RPC response"
     if "error" in response:
@@ -103,6 +109,12 @@ def classify(response: Message | None) -> tuple[str, str | None]:
         if "requestState" in body and not isinstance(body["requestState"], str):
             return "invalid", "requestState is not a string"
         return "input_required", None
+    if kind == "task":
+        if not accept_tasks:
+            return "invalid", "a task result (resultType task) although the client did not declare the tasks extension"
+        if not isinstance(body.get("taskId"), str) or not body["taskId"]:
+            return "invalid", "a task result without a string taskId"
+        return "task", None
     return "invalid", f"unknown resultType {kind!r}"
 
 
@@ -124,7 +136,7 @@ def _shown(value: Any) -> str:
 
 
 async def drive(request: Message, dispatch: Dispatch, retry: Retry,
-                max_rounds: int = DEFAULT_ROUND_LIMIT) -> DriveResult:
+                max_rounds: int = DEFAULT_ROUND_LIMIT, accept_tasks: bool = False) -> DriveResult:
     """Run one operation to its end: complete, a JSON-RPC error, a give-up, or a broken server."""
     rounds: list[Round] = []
     current: Message | None = request
@@ -142,7 +154,7 @@ async def drive(request: Message, dispatch: Dispatch, retry: Retry,
         except Exception as exc:
             return DriveResult("transport_error", rounds, problem=f"{type(exc).__name__}: {exc}")
         this_round.response = response
-        kind, problem = classify(response)
+        kind, problem = classify(response, accept_tasks)
         if kind != "invalid" and isinstance(response, dict) and response.get("id") != current.get("id"):
             if kind == "error":  # the server could not read the request (or its id): its error still answers it
                 return DriveResult("error", rounds, error=response["error"], problem=(
@@ -159,6 +171,8 @@ async def drive(request: Message, dispatch: Dispatch, retry: Retry,
             return DriveResult("protocol_error", rounds, problem=problem)
         assert response is not None
         body = response["result"]
+        if kind == "task":
+            return DriveResult("task", rounds, result=body)
         if kind == "complete":
             wrong = result_problem(str(current.get("method")), body)
             if wrong:

@@ -5,6 +5,8 @@ each request, fresh ids, the responders, step mode and the trace. Each message i
 by the tap at the transport seam, under the operation and round running in the current context.
 """
 
+import asyncio
+import contextlib
 import contextvars
 import time
 from collections.abc import Awaitable, Callable
@@ -18,6 +20,7 @@ from ..trace import Operation, TraceStore
 from ..transport.base import ClientTransport, WireEvent
 from .driver import DriveResult, IdSource, Message, Respond, build_retry, drive
 from .settings import ClientSettings
+from .tasks import TaskRun, follow_task
 
 #: Called before every send with the message and its round; returns the (edited) message, or None to stop.
 StepHook = Callable[[Message, int], Awaitable[Message | None]]
@@ -30,6 +33,25 @@ _MODERN_ERRORS = {UNSUPPORTED_PROTOCOL_VERSION, HEADER_MISMATCH, MISSING_REQUIRE
 class RunResult:
     operation: Operation
     drive: DriveResult
+    #: The task phase, when the call became a task (SEP-2663).
+    task: TaskRun | None = None
+
+    @property
+    def final(self) -> DriveResult:
+        """The whole operation as one DriveResult: the MRTR rounds, and a task's end as its outcome."""
+        if self.task is None:
+            return self.drive
+        run = self.task
+        summary = {"taskId": run.task_id, "status": run.task.get("status"), "polls": run.polls,
+                   "inputRounds": run.input_rounds}
+        return DriveResult(_TASK_OUTCOMES[run.outcome], self.drive.rounds, result=run.result,  # type: ignore[arg-type]
+                           error=run.error, problem=run.problem, task=summary)
+
+
+#: How a finished task maps onto the operation's outcome.
+_TASK_OUTCOMES = {"complete": "complete", "failed": "error", "cancelled": "aborted", "stopped": "aborted",
+                  "expired": "error", "error": "error", "protocol_error": "protocol_error",
+                  "transport_error": "transport_error", "poll_limit": "round_limit"}
 
 
 def target_params(method: str, target: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
@@ -188,13 +210,85 @@ class ClientSession:
                 self.store.finish_operation(op.id, "aborted", "stopped before the first send")
                 return RunResult(op, DriveResult("aborted", problem="stopped before the first send"))
             first = edited
-        result = await drive(first, dispatch, retry, max_rounds=self.settings.max_rounds)
+        result = await drive(first, dispatch, retry, max_rounds=self.settings.max_rounds,
+                             accept_tasks=self.settings.declares_tasks)
+        if result.outcome == "task" and result.result is not None:
+            task_id = str(result.result["taskId"])
+            self.store.note_task(op.id, task_id, str(result.result.get("status") or "working"), current_round)
+            run = await self.follow(op, task_id, first=result.result)
+            return RunResult(op, result, run)
         problem = result.problem
         if result.outcome == "error" and result.error:
             problem = f"{result.error.get('code')} {result.error.get('message')}" \
                 + (f" ({result.problem})" if result.problem else "")
-        self.store.finish_operation(op.id, result.outcome, problem)
+        outcome = "protocol_error" if result.outcome == "task" else result.outcome  # a task always has a result
+        self.store.finish_operation(op.id, outcome, problem)
         return RunResult(op, result)
+
+    async def follow(self, op: Operation, task_id: str, first: dict[str, Any] | None = None,
+                     answered: set[str] | None = None) -> TaskRun:
+        """The task phase of `op`: poll, answer, finish the operation. Cancelling the coroutine (Stop)
+        sends tasks/cancel before it ends, so the server is told."""
+        base = op.task_round or op.rounds or 1
+        where = {"round": base + 1}
+        messages: list[Message] = []
+
+        async def dispatch(message: Message) -> Message | None:
+            token = _recording.set((op.id, where["round"]))
+            try:
+                messages.append(message)
+                return await self.transport.send(message)
+            finally:
+                _recording.reset(token)
+
+        def make(method: str, params: dict[str, Any]) -> Message:
+            return self._request(method, params, Era.MODERN)
+
+        async def respond(requests: dict[str, Any], input_round: int) -> dict[str, Any]:
+            started = time.monotonic()
+            answers = await self.respond(requests, input_round)
+            where["round"] = base + 1 + input_round
+            self.store.note_answer_time(op.id, where["round"], time.monotonic() - started)
+            return answers
+
+        def observe(task: dict[str, Any]) -> None:
+            self.store.note_task(op.id, status=str(task.get("status")))
+
+        try:
+            run = await follow_task(task_id, dispatch, make, respond, asyncio.sleep, first=first,
+                                    observe=observe, answered=answered)
+        except asyncio.CancelledError:
+            await asyncio.shield(self._cancel_task(task_id, dispatch, make))
+            self.store.note_task(op.id, status="cancelled")
+            self.store.finish_operation(op.id, "aborted", "stopped: tasks/cancel sent")
+            raise
+        if run.outcome == "stopped":
+            self.store.note_task(op.id, status="cancelled")
+        problem = run.problem
+        if run.outcome == "failed" and run.error:
+            problem = f"{run.error.get('code')} {run.error.get('message')}"
+        self.store.finish_operation(op.id, _TASK_OUTCOMES[run.outcome], problem)  # type: ignore[arg-type]
+        return run
+
+    async def _cancel_task(self, task_id: str, dispatch: Any, make: Any) -> None:
+        with contextlib.suppress(Exception):  # best effort: the server's TTL ends the task anyway
+            await asyncio.wait_for(dispatch(make("tasks/cancel", {"taskId": task_id})), 5)
+
+    async def resume_task(self, operation_id: str) -> TaskRun:
+        """Go on polling the task a (reopened) trace's operation became, without re-answering any key."""
+        op = self.store.operation(operation_id)
+        if op.task_id is None:
+            raise ValueError("this operation did not become a task")
+        await self.ensure_era()
+        answered = set()
+        for entry in self.store.messages_of(operation_id):
+            if entry.direction == "client->server" and entry.method == "tasks/update":
+                params = entry.message.get("params") if isinstance(entry.message, dict) else None
+                responses = params.get("inputResponses") if isinstance(params, dict) else None
+                if isinstance(responses, dict):
+                    answered |= set(responses)
+        op.outcome = "running"
+        return await self.follow(op, op.task_id, answered=answered)
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, **kw: Any) -> RunResult:
         return await self.run("tools/call", name, arguments or {}, **kw)

@@ -3,6 +3,7 @@
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..protocol.tasks import TASKS_EXTENSION
 from ..protocol.versions import (
     LEGACY_VERSION,
     META_CLIENT_CAPABILITIES,
@@ -14,7 +15,7 @@ from ..transport.base import TransportLimits
 
 EraChoice = Literal["modern", "legacy", "auto"]
 #: The capability switches the studio exposes, in display order.
-CAPABILITY_FLAGS = ("elicitation", "elicitation.url", "sampling", "sampling.tools", "roots")
+CAPABILITY_FLAGS = ("elicitation", "elicitation.url", "sampling", "sampling.tools", "roots", "tasks")
 ALL_CAPABILITIES = frozenset({"elicitation", "elicitation.url", "sampling", "roots"})
 
 
@@ -34,6 +35,8 @@ def capabilities_from_flags(flags: set[str] | frozenset[str]) -> dict[str, Any]:
         caps["sampling"] = {"tools": {}} if "sampling.tools" in flags else {}
     if "roots" in flags:
         caps["roots"] = {}
+    if "tasks" in flags:  # the tasks extension (SEP-2663), declared per request in 2026-07-28
+        caps["extensions"] = {TASKS_EXTENSION: {}}
     return caps
 
 
@@ -61,6 +64,10 @@ class ClientSettings:
     def declared_capabilities(self) -> dict[str, Any]:
         return capabilities_from_flags(self.capabilities)
 
+    @property
+    def declares_tasks(self) -> bool:
+        return "tasks" in self.capabilities
+
     def client_info(self) -> dict[str, Any]:
         return {"name": self.client_name, "version": self.client_version}
 
@@ -74,6 +81,7 @@ class ClientSettings:
 
     def initialize_params(self, version: str = LEGACY_VERSION) -> dict[str, Any]:
         caps = self.declared_capabilities()
+        caps.pop("extensions", None)  # the tasks extension is not defined for 2025-11-25
         if "elicitation" in caps and not caps["elicitation"]:
             caps["elicitation"] = {"form": {}}
         return {"protocolVersion": version, "capabilities": caps, "clientInfo": self.client_info()}

@@ -139,10 +139,32 @@ class ResultBuilder:
 
 
 @dataclass
+class TaskStart:
+    """What `response.start_task` asked for: the body to run in the background and its settings."""
+
+    body: Callable[[Any], Awaitable[None]]
+    status_message: str | None = None
+    ttl_ms: int | None = None
+    poll_interval_ms: int | None = None
+
+
+@dataclass
 class Response:
     input_required: InputRequiredBuilder = field(default_factory=InputRequiredBuilder)
     result: ResultBuilder = field(default_factory=ResultBuilder)
     notify: Notify | None = None
+    task: TaskStart | None = None
+
+    def start_task(self, body: Callable[[Any], Awaitable[None]], status_message: str | None = None,
+                   ttl_ms: int | None = None, poll_interval_ms: int | None = None) -> None:
+        """Answer this tools/call with a task (SEP-2663) whose work is `await body(task)`.
+
+        `task` is an `engine.tasks.TaskContext`: it asks for input (`task.input_required`, then
+        `await task.wait_for_input()`), reports `await task.set_status(...)` and fills `task.result`.
+        A client that did not declare the tasks extension gets the body run inline instead, and its
+        result as an ordinary one (asking for input then is -32021).
+        """
+        self.task = TaskStart(body, status_message, ttl_ms, poll_interval_ms)
 
     async def send_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         """Report progress on the open request (SSE over HTTP); a no-op without a progress token."""

@@ -32,6 +32,19 @@ class MrtrOptions:
 
 
 @dataclass
+class TaskOptions:
+    """The tasks extension (SEP-2663): how long tasks live and how often clients should poll."""
+
+    #: A task's lifetime from creation (ms); None for unlimited. Handlers may ask for their own.
+    ttl_ms: int | None = 600_000
+    poll_interval_ms: int = 1000
+    #: Live (non-terminal) tasks one principal may have at once; more get -32603 on creation.
+    max_live_per_principal: int = 32
+    #: How long a task's runner waits on the store before looking again (a shared store may not wake it).
+    runner_recheck: float = 1.0
+
+
+@dataclass
 class ServerOptions:
     mrtr: MrtrOptions = field(default_factory=MrtrOptions)
     version: str = "0.1.0"
@@ -39,3 +52,4 @@ class ServerOptions:
     list_ttl_ms: int = 60_000
     #: Deeper arguments, inputResponses or _meta get -32602 before any handler, digest or validation runs.
     max_argument_depth: int = MAX_ARGUMENT_DEPTH
+    tasks: TaskOptions = field(default_factory=TaskOptions)

@@ -23,6 +23,9 @@ class ToolEntry:
     inputs_need_state: bool | None = None
     #: The completing state may be used once (per instance): a replayed retry is rejected.
     single_use: bool = False
+    #: The tasks extension: "required" gets -32021 before the handler runs when the client did not
+    #: declare `io.modelcontextprotocol/tasks`; "optional" tools may answer with a task when it did.
+    task_support: str = "forbidden"
 
     def wire(self) -> dict[str, Any]:
         tool: dict[str, Any] = {"name": self.name, "inputSchema": self.input_schema}

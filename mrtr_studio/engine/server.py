@@ -13,6 +13,7 @@ from ..protocol.errors import (
     UNSUPPORTED_PROTOCOL_VERSION,
     McpError,
 )
+from ..protocol.tasks import TASK_METHODS, TASKS_EXTENSION, declares_tasks
 from ..protocol.versions import (
     LEGACY_VERSION,
     LEGACY_VERSIONS,
@@ -37,6 +38,8 @@ from .results import complete_result, scoped_notify
 from .session import Outbound, Session
 from .shared_store import MemoryReplayStore, ReplayStore, StoreUnavailable, store_unavailable_error
 from .state_token import StateCodec
+from .task_store import MemoryTaskStore, TaskStore
+from .tasks import TaskManager, missing_tasks
 from .values import check_params
 
 log = logging.getLogger(__name__)
@@ -51,7 +54,8 @@ REMOVED_IN_MODERN = frozenset(
 class McpServer(LegacyRequests):
     """A dual-era MCP server whose handlers ask for input with `input_required` (or, legacy, classically)."""
 
-    def __init__(self, name: str = "mrtr-studio", options: ServerOptions | None = None) -> None:
+    def __init__(self, name: str = "mrtr-studio", options: ServerOptions | None = None,
+                 task_store: TaskStore | None = None) -> None:
         self.name = name
         self.options = options or ServerOptions()
         self.registry = Registry()
@@ -61,6 +65,8 @@ class McpServer(LegacyRequests):
         self.replay_guard: ReplayStore = MemoryReplayStore(clock=lambda: self.codec.clock())
         self.completers: dict[CompletionKey, Completer] = {}
         self.listeners = ListenStreams()
+        #: The tasks extension (SEP-2663); a shared `task_store` lets several nodes serve the same tasks.
+        self.tasks = TaskManager(task_store or MemoryTaskStore(), self.options.tasks)
 
     # --- registration ---------------------------------------------------------------------
 
@@ -183,6 +189,9 @@ class McpServer(LegacyRequests):
         if method == "resources/templates/list":
             items = [r.wire() for r in self.registry.resources.values() if r.is_template]
             return self._listing("resourceTemplates", items, modern)
+        if method in TASK_METHODS and modern:
+            principal = self.get_request_principal(session)
+            return await self.tasks.serve(method, params, capabilities.from_meta(params), principal)
         if method == "subscriptions/listen" and modern:
             return await self.listeners.listen(message["id"], params, notify, self._offers,
                                                lambda uri: self.registry.find_resource(uri) is not None)
@@ -274,7 +283,7 @@ class McpServer(LegacyRequests):
         result: dict[str, Any] = {
             "resultType": "complete",
             "supportedVersions": list(SUPPORTED_VERSIONS),
-            "capabilities": self._server_capabilities(modern=True),
+            "capabilities": {**self._server_capabilities(modern=True), "extensions": {TASKS_EXTENSION: {}}},
             "_meta": {META_SERVER_INFO: self._server_info()},
             "ttlMs": self.options.list_ttl_ms,
             "cacheScope": "public",
@@ -298,6 +307,8 @@ class McpServer(LegacyRequests):
         explain = self.options.mrtr.explain_rejections
         verified = verify_state(self.codec, call, explain)
         bind = self.options.mrtr.bind_inputs_to_state if entry.inputs_need_state is None else entry.inputs_need_state
+        if getattr(entry, "task_support", "") == "required" and not declares_tasks(caps):
+            raise missing_tasks(f"the tool {name}")
         request = make_request(call, verified, bind)
         if variables:
             request.params.arguments = {**variables, **arguments}
@@ -308,6 +319,9 @@ class McpServer(LegacyRequests):
         completed = False
         try:
             await run_handler(entry.handler, session, request, response)
+            if response.task is not None and method == "tools/call" and response.input_required.is_empty:
+                completed = True
+                return await self.tasks.answer_call(request, response)
             if not response.input_required.is_empty:
                 return input_required_result(self.codec, call, response, verified.round)
             completed = True

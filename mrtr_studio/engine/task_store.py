@@ -127,12 +127,26 @@ class TaskStore(Protocol):
 
 
 class MemoryTaskStore:
-    """The default store: a dict and one asyncio.Condition, for a single process."""
+    """The default store: a dict and one asyncio.Condition, for a single process.
 
-    def __init__(self, clock: Clock = time.time) -> None:
+    Bounded: past `max_records`, the oldest finished tasks are forgotten first; when every stored
+    task is still live, `create` refuses with TaskLimitReached.
+    """
+
+    def __init__(self, clock: Clock = time.time, max_records: int = 10_000) -> None:
         self.clock = clock
+        self.max_records = max_records
         self._records: dict[str, dict[str, Any]] = {}
-        self._changed = asyncio.Condition()
+        self._condition: asyncio.Condition | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def _changed(self) -> asyncio.Condition:
+        """One condition per event loop (a server object may outlive the loop that first used it)."""
+        loop = asyncio.get_running_loop()
+        if self._condition is None or self._loop is not loop:
+            self._condition, self._loop = asyncio.Condition(), loop
+        return self._condition
 
     def _copy(self, task_id: str) -> TaskRecord | None:
         data = self._records.get(task_id)
@@ -140,7 +154,7 @@ class MemoryTaskStore:
 
     def _sweep(self) -> None:
         now = self.clock()
-        for task_id in [t for t, data in self._records.items() if TaskRecord.from_json(data).expired(now)]:
+        for task_id in [t for t, data in self._records.items() if _expired(data, now)]:
             del self._records[task_id]
 
     async def create(self, record: TaskRecord, max_live: int | None = None) -> None:
@@ -148,7 +162,14 @@ class MemoryTaskStore:
         if record.task_id in self._records:
             raise ValueError(f"task id {record.task_id!r} is taken")
         if max_live is not None and await self.count_live(record.principal) >= max_live:
-            raise TaskLimitReached(record.principal)
+            raise TaskLimitReached(f"the principal already has {max_live} live tasks")
+        if len(self._records) >= self.max_records:
+            finished = sorted((data["updated_at"], task_id) for task_id, data in self._records.items()
+                              if data["status"] in TERMINAL_STATUSES)
+            if not finished:
+                raise TaskLimitReached(f"the server holds {self.max_records} live tasks")
+            for _, task_id in finished[: len(self._records) - self.max_records + 1]:
+                del self._records[task_id]
         self._records[record.task_id] = _deep_copy(record.to_json())
 
     async def get(self, task_id: str) -> TaskRecord | None:
@@ -167,8 +188,8 @@ class MemoryTaskStore:
 
     async def count_live(self, principal: str) -> int:
         now = self.clock()
-        records = (TaskRecord.from_json(data) for data in self._records.values())
-        return sum(1 for r in records if r.principal == principal and not r.terminal and not r.expired(now))
+        return sum(1 for data in self._records.values() if data["principal"] == principal
+                   and data["status"] not in TERMINAL_STATUSES and not _expired(data, now))
 
     async def delete(self, task_id: str) -> None:
         if self._records.pop(task_id, None) is not None:
@@ -179,14 +200,22 @@ class MemoryTaskStore:
             data = self._records.get(task_id)
             return data is None or data["version"] != seen_version
 
-        async with self._changed:
+        condition = self._changed
+        async with condition:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait_for(changed), max(timeout, 0))
+                await asyncio.wait_for(condition.wait_for(changed), max(timeout, 0))
         return self._copy(task_id)
 
     async def _notify(self) -> None:
-        async with self._changed:
-            self._changed.notify_all()
+        condition = self._changed
+        async with condition:
+            condition.notify_all()
+
+
+def _expired(data: dict[str, Any], now: float) -> bool:
+    """`TaskRecord.expired` on a stored record, without building it (the store scans many)."""
+    ttl = data["ttl_ms"]
+    return ttl is not None and now >= data["created_at"] + ttl / 1000
 
 
 def _deep_copy(data: dict[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
+from .tasks import RESULT_KINDS, task_problems
 from .versions import MODERN_VERSION
 
 SCHEMA_VERSIONS = ("2026-07-28", "2025-11-25")
@@ -125,6 +126,10 @@ def message_problems(message: Any, method: str | None = None, version: str = MOD
         return found
     if body.get("resultType") == "input_required":
         return problems(body, "InputRequiredResult", version)
+    if body.get("resultType") == "task":
+        return task_problems(body, "CreateTaskResult")
+    if method in RESULT_KINDS:
+        return task_problems(body, RESULT_KINDS[method])
     specific = _RESULT_DEFS.get(method)
     if specific and specific in doc_defs:
         found += problems(body, specific, version)

@@ -21,7 +21,9 @@ META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
 #: Methods whose results may be `input_required` in 2026-07-28.
 MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 #: The params field each of them names its target with (mirrored in the HTTP `Mcp-Name` header).
-NAME_FIELDS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+NAME_FIELDS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
+               # the tasks extension (SEP-2663) routes its methods by task id
+               "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
 
 
 class Era(StrEnum):

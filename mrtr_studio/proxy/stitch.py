@@ -7,7 +7,9 @@ continues. A client that alters the state breaks that link, and that is exactly 
 debugger must show as a retry gone wrong, not as a new flow; so a request whose state is unknown
 (or that carries answers without a state) joins the most recent unanswered round of the same
 method and target whose input keys it answers. Legacy server-initiated requests join the call they
-were sent from; the client's answer joins it by the request's id (within its session).
+were sent from; the client's answer joins it by the request's id (within its session). A call that
+becomes a task (SEP-2663) goes on with the client's tasks/get, tasks/update and tasks/cancel for that
+task id, each answer one round further, until a poll shows the task finished.
 
 Each WireEvent's meta carries an `exchange` key: the same value for a request and its response
 (one HTTP POST, one JSON-RPC id on a stdio pipe). Memory is bounded: at most MAX_REMEMBERED flows
@@ -18,6 +20,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..protocol.tasks import TASK_METHODS
 from ..protocol.versions import META_PROTOCOL_VERSION, MODERN_VERSION, MRTR_METHODS, NAME_FIELDS
 from ..trace import TraceStore
 from ..trace.model import params_of
@@ -25,6 +28,7 @@ from ..transport.base import WireEvent
 
 MAX_REMEMBERED = 10_000
 Where = tuple[str, int]  # (operation id, round)
+_TASK_ENDS = {"completed": "complete", "failed": "error", "cancelled": "aborted"}
 
 
 @dataclass
@@ -52,6 +56,9 @@ class Stitcher:
     _sessions: dict[Any, Any] = field(default_factory=dict)  # exchange -> the legacy Mcp-Session-Id, if any
     #: (session, server request id) -> (operation, round): ids are only unique within one legacy session.
     _server_requests: dict[tuple[Any, Any], Where] = field(default_factory=dict)
+    #: task id -> (operation, the round its requests now belong to)
+    _tasks: dict[str, Where] = field(default_factory=dict)
+    _task_exchanges: set[Any] = field(default_factory=set)
     _count: int = 0
 
     def __call__(self, event: WireEvent) -> None:
@@ -73,6 +80,9 @@ class Stitcher:
             if where is not None:
                 self.store.record(where[0], where[1], "client->server", message, **meta)
             return
+        if method in TASK_METHODS and "id" in message:
+            self._task_request(method, message, exchange, session, meta)
+            return
         if method not in MRTR_METHODS or "id" not in message:
             return
         params = params_of(message)
@@ -89,6 +99,31 @@ class Stitcher:
         self._open[exchange] = where
         self._sessions[exchange] = session
         self.store.record(where[0], where[1], "client->server", message, **meta)
+
+    def _task_request(self, method: str, message: dict[str, Any], exchange: Any, session: Any,
+                      meta: dict[str, Any]) -> None:
+        task_id = params_of(message).get("taskId")
+        known = self._tasks.get(task_id) if isinstance(task_id, str) else None
+        if known is None or not isinstance(task_id, str):
+            return  # a task this recorder never saw created
+        if method == "tasks/update":  # an answer opens the task's next round, as a retry does
+            known = (known[0], known[1] + 1)
+            self._tasks[task_id] = known
+        self._open[exchange] = known
+        self._sessions[exchange] = session
+        self._task_exchanges.add(exchange)
+        self.store.record(known[0], known[1], "client->server", message, **meta)
+
+    def _task_answer(self, where: Where, message: dict[str, Any]) -> None:
+        result = message.get("result")
+        status = result.get("status") if isinstance(result, dict) else None
+        if not isinstance(status, str):
+            return  # an acknowledgement, or an error the client may recover from
+        self.store.note_task(where[0], status=status)
+        if status in _TASK_ENDS:
+            self.store.finish_operation(where[0], _TASK_ENDS[status],  # type: ignore[arg-type]
+                                        None if status == "completed" else f"the task ended {status}")
+            self._tasks = {k: v for k, v in self._tasks.items() if v[0] != where[0]}
 
     def continuation(self, method: str, params: dict[str, Any]) -> Where | None:
         """The (operation, round) a request continues: by the state it echoes, else by the keys it answers."""
@@ -121,6 +156,12 @@ class Stitcher:
         if where is None:
             return
         self.store.record(where[0], where[1], "server->client", message, **meta)
+        if exchange in self._task_exchanges and "method" not in message:
+            self._task_exchanges.discard(exchange)
+            del self._open[exchange]
+            self._sessions.pop(exchange, None)
+            self._task_answer(where, message)
+            return
         if "method" in message:  # notification, or a legacy server-initiated request inside the call
             if "id" in message:
                 self._server_requests[(self._sessions.get(exchange), message["id"])] = where
@@ -133,6 +174,12 @@ class Stitcher:
         if isinstance(result, dict) and result.get("resultType") == "input_required":
             self._remember(where, result)
             return  # the operation goes on when (if) the client retries
+        if isinstance(result, dict) and result.get("resultType") == "task" and isinstance(result.get("taskId"), str):
+            self._tasks[result["taskId"]] = (where[0], where[1] + 1)
+            self.store.note_task(where[0], result["taskId"], str(result.get("status") or "working"), where[1])
+            while len(self._tasks) > MAX_REMEMBERED:
+                del self._tasks[next(iter(self._tasks))]
+            return  # the operation goes on with the client's polls
         error = message.get("error")
         outcome = "error" if isinstance(error, dict) else "complete"
         problem = f"{error.get('code')} {error.get('message')}" if isinstance(error, dict) else None

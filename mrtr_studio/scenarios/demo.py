@@ -11,6 +11,7 @@ from ..engine import Era, McpServer, Request, Response, ServerOptions, Session
 from ..protocol import capabilities
 from .conformance import register_conformance_fixtures
 from .reference import register_reference_resources
+from .task_fixtures import register_task_tools
 
 CONFIRM_SCHEMA = '{"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]}'
 
@@ -257,5 +258,6 @@ def build_demo_server(options: ServerOptions | None = None, name: str = "mrtr-st
                     "text/plain")(secrets_resource)
     server.resource("notes://{topic}", "notes", "Notes on a topic (a template); asks how much to show.",
                     "text/plain")(notes_resource)
+    register_task_tools(server)
     register_conformance_fixtures(server)
     return server

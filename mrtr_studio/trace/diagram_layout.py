@@ -80,6 +80,7 @@ STYLES: dict[str, Style] = {
     "input_required": Style("#a05e00", "dashdot", 2.0, "‖ input_required", "#f2b05a"),
     "complete": Style("#1e7b34", "dash", 2.0, "✔ complete", "#6fd68a"),
     "error": Style("#c0392b", "solid", 2.6, "✖ error", "#ff8a7a"),
+    "task": Style("#0b5c6b", "dashdot", 2.0, "⧗ task", "#7fd3e0"),
     "server_request": Style("#6a3d9a", "solid", 1.6, "↳ server request", "#c9a6f0"),
     "client_response": Style("#6a3d9a", "dot", 1.6, "↲ client response", "#c9a6f0"),
     "notification": Style("#6b6b6b", "dot", 1.2, "• notification", "#b0b0b0"),
@@ -101,6 +102,8 @@ class Arrow:
     round: int
     depth: int = 0  # 1 inside an open call (legacy server-initiated request)
     sublabel: str = ""
+    #: A task's run of polls with one status drawn as this one arrow: how many tasks/get it stands for.
+    polls: int = 0
 
     @property
     def style(self) -> Style:
@@ -152,9 +155,34 @@ def _asked(message: Any) -> str:
     return ", ".join(parts)
 
 
+def task_summary(result: dict[str, Any]) -> str | None:
+    """A task's status line (a CreateTaskResult or a tasks/get result), or None when `result` is no task."""
+    if not isinstance(result.get("taskId"), str) or not isinstance(result.get("status"), str):
+        return None
+    bits = [str(result["status"])]
+    if isinstance(result.get("statusMessage"), str):
+        bits.append(result["statusMessage"][:80])
+    asked = _asked({"result": result})
+    if asked:
+        bits.append("asks " + asked)
+    if isinstance(result.get("error"), dict):
+        bits.append(f"{result['error'].get('code')} {result['error'].get('message', '')}"[:80])
+    return " · ".join(bits)
+
+
 def message_summary(entry: TraceMessage) -> str:
     """One line saying what a message is about, for the log's summary column and arrow sublabels."""
     message = entry.message
+    if entry.kind in ("task", "complete") and task_summary(result_of(message)) is not None:
+        result = result_of(message)
+        text = task_summary(result) or ""
+        inner = result.get("result")
+        if isinstance(inner, dict):
+            text += " · " + next((str(i.get("text", ""))[:80] for i in inner.get("content") or []
+                                  if isinstance(i, dict) and i.get("type") == "text"), "result")
+        return text
+    if entry.kind == "request" and entry.method in ("tasks/get", "tasks/cancel"):
+        return f"task {str(params_of(message).get('taskId', '?'))[:12]}"
     if entry.kind in ("request", "server_request", "notification"):
         params = params_of(message)
         bits = [str(params.get("name") or params.get("uri") or "")]
@@ -178,6 +206,8 @@ def message_summary(entry: TraceMessage) -> str:
         return f"{error.get('code')} {error.get('message', '')}{reason}"
     if entry.kind in ("complete", "client_response"):
         result = result_of(message)
+        if entry.kind == "complete" and set(result) <= {"resultType", "_meta"}:
+            return "acknowledged (empty result)"
         for item in result.get("content") or []:
             if isinstance(item, dict) and item.get("type") == "text":
                 return str(item.get("text", ""))[:120]
@@ -212,6 +242,13 @@ class DiagramLayout:
         # (sent by the client?, id) -> request, to name responses and close activations
         self._requests: dict[Any, TraceMessage] = {}
         self._open: dict[Any, Activation] = {}
+        # A task's polls: the arrow that stands for the current run of same-status answers, and a
+        # tasks/get held back until its answer says whether it extends that run or starts a new one.
+        self._run: Arrow | None = None
+        self._run_status: str | None = None
+        self._held: TraceMessage | None = None
+        #: Message seq -> the seq of the arrow drawn for it, for polls folded into a run's arrow.
+        self.drawn_as: dict[int, int] = {}
         if operation is not None:
             self._start(operation)
 
@@ -249,6 +286,38 @@ class DiagramLayout:
         return changed
 
     def add(self, entry: TraceMessage) -> Change:
+        """Draw one message. Repeated polls of a task collapse into one arrow ("polled N times")."""
+        if self._is_poll(entry) and self._run is not None and self._held is None:
+            self._held = entry
+            return Change()
+        if self._held is not None:
+            held, self._held = self._held, None
+            status = result_of(entry.message).get("status")
+            if self._answers(entry, held) and entry.kind == "complete" and status == self._run_status \
+                    and self._run is not None:
+                self._run.polls += 1
+                if self._run.seq is not None:
+                    self.drawn_as[held.seq] = self.drawn_as[entry.seq] = self._run.seq
+                self._run.label = f"⟳ polled {self._run.polls} times · {status} · tasks/get · r{entry.round}"
+                self._run.sublabel = message_summary(entry)
+                return Change(updated=[self._run])
+            change = self._draw(held)
+            more = self._draw(entry)
+            change.added += more.added
+            change.updated += more.updated
+            change.lanes = change.lanes or more.lanes
+            return change
+        return self._draw(entry)
+
+    @staticmethod
+    def _is_poll(entry: TraceMessage) -> bool:
+        return entry.kind == "request" and entry.method == "tasks/get"
+
+    @staticmethod
+    def _answers(entry: TraceMessage, request: TraceMessage) -> bool:
+        return entry.direction != request.direction and entry.jsonrpc_id == request.jsonrpc_id
+
+    def _draw(self, entry: TraceMessage) -> Change:
         change = Change()
         if entry.round > self._round:
             self._new_round(entry.round, change)
@@ -275,7 +344,18 @@ class DiagramLayout:
                 change.updated.append(opened)
         if entry.kind == "input_required":
             self._last_asked = _asked(entry.message)
+        self._track_polls(entry, method, arrow)
         return change
+
+    def _track_polls(self, entry: TraceMessage, method: str | None, arrow: Arrow) -> None:
+        status = result_of(entry.message).get("status")
+        if method == "tasks/get" and entry.kind == "complete" and isinstance(status, str):
+            self._run, self._run_status = arrow, status
+            arrow.polls = 1
+            if status == "input_required":
+                self._last_asked = _asked(entry.message)
+        elif not self._is_poll(entry):
+            self._run = self._run_status = None
 
     def _server_lane(self, entry: TraceMessage, change: Change) -> str:
         lane = (self._lane_of(entry) if self._lane_of else None) or "Server"
@@ -294,10 +374,18 @@ class DiagramLayout:
             self.interactions[round_number] = answer
             self.arrows += [ask, answer]
             change.added += [ask, answer]
-        separator = Separator(self._y - ROW * 0.45, f"Round {round_number}")
+        separator = Separator(self._y - ROW * 0.45, self._round_title(round_number))
         self._y += ROW * 0.3
         self.separators.append(separator)
         change.added.append(separator)
+
+    def _round_title(self, round_number: int) -> str:
+        created = self.operation.task_round if self.operation is not None else None
+        if created is None or round_number <= created:
+            return f"Round {round_number}"
+        if round_number == created + 1:
+            return f"Round {round_number} · task: polling"
+        return f"Round {round_number} · task: after answer {round_number - created - 1}"
 
     @staticmethod
     def _label(entry: TraceMessage, method: str | None) -> str:

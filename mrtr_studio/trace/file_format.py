@@ -56,6 +56,10 @@ class OperationRecord(TypedDict):
     answer_seconds: NotRequired[dict[RoundKey, Seconds]]
     problem: NotRequired[str | None]
     label: NotRequired[str]
+    #: A call that became a task (SEP-2663): kept so a reopened trace can resume polling it.
+    task_id: NotRequired[str | None]
+    task_status: NotRequired[str | None]
+    task_round: NotRequired[Count | None]
 
 
 @with_config(_STRICT)

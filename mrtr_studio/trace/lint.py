@@ -13,9 +13,11 @@ from typing import Any
 from ..protocol import capabilities
 from ..protocol.answer_schema import elicitation_answer_problems
 from ..protocol.schema import message_problems
+from ..protocol.tasks import TASK_METHODS
 from ..protocol.versions import LEGACY_VERSION, META_PROTOCOL_VERSION, MODERN_VERSION, MRTR_METHODS
 from .model import Finding, TraceMessage, params_of, result_of
 from .store import StoreEvent, TraceStore
+from .task_lint import lint_task_message
 
 SCHEMA_INVALID = "schema-invalid"
 STATE_NOT_ECHOED = "state-not-echoed"
@@ -61,18 +63,18 @@ def lint_message(entry: TraceMessage, earlier: list[TraceMessage], era: str = "m
     found += _schema(entry, request, era)
     if entry.kind in ("request", "server_request"):
         found += _reused_id(entry, earlier)
-    if entry.kind == "request":
+    if entry.kind == "request" and entry.method not in TASK_METHODS:
         found += _retry_rules(entry, earlier)
     if entry.kind == "client_response" and request is not None and request.method == "elicitation/create":
         found += _answer_rules(f"the answer to {request.jsonrpc_id!r}", params_of(request.message),
                                result_of(entry.message))
     if entry.direction == "server->client" and isinstance(message, dict) and isinstance(message.get("result"), dict):
         result_type = message["result"].get("resultType", "complete")
-        if result_type not in ("complete", "input_required"):
+        if result_type not in ("complete", "input_required", "task"):
             found.append(Finding(UNKNOWN_RESULT_TYPE, "error", f"unknown resultType {result_type!r}"))
     if entry.kind == "input_required":
         found += _input_required_rules(entry, request)
-    return found
+    return found + lint_task_message(entry, earlier)
 
 
 def _schema(entry: TraceMessage, request: TraceMessage | None, era: str) -> list[Finding]:

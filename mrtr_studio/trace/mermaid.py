@@ -7,7 +7,8 @@ diagram reads like the spec's "Basic Workflow" figure and pastes into Markdown a
 
 from typing import Any
 
-from .model import Operation, TraceMessage
+from .diagram_layout import layout_operation
+from .model import Operation, TraceMessage, result_of
 
 #: Characters of trace text that could end a statement (`;`, a line break), start an entity (`#`), a
 #: comment or a directive (`%%`, `%%{init: ...}%%`, found anywhere in the text), or markup (`<`, `&`,
@@ -53,6 +54,11 @@ def label(operation: Operation, message: TraceMessage) -> str:
         if "requestState" in result:
             lines.append("requestState")
         return "<br/>".join(escape(line) for line in lines)
+    task = result_of(body)
+    if kind in ("task", "complete") and isinstance(task.get("taskId"), str) and isinstance(task.get("status"), str):
+        lines = [f"{'task created' if kind == 'task' else 'task'} {task['status']}{_id(message)}",
+                 *_keys(task.get("inputRequests") if task["status"] == "input_required" else None)]
+        return "<br/>".join(escape(line) for line in lines)
     if kind == "error":
         error = body.get("error") or {}
         return escape(f"error {error.get('code')} {error.get('message')}{_id(message)}")
@@ -76,7 +82,12 @@ def to_mermaid(operation: Operation, messages: list[TraceMessage], timings: bool
     lines = ["sequenceDiagram", "    participant C as Client", "    participant S as Server",
              f"    Note over C,S: {escape(f'{_target(operation)} ({operation.era})')}"]
     current_round = 0
+    # A task's runs of same-status polls: one arrow pair each, as in the diagram.
+    layout = layout_operation(operation, messages)
+    runs = {arrow.seq: arrow.polls for arrow in layout.arrows if arrow.polls > 1 and arrow.seq is not None}
     for message in sorted(messages, key=lambda m: m.seq):
+        if message.seq in layout.drawn_as:
+            continue
         if message.round != current_round:
             if current_round:
                 lines.append(f"    Note over C: round {message.round}")
@@ -87,7 +98,10 @@ def to_mermaid(operation: Operation, messages: list[TraceMessage], timings: bool
             arrow = "C--)S"
         else:
             arrow = _ARROWS.get(message.kind, "S-->>C")
-        lines.append(f"    {arrow}: {label(operation, message)}")
+        text = label(operation, message)
+        if message.seq in runs:
+            text += escape(f" (polled {runs[message.seq]} times)")
+        lines.append(f"    {arrow}: {text}")
         if findings:
             side = "S" if arrow.startswith("C") else "C"
             for finding in message.findings:

@@ -16,6 +16,7 @@ MessageKind = Literal[
     "request",  # client request (first call or retry)
     "input_required",  # result with resultType input_required
     "complete",  # result with resultType complete (or absent)
+    "task",  # result with resultType task: the call became a task (SEP-2663)
     "error",  # JSON-RPC error response
     "notification",
     "server_request",  # legacy server-initiated request
@@ -146,6 +147,15 @@ class Operation:
     answer_seconds: dict[int, float] = field(default_factory=dict)
     problem: str | None = None
     label: str = ""
+    #: A call that became a task (SEP-2663): its id (kept so a reopened trace can resume polling),
+    #: its last seen status, and the round whose answer created it (the MRTR phase ends there).
+    task_id: str | None = None
+    task_status: str | None = None
+    task_round: int | None = None
+
+    @property
+    def is_task(self) -> bool:
+        return self.task_id is not None
 
     def to_json(self) -> dict[str, Any]:
         """As JSON (the arguments are shared, not copied: encode or copy before changing them)."""
@@ -153,7 +163,8 @@ class Operation:
                 "era": self.era, "server": self.server, "started": self.started, "outcome": self.outcome,
                 "ended": self.ended, "rounds": self.rounds,
                 "answer_seconds": {str(k): v for k, v in self.answer_seconds.items()}, "problem": self.problem,
-                "label": self.label}
+                "label": self.label, "task_id": self.task_id, "task_status": self.task_status,
+                "task_round": self.task_round}
 
 
 def kind_of(message: Any, direction: Direction) -> MessageKind:
@@ -171,7 +182,10 @@ def kind_of(message: Any, direction: Direction) -> MessageKind:
     body = message.get("result")
     if not isinstance(body, dict):
         return "invalid"
-    return "input_required" if body.get("resultType") == "input_required" else "complete"
+    kind = body.get("resultType")
+    if kind == "input_required":
+        return "input_required"
+    return "task" if kind == "task" else "complete"
 
 
 def params_of(message: Any) -> dict[str, Any]:

@@ -108,6 +108,17 @@ class TraceStore:
         op.answer_seconds[round_number] = seconds
         self._emit(StoreEvent("operation_updated", operation=op))
 
+    def note_task(self, operation_id: str, task_id: str | None = None, status: str | None = None,
+                  created_in_round: int | None = None) -> None:
+        """Remember the task an operation became, and its latest status (emits on change only)."""
+        op = self._operations_by_id[operation_id]
+        before = (op.task_id, op.task_status, op.task_round)
+        op.task_id = task_id or op.task_id
+        op.task_status = status or op.task_status
+        op.task_round = created_in_round or op.task_round
+        if (op.task_id, op.task_status, op.task_round) != before:
+            self._emit(StoreEvent("operation_updated", operation=op))
+
     def finish_operation(self, operation_id: str, outcome: Outcome, problem: str | None = None) -> Operation:
         op = self._operations_by_id[operation_id]
         op.outcome = outcome

@@ -73,7 +73,7 @@ async def run_demo(window: MainWindow, demo: DemoRun, shots: Path | None) -> int
             window.step_clicked()
         await asyncio.sleep(0.02)
     result = task.result()
-    outcome = result.drive if result else None
+    outcome = result.final if result else None  # a task's end, when the call became one
     await shot("result" if outcome and outcome.outcome == "complete" else "error")
     if outcome is None:
         return 1

@@ -161,6 +161,8 @@ class MainWindow(QMainWindow):
         run = bar.addMenu("&Run")
         for action in self.controls.actions():
             run.addAction(action)
+        run.addSeparator()
+        self.resume_action = self._add(run, "&Resume polling the selected task", self.resume_task)
         tamper = bar.addMenu("&Tamper")
         for action in self.controls.tampers.values():
             tamper.addAction(action)
@@ -400,6 +402,20 @@ class MainWindow(QMainWindow):
             return False
         return True
 
+    def resume_task(self) -> bool:
+        """Go on polling the task the selected operation became (an opened trace keeps its id)."""
+        op_id = self.selection.operation_id
+        op = next((o for o in self.studio.store.operations if o.id == op_id), None)
+        if op is None or op.task_id is None:
+            self.show_error("Select an operation that became a task to resume polling it.")
+            return False
+        try:
+            self.studio.resume(op.id)
+        except RuntimeError as exc:
+            self.show_error(str(exc))
+            return False
+        return True
+
     def run_clicked(self) -> None:
         if self.studio.state == "idle":
             self.launch(step=False)
@@ -514,9 +530,10 @@ class MainWindow(QMainWindow):
                 self.errors.add(f"{event.catalog.server}: {problem}", kind="info")
             self._select_saved_target()
         elif event.kind == "run_finished" and event.result is not None:
-            drive = event.result.drive
+            drive = event.result.final  # a task's end, when the call became one
             text = {"complete": "complete", "error": describe_error(drive.error)}.get(drive.outcome, drive.outcome)
-            self.show_status(f"{event.result.operation.target}: {text} after {len(drive.rounds)} round(s)",
+            rounds = f"{event.result.operation.rounds} round(s)" + (" as a task" if drive.task else "")
+            self.show_status(f"{event.result.operation.target}: {text} after {rounds}",
                              "success" if drive.outcome == "complete" else "error", 10000)
             self._focus_result(event.result.operation.id, drive.error)
 

@@ -123,7 +123,9 @@ class OperationsModel(QAbstractTableModel):
             return op.rounds
         if column == "outcome":
             marks = {"complete": "✓ ", "running": "… "}
-            return marks.get(row.outcome, "✗ ") + row.outcome
+            task = f" (task {op.task_status})" if op.task_status and row.outcome == "running" else \
+                " (task)" if op.task_id else ""
+            return marks.get(row.outcome, "✗ ") + row.outcome + task
         if column == "duration":
             return format_duration(row.duration)
         return row.source + ("" if row.origin == "live" else f" ({row.origin})")

@@ -122,7 +122,7 @@ def test_closed_terminal_is_a_clear_failure(capsys: pytest.CaptureFixture[str], 
     (["ftp://x", "--tool", "a"], "unsupported URL 'ftp://x': use http(s)://…, stdio:COMMAND ARGS or memory:"),
     (["memory:", "--tool", "a", "--args", "[1]"], "--args must be a JSON object, not '[1]'"),
     (["memory:", "--tool", "a", "--caps", "bogus"],
-     "unknown capabilities: bogus (known: elicitation, elicitation.url, sampling, sampling.tools, roots)"),
+     "unknown capabilities: bogus (known: elicitation, elicitation.url, sampling, sampling.tools, roots, tasks)"),
 ])
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
     code, _, err = call(capsys, *argv)

@@ -9,7 +9,8 @@ from mrtr_studio.app.line_recorder import LineRecorder, handler_source
 pytestmark = pytest.mark.anyio
 
 REQUIRED_TOPICS = {"confirm-delete", "wizard", "sampling", "roots", "url-consent", "several-inputs",
-                   "missing-capability", "legacy-client", "expired-state", "another-user", "prompt-and-resource"}
+                   "missing-capability", "legacy-client", "expired-state", "another-user", "prompt-and-resource",
+                   "long-job"}
 
 
 def test_the_library_covers_every_topic() -> None:
@@ -25,7 +26,8 @@ async def test_lesson_runs_and_explains_every_step(lesson) -> None:  # type: ign
         unexplained = [(m.round, m.kind) for m in run_report.messages if m.seq not in run_report.steps]
         assert unexplained == []
         for step in run_report.steps.values():
-            assert step.text and step.spec.startswith("https://modelcontextprotocol.io/specification/2026-07-28/")
+            assert step.text and step.spec.startswith(("https://modelcontextprotocol.io/specification/2026-07-28/",
+                                                       "https://modelcontextprotocol.io/extensions/tasks/"))
         first_round = run_report.lines[1]
         assert first_round, "no handler line recorded for round 1"
         assert all(run_report.first_line <= n < run_report.first_line + len(run_report.source)

@@ -81,3 +81,27 @@ async def test_two_legacy_sessions_at_once_keep_their_server_requests_apart() ->
     assert [outcome for outcome, _ in flows] == ["complete", "complete"]
     for _, messages in flows:
         assert [k for _, _, k in messages] == ["request", "server_request", "client_response", "complete"]
+
+
+async def test_an_outside_clients_task_is_one_operation_with_its_polls_and_answer() -> None:
+    from mrtr_studio.client.settings import ALL_CAPABILITIES
+
+    studio = Studio()
+    url = await studio.start_serving()
+    outside = ClientSession(HttpClientTransport(url), ClientSettings(era="modern",
+                                                                     capabilities=ALL_CAPABILITIES | {"tasks"}),
+                            auto_respond)
+    try:
+        run = await outside.call_tool("confirm_delete", {"filename": "served.txt"})
+    finally:
+        await outside.close()
+        await studio.close()
+    assert run.task is not None and run.task.outcome == "complete"
+    flows = [op for op in studio.store.operations if op.label == LABEL]
+    assert len(flows) == 1
+    op = flows[0]
+    assert (op.outcome, op.task_id, op.task_status, op.task_round) == ("complete", run.task.task_id, "completed", 1)
+    methods = [(m.round, m.method) for m in studio.store.messages_of(op.id) if m.direction == "client->server"]
+    assert methods[0] == (1, "tools/call") and (3, "tasks/update") in methods and methods[-1][1] == "tasks/get"
+    update_at = methods.index((3, "tasks/update"))
+    assert all(r == 2 for r, _ in methods[1:update_at]) and all(r == 3 for r, _ in methods[update_at:])

@@ -122,9 +122,22 @@ async def test_json_rpc_error_ends_the_operation() -> None:
 
 
 async def test_unknown_result_type_is_a_protocol_error() -> None:
-    script = Script(lambda m: {"jsonrpc": "2.0", "id": m["id"], "result": {"resultType": "task"}})
+    script = Script(lambda m: {"jsonrpc": "2.0", "id": m["id"], "result": {"resultType": "later"}})
     result = await drive(first_call(), script, standard_retry())
-    assert (result.outcome, result.problem) == ("protocol_error", "unknown resultType 'task'")
+    assert (result.outcome, result.problem) == ("protocol_error", "unknown resultType 'later'")
+
+
+async def test_a_task_result_is_accepted_only_when_the_client_declared_tasks() -> None:
+    def script() -> Script:
+        return Script(lambda m: {"jsonrpc": "2.0", "id": m["id"], "result": {"resultType": "task", "taskId": "t"}})
+
+    result = await drive(first_call(), script(), standard_retry())
+    assert result.outcome == "protocol_error" and "did not declare the tasks extension" in (result.problem or "")
+    result = await drive(first_call(), script(), standard_retry(), accept_tasks=True)
+    assert result.outcome == "task" and result.result == {"resultType": "task", "taskId": "t"}
+    nameless = Script(lambda m: {"jsonrpc": "2.0", "id": m["id"], "result": {"resultType": "task"}})
+    result = await drive(first_call(), nameless, standard_retry(), accept_tasks=True)
+    assert (result.outcome, result.problem) == ("protocol_error", "a task result without a string taskId")
 
 
 @pytest.mark.parametrize(("reply", "problem"), [

@@ -85,9 +85,9 @@ async def test_dropped_connection_mid_flow_keeps_the_completed_round() -> None:
 
 async def test_unknown_result_type_is_a_protocol_error_with_a_finding() -> None:
     session = over_http(lambda r: httpx.Response(200, json={"jsonrpc": "2.0", "id": json.loads(r.content)["id"],
-                                                            "result": {"resultType": "task"}}))
+                                                            "result": {"resultType": "later"}}))
     run = await session.run("tools/call", "x", {})
-    assert (run.operation.outcome, run.operation.problem) == ("protocol_error", "unknown resultType 'task'")
+    assert (run.operation.outcome, run.operation.problem) == ("protocol_error", "unknown resultType 'later'")
     rules = [f.rule for f in session.store.messages_of(run.operation.id)[-1].findings]
     assert "unknown-result-type" in rules
 

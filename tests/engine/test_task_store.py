@@ -108,3 +108,28 @@ async def test_round_trips_through_json() -> None:
     original = record("a")
     original.input_requests = {"k": {"method": "elicitation/create", "params": {}}}
     assert TaskRecord.from_json(original.to_json()) == original
+
+
+async def test_a_full_store_forgets_finished_tasks_first_and_refuses_when_all_are_live() -> None:
+    store = MemoryTaskStore(clock=Clock(), max_records=2)
+    await store.create(record("a"))
+    await store.create(record("b"))
+    with pytest.raises(TaskLimitReached):
+        await store.create(record("c"))
+    await store.update("a", lambda r: setattr(r, "status", "completed"))
+    await store.create(record("c"))
+    assert await store.get("a") is None and await store.get("b") is not None and await store.get("c") is not None
+
+
+def test_one_store_serves_one_event_loop_after_another() -> None:
+    store = MemoryTaskStore(clock=Clock())
+
+    async def wait_once(task_id: str) -> None:
+        await store.create(record(task_id))
+        waiter = asyncio.ensure_future(store.wait_for_change(task_id, 0, 30))
+        await asyncio.sleep(0)
+        await store.update(task_id, lambda r: setattr(r, "status_message", "hi"))
+        assert (await waiter) is not None
+
+    asyncio.run(wait_once("a"))
+    asyncio.run(wait_once("b"))

@@ -116,7 +116,7 @@ def test_reused_id_invented_state_leak_and_unknown_result_type() -> None:
     assert lint.lint_message(leaked, []) == [Finding(
         "mrtr-data-on-first-call", "error",
         "a first call carries requestState: MRTR data belongs only to the retry of the request that asked for it")]
-    odd = message(3, 1, "server->client", "complete", {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "task"}})
+    odd = message(3, 1, "server->client", "complete", {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "later"}})
     assert "unknown-result-type" in rules(odd, [first])
 
 

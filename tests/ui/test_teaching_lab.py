@@ -114,3 +114,18 @@ def test_the_grid_runs_against_an_external_server_too(qtbot, loop) -> None:
     assert "second identity" in rows["Send as another identity"]["Detail"]
     others = [r for title, r in rows.items() if title not in ("Send after expiry", "Send as another identity")]
     assert all(r["Verdict"] == "✔ pass" for r in others), others
+
+
+def test_a_tool_that_becomes_a_task_gets_the_task_attacks(qtbot, loop) -> None:
+    from mrtr_studio.app.task_lab import TASK_ATTACKS
+
+    studio = Studio(store=TraceStore())
+    view, _selection = make_view(qtbot, studio)
+    view.pick("tools/call", "confirm_delete", {"filename": "lab.txt"})
+    qtbot.mouseClick(view.run_button, Qt.MouseButton.LeftButton)
+    run_until(loop, lambda: view.task is not None and view.task.done(), timeout=60, what="the lab run")
+    assert view.task is not None and view.task.result() is not None, view.summary.text()
+    rows = [view.row_texts(row) for row in range(view.grid.rowCount())]
+    assert [r["Attack"] for r in rows] == [a.title for a in TASK_ATTACKS]
+    assert all(r["Verdict"] == "✔ pass" for r in rows), rows
+    assert "✔ pass 3" in view.summary.text()

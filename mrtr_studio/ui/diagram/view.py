@@ -349,6 +349,11 @@ class SequenceDiagramView(QWidget):
                 label.setPos(12, obj.y - 16)
                 self._separators.append((obj, line, label))
         for obj in change.updated:
+            if isinstance(obj, Arrow):  # a task's run of polls grew: "polled N times"
+                drawn = self._items.get(id(obj))
+                if isinstance(drawn, ArrowItem):
+                    drawn.relabel(obj.label)
+                continue
             bar = self._items.get(id(obj))
             if isinstance(obj, Activation) and isinstance(bar, QGraphicsRectItem):
                 self._place_activation(obj, bar)
@@ -415,6 +420,8 @@ class SequenceDiagramView(QWidget):
             self.selection.select_message(arrow.seq, self.operation_id)
 
     def _highlight(self, seq: int) -> None:
+        if self.layout_model is not None:  # a poll folded into its run highlights the run's arrow
+            seq = self.layout_model.drawn_as.get(seq, seq)
         for item_seq, item in self.arrow_items.items():
             item.set_highlighted(item_seq == seq)
         if seq in self.arrow_items:  # below the sticky header, not under it

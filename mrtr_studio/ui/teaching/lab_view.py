@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from ...app.identities import IDENTITY_PRESETS, Identity
 from ...app.lab import ATTACKS, Lab, LabRun, LabTarget
 from ...app.studio import Studio, StudioEvent
+from ...app.task_lab import TaskLab
 from ...client.settings import ClientSettings
 from ...trace import StoreEvent, TraceStore
 from ..async_bridge import spawn
@@ -159,6 +160,15 @@ class LabView(QWidget):
             self._running = True
             run = await Lab(self._lab_target(transports, first, second), self.store,
                             ClientSettings(era="modern")).run(method, target, arguments)
+            if method == "tools/call" and all(r.status in ("broken", "skipped") for r in run.results):
+                # No MRTR round to attack: a tool that becomes a task gets the task attacks instead.
+                await close_all(transports.values())
+                transports = await open_transports(self.studio, self.target.entry(),
+                                                   [first] + ([second] if second else []))
+                tasks = await TaskLab(self._lab_target(transports, first, second), self.store,
+                                      ClientSettings(era="modern")).run_tasks(target, arguments)
+                if any(r.status != "broken" for r in tasks.results):
+                    run = tasks
         except Exception as exc:
             self.summary.setText(f"✖ The lab could not run: {type(exc).__name__}: {exc}")
             return None
