@@ -536,6 +536,13 @@ class MainWindow(QMainWindow):
             else:
                 self._last_loaded = op.id
 
+    def adopt_recovered(self, operation_ids: list[str]) -> None:
+        """Operations the autosave journal brought back before the window existed: marked as
+        recovered, and the newest picked in the operations list, as the diagram already shows it."""
+        self.operations.model.mark_recovered(sorted(operation_ids))
+        if self.studio.store.operations:
+            self.selection.select_operation(self.studio.store.operations[-1].id)
+
     def _show_last_loaded(self) -> None:
         operation_id, self._last_loaded = self._last_loaded, None
         if operation_id is not None and operation_id in {op.id for op in self.studio.store.operations[-1:]}:

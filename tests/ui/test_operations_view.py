@@ -157,3 +157,19 @@ def test_compare_shows_where_two_request_states_differ(window: MainWindow, arun:
     assert left != right and left[-20:] != right[-20:]  # the signatures at the end differ, and are kept
     assert view.fields.textElideMode() == Qt.TextElideMode.ElideMiddle
     view.close()
+
+
+def test_recovered_operations_open_with_the_newest_picked(qtbot: Any, settings: Any) -> None:  # noqa: F811
+    from mrtr_studio.app.studio import Studio
+    from tests.trace.view_flows import run_flow
+
+    studio = Studio()
+    first, last = run_flow(studio.store, "count_roots"), run_flow(studio.store, "delete_file")  # as a journal would
+    win = MainWindow(studio, settings, interactive_answers=False)
+    qtbot.addWidget(win)
+    win.show()
+    win.adopt_recovered([first.id, last.id])
+    QApplication.processEvents()
+    assert win.operations.selected_ids() == [last.id]  # the flow the diagram shows is the one picked
+    assert win.diagram.operation_id == last.id
+    assert "recovered" in str(win.operations.model.data(win.operations.model.index(0, COLUMNS.index("source"))))
