@@ -542,6 +542,10 @@ class MainWindow(QMainWindow):
         self.operations.model.mark_recovered(sorted(operation_ids))
         if self.studio.store.operations:
             self.selection.select_operation(self.studio.store.operations[-1].id)
+            QTimer.singleShot(0, self, self._scroll_to_picked_operation)  # once the list has its real height
+
+    def _scroll_to_picked_operation(self) -> None:
+        self.operations.table.scrollTo(self.operations.table.currentIndex())
 
     def _show_last_loaded(self) -> None:
         operation_id, self._last_loaded = self._last_loaded, None

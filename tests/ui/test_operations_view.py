@@ -164,12 +164,17 @@ def test_recovered_operations_open_with_the_newest_picked(qtbot: Any, settings: 
     from tests.trace.view_flows import run_flow
 
     studio = Studio()
-    first, last = run_flow(studio.store, "count_roots"), run_flow(studio.store, "delete_file")  # as a journal would
+    first = run_flow(studio.store, "count_roots")  # as a journal would, before the window exists
+    for _ in range(10):  # more than the list shows at once
+        last = run_flow(studio.store, "delete_file")
     win = MainWindow(studio, settings, interactive_answers=False)
     qtbot.addWidget(win)
+    win.adopt_recovered([first.id, last.id])  # as at launch: before the window is shown
     win.show()
-    win.adopt_recovered([first.id, last.id])
     QApplication.processEvents()
     assert win.operations.selected_ids() == [last.id]  # the flow the diagram shows is the one picked
+    qtbot.wait(20)
+    table = win.operations.table
+    assert table.viewport().rect().contains(table.visualRect(table.currentIndex()))  # and in view
     assert win.diagram.operation_id == last.id
     assert "recovered" in str(win.operations.model.data(win.operations.model.index(0, COLUMNS.index("source"))))
