@@ -17,14 +17,13 @@ import re
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt, Slot
-from PySide6.QtGui import QFontDatabase, QKeyEvent, QTextCursor, QTextFormat
+from PySide6.QtGui import QKeyEvent, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
-    QPlainTextEdit,
     QPushButton,
     QSplitter,
     QTextEdit,
@@ -43,6 +42,7 @@ from ..diagram.palette import PALETTE_EVENTS, line_highlight
 from ..diagram.zoom import forward_zoom_keys
 from ..selection import Selection
 from ..store_bridge import StoreBridge
+from .code_view import CodeView
 from .common import mermaid_for
 
 #: An operation id no store holds: the diagram then shows "No operation yet" instead of the newest one.
@@ -130,10 +130,7 @@ class LessonView(QWidget):
         self.explanation.setTextFormat(Qt.TextFormat.RichText)
         self.explanation.setOpenExternalLinks(True)
         self.explanation.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
-        self.source = QPlainTextEdit()
-        self.source.setReadOnly(True)
-        self.source.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)  # no line hidden past the edge
-        self.source.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.source = CodeView()  # wrapped lines hang under their own code, not under the gutter
         self.source.setAccessibleName("Handler source; ▶ marks the lines that ran in this round")
         self.source_label = QLabel()
         self.source_label.setWordWrap(True)
