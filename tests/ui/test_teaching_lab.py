@@ -114,3 +114,11 @@ def test_the_grid_runs_against_an_external_server_too(qtbot, loop) -> None:
     assert "second identity" in rows["Send as another identity"]["Detail"]
     others = [r for title, r in rows.items() if title not in ("Send after expiry", "Send as another identity")]
     assert all(r["Verdict"] == "✔ pass" for r in others), others
+
+
+def test_the_attack_names_read_whole_before_the_first_run(qtbot, loop) -> None:
+    view, _ = make_view(qtbot, Studio())
+    attack = COLUMNS.index("Attack")
+    metrics = view.grid.fontMetrics()
+    widest = max(metrics.horizontalAdvance(a.title) for a in ATTACKS)
+    assert view.grid.columnWidth(attack) >= widest, (view.grid.columnWidth(attack), widest)
