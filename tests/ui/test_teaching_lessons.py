@@ -190,3 +190,14 @@ def test_a_wrapped_source_line_continues_under_its_own_code_not_under_the_gutter
             assert second.x() >= (gutter + indent) * space - 1, (text, second.x())  # the rest hangs under the code
         block = block.next()
     assert wrapped > 0
+
+
+def test_before_a_run_the_intro_is_shown_once(qtbot, view) -> None:
+    view.select_lesson("wizard")
+    intro = view.lesson().intro
+    assert view.intro.isVisibleTo(view) and plain(view.intro.text()) == plain(intro)
+    assert plain(view.explanation.text()) != plain(intro)  # not repeated under the diagram
+    view.set_presentation(True)  # the intro line hides: the explanation carries it
+    assert not view.intro.isVisibleTo(view) and plain(view.explanation.text()) == plain(intro)
+    view.set_presentation(False)
+    assert plain(view.explanation.text()) != plain(intro)

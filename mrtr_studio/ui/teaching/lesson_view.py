@@ -198,7 +198,7 @@ class LessonView(QWidget):
         else:
             self.selection.select_operation(NOT_RUN)
             self.step_label.setText("Press Run to play the lesson, or Step to walk it message by message.")
-            self.explanation.setText(html.escape(lesson.intro))
+            self._show_intro()
             self._show_source(0, None)
         self._update_buttons()
 
@@ -427,6 +427,12 @@ class LessonView(QWidget):
         if not forward_zoom_keys(event, self.text_zoom, self.diagram.canvas):
             super().keyPressEvent(event)
 
+    def _show_intro(self) -> None:
+        """Before a run the explanation repeats the intro only where the intro line is hidden
+        (presentation mode); beside it, the same sentence twice is only noise."""
+        lesson = self.lesson()
+        self.explanation.setText(html.escape(lesson.intro) if self.presenting else "")
+
     def set_presentation(self, on: bool) -> None:
         """Presentation mode: no lesson list or export buttons; code and diagram side by side, larger."""
         self.presenting = on
@@ -441,4 +447,6 @@ class LessonView(QWidget):
             label.setFont(font)
         self.text_zoom.set_default(scale)
         self.diagram.set_presentation(on)
+        if self.position < 0 and not self.operations.get(self.lesson().id):
+            self._show_intro()
         self._arrange()
