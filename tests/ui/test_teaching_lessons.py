@@ -201,3 +201,23 @@ def test_before_a_run_the_intro_is_shown_once(qtbot, view) -> None:
     assert not view.intro.isVisibleTo(view) and plain(view.explanation.text()) == plain(intro)
     view.set_presentation(False)
     assert plain(view.explanation.text()) != plain(intro)
+
+
+def test_leaving_presentation_mode_gives_the_title_and_status_their_size_back(qtbot, view) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    normal = app.font()
+    before = (view.title.font().pointSizeF(), view.status.font().pointSizeF())
+    bigger = app.font()
+    bigger.setPointSizeF(normal.pointSizeF() * 1.6)
+    try:  # as Presentation does: the application's font first, then the views are told
+        app.setFont(bigger)
+        view.set_presentation(True)
+        assert view.title.font().pointSizeF() > before[0]
+        app.setFont(normal)
+        view.set_presentation(False)
+        qtbot.wait(10)
+        assert (view.title.font().pointSizeF(), view.status.font().pointSizeF()) == before
+    finally:
+        app.setFont(normal)

@@ -17,8 +17,9 @@ import re
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt, Slot
-from PySide6.QtGui import QKeyEvent, QTextCursor, QTextFormat
+from PySide6.QtGui import QFont, QKeyEvent, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (
+    QApplication,
     QFileDialog,
     QHBoxLayout,
     QLabel,
@@ -442,9 +443,12 @@ class LessonView(QWidget):
             button.setVisible(not on)
         scale = PRESENTATION_TEXT if on else 1.0
         for label in (self.title, self.status):
-            font = label.font()
-            font.setPointSizeF(self.font().pointSizeF() * (1.3 if on else 1.0))
-            label.setFont(font)
+            if on:
+                font = QApplication.font(label)
+                font.setPointSizeF(font.pointSizeF() * 1.3)
+                label.setFont(font)
+            else:  # inherit again: the window's font may not have reached this view yet
+                label.setFont(QFont())
         self.text_zoom.set_default(scale)
         self.diagram.set_presentation(on)
         if self.position < 0 and not self.operations.get(self.lesson().id):
