@@ -197,6 +197,7 @@ def test_before_a_run_the_intro_is_shown_once(qtbot, view) -> None:
     intro = view.lesson().intro
     assert view.intro.isVisibleTo(view) and plain(view.intro.text()) == plain(intro)
     assert plain(view.explanation.text()) != plain(intro)  # not repeated under the diagram
+    assert not view.explanation.isVisibleTo(view)  # nor an empty line left in its place
     view.set_presentation(True)  # the intro line hides: the explanation carries it
     assert not view.intro.isVisibleTo(view) and plain(view.explanation.text()) == plain(intro)
     view.set_presentation(False)

@@ -309,6 +309,7 @@ class LessonView(QWidget):
                                 f"{entry.kind}")
         step = self.step_of(entry)
         self.explanation.setText(step_html(step) if step else "<p>(no explanation for this message)</p>")
+        self.explanation.setVisible(True)
         run = self.run_index(entry)
         report = self.reports.get(self.lesson().id)
         lines = report.runs[run].lines_for(entry) if report and run < len(report.runs) else None
@@ -433,6 +434,7 @@ class LessonView(QWidget):
         (presentation mode); beside it, the same sentence twice is only noise."""
         lesson = self.lesson()
         self.explanation.setText(html.escape(lesson.intro) if self.presenting else "")
+        self.explanation.setVisible(self.presenting)  # empty, it would still leave a gap
 
     def set_presentation(self, on: bool) -> None:
         """Presentation mode: no lesson list or export buttons; code and diagram side by side, larger."""
