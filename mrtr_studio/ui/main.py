@@ -167,7 +167,7 @@ def run_gui(args: argparse.Namespace) -> int:
     recovered = 0 if shots_dir else studio.start_autosave(autosave_path())
     window = MainWindow(studio, settings, interactive_answers=not auto, available=screen)
     if recovered:
-        window.operations.model.mark_recovered(sorted(studio.recovered_ids))
+        window.adopt_recovered(sorted(studio.recovered_ids))
     # Recovered work, a damaged journal set aside, ...: problems last, so the status line ends on them.
     for level, text in sorted(studio.autosave_notices, key=lambda notice: notice[0] == "error"):
         (window.show_error if level == "error" else window.show_info)(text)

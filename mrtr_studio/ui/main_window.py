@@ -569,6 +569,17 @@ class MainWindow(QMainWindow):
             else:
                 self._last_loaded = op.id
 
+    def adopt_recovered(self, operation_ids: list[str]) -> None:
+        """Operations the autosave journal brought back before the window existed: marked as
+        recovered, and the newest picked in the operations list, as the diagram already shows it."""
+        self.operations.model.mark_recovered(sorted(operation_ids))
+        if self.studio.store.operations:
+            self.selection.select_operation(self.studio.store.operations[-1].id)
+            QTimer.singleShot(0, self, self._scroll_to_picked_operation)  # once the list has its real height
+
+    def _scroll_to_picked_operation(self) -> None:
+        self.operations.table.scrollTo(self.operations.table.currentIndex())
+
     def _show_last_loaded(self) -> None:
         operation_id, self._last_loaded = self._last_loaded, None
         if operation_id is not None and operation_id in {op.id for op in self.studio.store.operations[-1:]}:

@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QGraphicsRectItem
 
 from mrtr_studio.trace import TraceStore
 from mrtr_studio.ui.diagram import ArrowItem, SequenceDiagramView
+from mrtr_studio.ui.diagram.items import ACTIVATION_W
 from mrtr_studio.ui.selection import Selection
 from tests.trace.view_flows import run_flow
 
@@ -108,3 +109,19 @@ def test_arrow_items_are_arrow_items(qtbot) -> None:  # type: ignore[no-untyped-
     store = TraceStore()
     view, _ = make_view(qtbot, store)
     assert all(isinstance(i, ArrowItem) for i in view.arrow_items.values())
+
+
+def test_labels_are_drawn_over_nested_activation_bars(qtbot) -> None:  # type: ignore[no-untyped-def]
+    store = TraceStore()
+    view, selection = make_view(qtbot, store)
+    op = run_flow(store, "count_roots", era="legacy", arguments={})  # a server request inside the open call
+    selection.select_operation(op.id)
+
+    def heights() -> tuple[list[float], list[float]]:  # numbers only: no item wrappers outlive the scene
+        bars = [item.zValue() for item in view.scene.items() if type(item) is QGraphicsRectItem
+                and item.rect().width() == ACTIVATION_W]
+        return bars, [arrow.zValue() for arrow in view.arrow_items.values()]
+
+    bars, arrows = heights()
+    assert len(bars) >= 2 and arrows  # the call's bar and the nested request's
+    assert max(bars) < min(arrows)

@@ -157,3 +157,24 @@ def test_compare_shows_where_two_request_states_differ(window: MainWindow, arun:
     assert left != right and left[-20:] != right[-20:]  # the signatures at the end differ, and are kept
     assert view.fields.textElideMode() == Qt.TextElideMode.ElideMiddle
     view.close()
+
+
+def test_recovered_operations_open_with_the_newest_picked(qtbot: Any, settings: Any) -> None:  # noqa: F811
+    from mrtr_studio.app.studio import Studio
+    from tests.trace.view_flows import run_flow
+
+    studio = Studio()
+    first = run_flow(studio.store, "count_roots")  # as a journal would, before the window exists
+    for _ in range(10):  # more than the list shows at once
+        last = run_flow(studio.store, "delete_file")
+    win = MainWindow(studio, settings, interactive_answers=False)
+    qtbot.addWidget(win)
+    win.adopt_recovered([first.id, last.id])  # as at launch: before the window is shown
+    win.show()
+    QApplication.processEvents()
+    assert win.operations.selected_ids() == [last.id]  # the flow the diagram shows is the one picked
+    qtbot.wait(20)
+    table = win.operations.table
+    assert table.viewport().rect().contains(table.visualRect(table.currentIndex()))  # and in view
+    assert win.diagram.operation_id == last.id
+    assert "recovered" in str(win.operations.model.data(win.operations.model.index(0, COLUMNS.index("source"))))

@@ -129,3 +129,11 @@ def test_a_tool_that_becomes_a_task_gets_the_task_attacks(qtbot, loop) -> None:
     assert [r["Attack"] for r in rows] == [a.title for a in TASK_ATTACKS]
     assert all(r["Verdict"] == "✔ pass" for r in rows), rows
     assert "✔ pass 3" in view.summary.text()
+
+
+def test_the_attack_names_read_whole_before_the_first_run(qtbot, loop) -> None:
+    view, _ = make_view(qtbot, Studio())
+    attack = COLUMNS.index("Attack")
+    metrics = view.grid.fontMetrics()
+    widest = max(metrics.horizontalAdvance(a.title) for a in ATTACKS)
+    assert view.grid.columnWidth(attack) >= widest, (view.grid.columnWidth(attack), widest)

@@ -166,3 +166,59 @@ def test_step_forward_and_step_back_are_the_presenters_slots(qtbot, loop, view) 
     assert view.position == 2
     view.step_back()
     assert view.position == 1 and view.diagram.arrow_items[view.messages()[1].seq].highlighted
+
+
+def test_a_wrapped_source_line_continues_under_its_own_code_not_under_the_gutter(qtbot, view) -> None:
+    view.select_lesson("wizard")
+    view.source.setFixedWidth(320)  # narrow: long handler lines wrap, as at presentation size
+    qtbot.wait(10)
+    document = view.source.document()
+    document.adjustSize()
+    space = view.source.fontMetrics().horizontalAdvance(" ")
+    wrapped = 0
+    block = document.begin()
+    while block.isValid():
+        layout = block.layout()
+        text = block.text().replace("\u00a0", " ")  # the margin's spaces are non-breaking
+        if layout is not None and layout.lineCount() > 1:
+            wrapped += 1
+            gutter = text.index("│ ") + 2
+            indent = len(text[gutter:]) - len(text[gutter:].lstrip(" "))
+            first, second = layout.lineAt(0), layout.lineAt(1)
+            assert first.x() < space  # the gutter starts at the edge
+            assert first.textLength() > gutter + indent, text  # and is never left alone on its line
+            assert second.x() >= (gutter + indent) * space - 1, (text, second.x())  # the rest hangs under the code
+        block = block.next()
+    assert wrapped > 0
+
+
+def test_before_a_run_the_intro_is_shown_once(qtbot, view) -> None:
+    view.select_lesson("wizard")
+    intro = view.lesson().intro
+    assert view.intro.isVisibleTo(view) and plain(view.intro.text()) == plain(intro)
+    assert plain(view.explanation.text()) != plain(intro)  # not repeated under the diagram
+    assert not view.explanation.isVisibleTo(view)  # nor an empty line left in its place
+    view.set_presentation(True)  # the intro line hides: the explanation carries it
+    assert not view.intro.isVisibleTo(view) and plain(view.explanation.text()) == plain(intro)
+    view.set_presentation(False)
+    assert plain(view.explanation.text()) != plain(intro)
+
+
+def test_leaving_presentation_mode_gives_the_title_and_status_their_size_back(qtbot, view) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    normal = app.font()
+    before = (view.title.font().pointSizeF(), view.status.font().pointSizeF())
+    bigger = app.font()
+    bigger.setPointSizeF(normal.pointSizeF() * 1.6)
+    try:  # as Presentation does: the application's font first, then the views are told
+        app.setFont(bigger)
+        view.set_presentation(True)
+        assert view.title.font().pointSizeF() > before[0]
+        app.setFont(normal)
+        view.set_presentation(False)
+        qtbot.wait(10)
+        assert (view.title.font().pointSizeF(), view.status.font().pointSizeF()) == before
+    finally:
+        app.setFont(normal)

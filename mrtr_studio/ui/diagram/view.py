@@ -337,7 +337,7 @@ class SequenceDiagramView(QWidget):
                     self.arrow_items[obj.seq] = item
             elif isinstance(obj, Activation):
                 rect = self.scene.addRect(QRectF(), QPen(colours.border), colours.activation)
-                rect.setZValue(0.5 + obj.depth)
+                rect.setZValue(0.5 + min(obj.depth, 40) / 100)  # nested ones above, every label above them all
                 self._items[id(obj)] = rect
                 self._place_activation(obj, rect)
             elif isinstance(obj, Separator):

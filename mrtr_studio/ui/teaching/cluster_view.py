@@ -137,7 +137,7 @@ class ClusterView(QWidget):
         split.addWidget(self.diagram)
         split.setChildrenCollapsible(False)
         split.setStretchFactor(1, 1)
-        split.setSizes([150, 600])
+        split.setSizes([110, 600])  # the node list and rounds need a few rows; the diagram the rest
         box = QVBoxLayout(self)
         box.addLayout(top)
         box.addLayout(run_row)

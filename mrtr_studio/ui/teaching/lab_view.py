@@ -208,6 +208,7 @@ class LabView(QWidget):
                 if column == REQUIREMENT:
                     item.setToolTip(f"{attack.requirement}\n{attack.spec}")
                 self.grid.setItem(row, column, item)
+        self._fit_columns()  # the attacks read whole before the run, not squeezed beside an empty Detail
 
     def _on_store(self, event: StoreEvent) -> None:
         """Live progress: the row of the attack being run says so."""
@@ -241,11 +242,15 @@ class LabView(QWidget):
             if result.operation_id:
                 self._operations[result.operation_id] = row
             counts[result.verdict] = counts.get(result.verdict, 0) + 1
+        self._fit_columns()
+        words = ", ".join(f"{mark(v)} {counts[v]}" for v in ("pass", "warn", "fail", "skipped") if v in counts)
+        self.summary.setText(f"{len(run.results)} attacks on {run.target} ({self.target.label()}): {words}")
+
+    def _fit_columns(self) -> None:
+        """Every column as wide as its text, the long ones capped (they wrap, whole in the tooltip)."""
         self.grid.resizeColumnsToContents()
         self.grid.setColumnWidth(REQUIREMENT, min(self.grid.columnWidth(REQUIREMENT), 320))
         self.grid.setColumnWidth(DETAIL, min(self.grid.columnWidth(DETAIL), 360))
-        words = ", ".join(f"{mark(v)} {counts[v]}" for v in ("pass", "warn", "fail", "skipped") if v in counts)
-        self.summary.setText(f"{len(run.results)} attacks on {run.target} ({self.target.label()}): {words}")
 
     def show_row(self, row: int) -> None:
         """Select the attack's operation (its attacked retry) in the shared Selection."""

@@ -17,14 +17,14 @@ import re
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt, Slot
-from PySide6.QtGui import QFontDatabase, QKeyEvent, QTextCursor, QTextFormat
+from PySide6.QtGui import QFont, QKeyEvent, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (
+    QApplication,
     QFileDialog,
     QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
-    QPlainTextEdit,
     QPushButton,
     QSplitter,
     QTextEdit,
@@ -43,6 +43,7 @@ from ..diagram.palette import PALETTE_EVENTS, line_highlight
 from ..diagram.zoom import forward_zoom_keys
 from ..selection import Selection
 from ..store_bridge import StoreBridge
+from .code_view import CodeView
 from .common import mermaid_for
 
 #: An operation id no store holds: the diagram then shows "No operation yet" instead of the newest one.
@@ -130,10 +131,7 @@ class LessonView(QWidget):
         self.explanation.setTextFormat(Qt.TextFormat.RichText)
         self.explanation.setOpenExternalLinks(True)
         self.explanation.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
-        self.source = QPlainTextEdit()
-        self.source.setReadOnly(True)
-        self.source.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)  # no line hidden past the edge
-        self.source.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.source = CodeView()  # wrapped lines hang under their own code, not under the gutter
         self.source.setAccessibleName("Handler source; ▶ marks the lines that ran in this round")
         self.source_label = QLabel()
         self.source_label.setWordWrap(True)
@@ -201,7 +199,7 @@ class LessonView(QWidget):
         else:
             self.selection.select_operation(NOT_RUN)
             self.step_label.setText("Press Run to play the lesson, or Step to walk it message by message.")
-            self.explanation.setText(html.escape(lesson.intro))
+            self._show_intro()
             self._show_source(0, None)
         self._update_buttons()
 
@@ -311,6 +309,7 @@ class LessonView(QWidget):
                                 f"{entry.kind}")
         step = self.step_of(entry)
         self.explanation.setText(step_html(step) if step else "<p>(no explanation for this message)</p>")
+        self.explanation.setVisible(True)
         run = self.run_index(entry)
         report = self.reports.get(self.lesson().id)
         lines = report.runs[run].lines_for(entry) if report and run < len(report.runs) else None
@@ -430,6 +429,13 @@ class LessonView(QWidget):
         if not forward_zoom_keys(event, self.text_zoom, self.diagram.canvas):
             super().keyPressEvent(event)
 
+    def _show_intro(self) -> None:
+        """Before a run the explanation repeats the intro only where the intro line is hidden
+        (presentation mode); beside it, the same sentence twice is only noise."""
+        lesson = self.lesson()
+        self.explanation.setText(html.escape(lesson.intro) if self.presenting else "")
+        self.explanation.setVisible(self.presenting)  # empty, it would still leave a gap
+
     def set_presentation(self, on: bool) -> None:
         """Presentation mode: no lesson list or export buttons; code and diagram side by side, larger."""
         self.presenting = on
@@ -439,9 +445,14 @@ class LessonView(QWidget):
             button.setVisible(not on)
         scale = PRESENTATION_TEXT if on else 1.0
         for label in (self.title, self.status):
-            font = label.font()
-            font.setPointSizeF(self.font().pointSizeF() * (1.3 if on else 1.0))
-            label.setFont(font)
+            if on:
+                font = QApplication.font(label)
+                font.setPointSizeF(font.pointSizeF() * 1.3)
+                label.setFont(font)
+            else:  # inherit again: the window's font may not have reached this view yet
+                label.setFont(QFont())
         self.text_zoom.set_default(scale)
         self.diagram.set_presentation(on)
+        if self.position < 0 and not self.operations.get(self.lesson().id):
+            self._show_intro()
         self._arrange()

@@ -1,0 +1,71 @@
+"""Handler source beside a lesson: a gutter ("▶ 34 │ ") then the code, wrapped to the width.
+
+A line longer than the view wraps, and a wrapped line that started again at the left edge would
+sit under the gutter and read as a new, unindented line (the code of a lesson at presentation
+size wraps often). Each line therefore hangs: its continuation starts under its own code, after
+the gutter and the line's indentation. QPlainTextEdit ignores block margins, hence a QTextEdit.
+The gutter and the indentation are joined by non-breaking spaces, so a line never breaks right
+after them (which left the gutter alone on a line); toPlainText() gives ordinary spaces back.
+"""
+
+from PySide6.QtCore import QEvent
+from PySide6.QtGui import QFontDatabase, QTextCursor
+from PySide6.QtWidgets import QTextEdit, QWidget
+
+GUTTER_END = "│ "
+NBSP = "\u00a0"
+
+
+def hang_of(line: str) -> int:
+    """How many characters a wrapped continuation of `line` is indented: gutter plus indentation."""
+    line = line.replace(NBSP, " ")
+    cut = line.find(GUTTER_END)
+    gutter = cut + len(GUTTER_END) if cut >= 0 else 0
+    code = line[gutter:]
+    return gutter + len(code) - len(code.lstrip(" "))
+
+
+def unbreakable_margin(line: str) -> str:
+    """`line` with the spaces of its gutter and indentation made non-breaking."""
+    hang = hang_of(line)
+    return line[:hang].replace(" ", NBSP) + line[hang:]
+
+
+class CodeView(QTextEdit):
+    """Read-only monospaced source whose wrapped lines hang under their own code."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setReadOnly(True)
+        self.setAcceptRichText(False)
+        self.setLineWrapMode(QTextEdit.LineWrapMode.WidgetWidth)  # no line hidden past the edge
+        self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+
+    def setPlainText(self, text: str) -> None:
+        super().setPlainText("")  # not with the text: setPlainText turns non-breaking spaces into spaces
+        cursor = QTextCursor(self.document())
+        cursor.insertText("\n".join(unbreakable_margin(line) for line in text.split("\n")))
+        self.moveCursor(QTextCursor.MoveOperation.Start)
+        self.hang_lines()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:  # zoomed: the indents are in pixels
+            self.hang_lines()
+
+    def hang_lines(self) -> None:
+        """Give every line a hanging indent as wide as its gutter and indentation."""
+        space = self.fontMetrics().horizontalAdvance(" ")
+        cursor = QTextCursor(self.document())
+        cursor.beginEditBlock()
+        block = self.document().begin()
+        while block.isValid():
+            hang = hang_of(block.text()) * space
+            layout = block.blockFormat()
+            if layout.leftMargin() != hang or layout.textIndent() != -hang:
+                layout.setLeftMargin(hang)
+                layout.setTextIndent(-hang)
+                cursor.setPosition(block.position())
+                cursor.setBlockFormat(layout)
+            block = block.next()
+        cursor.endEditBlock()
