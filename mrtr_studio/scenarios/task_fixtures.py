@@ -143,6 +143,11 @@ def _schema(**properties: Any) -> dict[str, Any]:
     return {"type": "object", "properties": properties}
 
 
+#: The tools above that exist for the conformance suite's tasks-* scenarios (the studio shows them as fixtures).
+SUITE_TASK_TOOLS = frozenset({"greet", "slow_compute", "failing_job", "protocol_error_job", "confirm_delete",
+                              "multi_input", "test_tool_with_task"})
+
+
 def register_task_tools(server: McpServer) -> None:
     server.tool("long_report", "Writes a report in the background (a task) and asks half-way whether to go on.",
                 _schema(topic={"type": "string"}, sections={"type": "integer", "minimum": 1, "maximum": 12},

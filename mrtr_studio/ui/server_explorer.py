@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from ..app.server_entries import EMBEDDED, ServerEntry, http_entry, load_mcp_servers, stdio_entry
 from ..app.studio import Catalog, Studio, StudioEvent
+from ..scenarios.task_fixtures import SUITE_TASK_TOOLS
 from .async_bridge import spawn
 
 KINDS = (("embedded", "Embedded engine"), ("http", "Streamable HTTP"), ("stdio", "stdio command"))
@@ -89,8 +90,10 @@ def targets_of(catalog: Catalog) -> dict[str, list[Target]]:
 FIXTURE_PREFIXES = ("test_", "test://", "json_schema_2020_12")
 
 
-def is_fixture(name: str) -> bool:
-    return name.startswith(FIXTURE_PREFIXES)
+def is_fixture(name: str, embedded: bool = False) -> bool:
+    """A conformance fixture: named by the suite's prefixes anywhere, or one of the embedded engine's
+    task fixtures (whose plain names only mean "fixture" on the studio's own server)."""
+    return name.startswith(FIXTURE_PREFIXES) or (embedded and name in SUITE_TASK_TOOLS)
 
 
 NAME_SHARE = 0.65
@@ -308,15 +311,16 @@ class ServerExplorer(QWidget):
         name = catalog.server_info.get("name") or catalog.server
         problems = f" — {len(catalog.problems)} problem(s), see Problems" if catalog.problems else ""
         self.status.setText(f"Connected: {name} ({catalog.era}){problems}")
+        embedded = self.studio.entry.kind == "embedded"
         for group, targets in targets_of(catalog).items():
             top = QTreeWidgetItem(self.tree, [f"{group} ({len(targets)})"])
             # The conformance suite's fixtures come after the tools people came for, dimmed.
-            for target in sorted(targets, key=lambda t: is_fixture(t.name)):
+            for target in sorted(targets, key=lambda t: is_fixture(t.name, embedded)):
                 item = QTreeWidgetItem(top, [target.name, target.description])
                 item.setData(0, Qt.ItemDataRole.UserRole, target)
                 item.setToolTip(0, target.name)
                 item.setToolTip(1, target.description[:2000])
-                if is_fixture(target.name):
+                if is_fixture(target.name, embedded):
                     for column in (0, 1):
                         item.setForeground(column, QBrush(QColor("#888888")))
                     item.setToolTip(0, f"{target.name}\nA fixture of the official conformance suite")

@@ -19,7 +19,7 @@ def test_fixtures_come_last_and_dimmed(window: MainWindow) -> None:  # noqa: F81
         seen.update({name: "dim" if dim else "plain" for name, dim in zip(names, dimmed, strict=True)})
         assert all(top.child(j).data(0, Qt.ItemDataRole.UserRole) is not None for j in range(top.childCount()))
     for fixture in ("test_simple_text", "json_schema_2020_12_tool", "test_prompt_with_arguments",
-                    "test://static-text", "test://template/{id}/data"):
+                    "test://static-text", "test://template/{id}/data", "greet", "slow_compute", "multi_input"):
         assert seen[fixture] == "dim", fixture
-    for demo in ("delete_file", "code_review", "config://secrets", "notes://{topic}"):
+    for demo in ("delete_file", "long_report", "code_review", "config://secrets", "notes://{topic}"):
         assert seen[demo] == "plain", demo
