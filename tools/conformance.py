@@ -68,7 +68,9 @@ class ClientScenario:
 CONFORMANCE_CLIENT = [str(ROOT / ".venv" / "bin" / "python"), str(ROOT / "tests" / "conformance_client.py")]
 CLIENT_SCENARIOS = [
     ClientScenario(name, CONFORMANCE_CLIENT, ROOT / "tests" / "conformance_client.py")
-    for name in ("sep-2322-client-request-state", "sse-retry", "elicitation-sep1034-client-defaults")
+    for name in ("sep-2322-client-request-state", "sse-retry", "elicitation-sep1034-client-defaults",
+                 "initialize", "tools_call", "request-metadata", "http-standard-headers", "http-custom-headers",
+                 "http-invalid-tool-headers", "json-schema-ref-no-deref", "json-schema-2020-12-preservation")
 ]
 #: The authorization scenarios: the studio's OAuth client, headless, against the suite's mock servers.
 AUTH_CLIENT_SCENARIOS = [
@@ -90,6 +92,12 @@ AUTH_NOT_APPLICABLE = {
 }
 CLIENT_SCENARIOS += [ClientScenario(name, CONFORMANCE_CLIENT, ROOT / "tests" / "conformance_client.py")
                      for name in AUTH_CLIENT_SCENARIOS]
+#: Client scenarios of extensions the studio's client does not implement, and why (printed as n/a).
+CLIENT_NOT_APPLICABLE = {
+    name: "extension (SEP-2640): the client implements no skills (skills/list, skill:// resources)"
+    for name in ("sep-2640-client-no-prefetch", "sep-2640-client-verify-digest", "sep-2640-client-verify-size",
+                 "sep-2640-client-verify-frontmatter")
+}
 
 
 @dataclass
@@ -306,7 +314,7 @@ def main() -> int:
         outcomes.append(summarize(client.name, read_checks(out_dir), code, log))
         outcomes[-1].seconds = time.monotonic() - began
         print_outcome(outcomes[-1])
-    for name, why in AUTH_NOT_APPLICABLE.items():
+    for name, why in {**AUTH_NOT_APPLICABLE, **CLIENT_NOT_APPLICABLE}.items():
         if not wanted or name in wanted:
             print(f"[n/a ] {name}: {why}")
     failures = [o for o in outcomes if o.unexpected]
