@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mrtr_studio.auth.flow import OAuthClient, OAuthSettings
 from mrtr_studio.auth.redirect import HeadlessRedirect
 from mrtr_studio.client import responders as R
+from mrtr_studio.client.forms.validation import validate_content
 from mrtr_studio.client.session import ClientSession
 from mrtr_studio.client.settings import ClientSettings
 from mrtr_studio.transport.http_client import HttpClientTransport
@@ -146,6 +147,10 @@ async def exercise_scenario(url: str, scenario: str) -> list[str]:
     problems: list[str] = []
 
     async def call(name: str, arguments: dict[str, Any]) -> None:
+        # As the arguments panel does: check the arguments against the listed inputSchema first.
+        notes = validate_content((by_name.get(name) or {}).get("inputSchema") or {}, arguments)
+        if notes:
+            print(f"{name}: the arguments do not check against its schema: {notes}", file=sys.stderr)
         run = await session.run("tools/call", name, arguments)
         print(f"{name}: {run.drive.outcome} after {len(run.drive.rounds)} round(s)", file=sys.stderr)
         if run.drive.outcome == "error" and run.drive.error is not None and run.drive.problem is None:
@@ -155,10 +160,11 @@ async def exercise_scenario(url: str, scenario: str) -> list[str]:
         elif not run.drive.ok:
             problems.append(f"{name}: {run.drive.outcome} {run.drive.problem or run.drive.error}")
 
+    by_name: dict[str, dict[str, Any]] = {}
     try:
         tools = await session.list_tools()
         print(f"era {session.era}; tools: {', '.join(t['name'] for t in tools)}", file=sys.stderr)
-        by_name = {tool["name"]: tool for tool in tools}
+        by_name.update((tool["name"], tool) for tool in tools)
         if isinstance(context.get("toolCalls"), list):
             for planned in context["toolCalls"]:
                 await call(planned["name"], planned.get("arguments") or {})
@@ -188,15 +194,15 @@ async def optional(listing: Any) -> list[dict[str, Any]]:
 
 
 def example_arguments(tool: dict[str, Any], tools: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Arguments a user would type: a small value per required property; an object property named `schema`
-    gets the first other tool's inputSchema, exactly as listed (what a schema-echo tool asks for)."""
+    """Arguments a user would type: a small value per property; an object property named `schema` gets
+    the first other tool's inputSchema, exactly as listed (what a schema-echo tool asks for)."""
     schema = tool.get("inputSchema") or {}
     props = schema.get("properties") or {}
     samples = {"number": 2, "integer": 3, "string": "text", "boolean": True, "array": [], "object": {}}
     arguments: dict[str, Any] = {}
-    for name in schema.get("required") or []:
-        kind = (props.get(name) or {}).get("type", "string")
-        arguments[name] = samples.get(kind, "text") if isinstance(kind, str) else "text"
+    for name in props:
+        kind = (props.get(name) or {}).get("type", "object")
+        arguments[name] = samples.get(kind, {}) if isinstance(kind, str) else "text"
         if name == "schema" and kind == "object":
             other = next((t for n, t in tools.items() if n != tool["name"]), None)
             arguments[name] = other.get("inputSchema") if other else {}
