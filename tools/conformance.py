@@ -63,6 +63,12 @@ class ClientScenario:
     command: list[str]
     #: The file that must exist for the scenario to run (else: skipped, with a note).
     needs: Path
+    #: Run at this revision (`--spec-version`); None: the suite's default.
+    spec_version: str | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} @ {self.spec_version}" if self.spec_version else self.name
 
 
 CONFORMANCE_CLIENT = [str(ROOT / ".venv" / "bin" / "python"), str(ROOT / "tests" / "conformance_client.py")]
@@ -92,6 +98,9 @@ AUTH_NOT_APPLICABLE = {
 }
 CLIENT_SCENARIOS += [ClientScenario(name, CONFORMANCE_CLIENT, ROOT / "tests" / "conformance_client.py")
                      for name in AUTH_CLIENT_SCENARIOS]
+#: Scenarios tagged for a dated revision and 2026-07-28: run once more there (a modern mock server).
+CLIENT_SCENARIOS += [ClientScenario(name, CONFORMANCE_CLIENT, ROOT / "tests" / "conformance_client.py", "2026-07-28")
+                     for name in ("tools_call", "json-schema-2020-12-preservation")]
 #: Client scenarios of extensions the studio's client does not implement, and why (printed as n/a).
 CLIENT_NOT_APPLICABLE = {
     name: "extension (SEP-2640): the client implements no skills (skills/list, skill:// resources)"
@@ -304,14 +313,15 @@ def main() -> int:
         if wanted and client.name not in wanted:
             continue
         if not client.needs.exists():
-            print(f"[skip] {client.name}: {client.needs.relative_to(ROOT)} does not exist yet")
+            print(f"[skip] {client.label}: {client.needs.relative_to(ROOT)} does not exist yet")
             continue
-        out_dir = out_root / "client" / client.name
+        out_dir = out_root / "client" / (client.name + (f"@{client.spec_version}" if client.spec_version else ""))
         began = time.monotonic()
+        version = ["--spec-version", client.spec_version] if client.spec_version else []
         code, log = run_suite(args.node, args.suite,
-                              ["client", "--command", shlex.join(client.command), "--scenario", client.name],
-                              out_dir, args.timeout)
-        outcomes.append(summarize(client.name, read_checks(out_dir), code, log))
+                              ["client", "--command", shlex.join(client.command), "--scenario", client.name,
+                               *version], out_dir, args.timeout)
+        outcomes.append(summarize(client.label, read_checks(out_dir), code, log))
         outcomes[-1].seconds = time.monotonic() - began
         print_outcome(outcomes[-1])
     for name, why in {**AUTH_NOT_APPLICABLE, **CLIENT_NOT_APPLICABLE}.items():
