@@ -11,6 +11,11 @@ what is tested is the studio's own client. Exit 0 when every operation completed
   response; the client waits the server's `retry` and resumes with GET and `Last-Event-ID`.
 - `elicitation-sep1034-client-defaults` (2025-11-25): the mock (the official TypeScript SDK) sends its
   elicitation/create on the standalone GET stream; the client answers with the schema's defaults.
+- `initialize`, `tools_call`, `request-metadata`, `http-*-headers`, `json-schema-*` (EXERCISED): a plain
+  session, era auto: discovery or the initialize handshake, per-request `_meta` and version header (with
+  the retry after an unsupported-version 400), Mcp-Method/Mcp-Name and mirrored Mcp-Param-* headers,
+  tools with invalid x-mcp-header annotations left out, schemas kept verbatim and no network `$ref`
+  fetched; the calls come from the scenario's context when it names them, else from the tools' schemas.
 """
 
 import asyncio
@@ -25,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mrtr_studio.auth.flow import OAuthClient, OAuthSettings
 from mrtr_studio.auth.redirect import HeadlessRedirect
 from mrtr_studio.client import responders as R
+from mrtr_studio.client.forms.validation import validate_content
 from mrtr_studio.client.session import ClientSession
 from mrtr_studio.client.settings import ClientSettings
 from mrtr_studio.transport.http_client import HttpClientTransport
@@ -131,11 +137,87 @@ async def auth_scenario(url: str, scenario: str) -> list[str]:
     return problems
 
 
+async def exercise_scenario(url: str, scenario: str) -> list[str]:
+    """A client as an application drives it: discover the era (auto), list what the server offers, call
+    the tools the scenario's context names (or each listed tool with arguments read from its schema), read
+    each resource and get each prompt; returns the problems found."""
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    transport = HttpClientTransport(url)
+    session = ClientSession(transport, ClientSettings(era="auto"), R.compose(), server_label=url)
+    problems: list[str] = []
+
+    async def call(name: str, arguments: dict[str, Any]) -> None:
+        # As the arguments panel does: check the arguments against the listed inputSchema first.
+        notes = validate_content((by_name.get(name) or {}).get("inputSchema") or {}, arguments)
+        if notes:
+            print(f"{name}: the arguments do not check against its schema: {notes}", file=sys.stderr)
+        run = await session.run("tools/call", name, arguments)
+        print(f"{name}: {run.drive.outcome} after {len(run.drive.rounds)} round(s)", file=sys.stderr)
+        if run.drive.outcome == "error" and run.drive.error is not None and run.drive.problem is None:
+            # A well-formed JSON-RPC error is the server's answer (a mock that only lists its tools),
+            # which the client received and reported as such: not a client failure.
+            print(f"{name}: the server answered with error {run.drive.error}", file=sys.stderr)
+        elif not run.drive.ok:
+            problems.append(f"{name}: {run.drive.outcome} {run.drive.problem or run.drive.error}")
+
+    by_name: dict[str, dict[str, Any]] = {}
+    try:
+        tools = await session.list_tools()
+        print(f"era {session.era}; tools: {', '.join(t['name'] for t in tools)}", file=sys.stderr)
+        by_name.update((tool["name"], tool) for tool in tools)
+        if isinstance(context.get("toolCalls"), list):
+            for planned in context["toolCalls"]:
+                await call(planned["name"], planned.get("arguments") or {})
+        else:
+            for tool in tools:
+                await call(tool["name"], example_arguments(tool, by_name))
+        for resource in await optional(session.list_resources()):
+            run = await session.run("resources/read", resource["uri"])
+            print(f"read {resource['uri']}: {run.drive.outcome}", file=sys.stderr)
+        for prompt in await optional(session.list_prompts()):
+            run = await session.run("prompts/get", prompt["name"], {})
+            print(f"prompt {prompt['name']}: {run.drive.outcome}", file=sys.stderr)
+    except Exception as exc:
+        problems.append(f"{type(exc).__name__}: {exc}")
+    finally:
+        await session.close()
+    return problems
+
+
+async def optional(listing: Any) -> list[dict[str, Any]]:
+    """A listing the server may not offer at all (no such capability): empty then."""
+    try:
+        return list(await listing)
+    except (RuntimeError, ConnectionError) as exc:
+        print(f"listing skipped: {exc}", file=sys.stderr)
+        return []
+
+
+def example_arguments(tool: dict[str, Any], tools: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Arguments a user would type: a small value per property; an object property named `schema` gets
+    the first other tool's inputSchema, exactly as listed (what a schema-echo tool asks for)."""
+    schema = tool.get("inputSchema") or {}
+    props = schema.get("properties") or {}
+    samples = {"number": 2, "integer": 3, "string": "text", "boolean": True, "array": [], "object": {}}
+    arguments: dict[str, Any] = {}
+    for name in props:
+        kind = (props.get(name) or {}).get("type", "object")
+        arguments[name] = samples.get(kind, {}) if isinstance(kind, str) else "text"
+        if name == "schema" and kind == "object":
+            other = next((t for n, t in tools.items() if n != tool["name"]), None)
+            arguments[name] = other.get("inputSchema") if other else {}
+    return arguments
+
+
 SCENARIOS = {
     SCENARIO: request_state_scenario,
     "sse-retry": lambda url: legacy_tool_scenario(url, "test_reconnection"),
     "elicitation-sep1034-client-defaults": lambda url: legacy_tool_scenario(url, "test_client_elicitation_defaults"),
 }
+
+#: Scenarios a plain session passes through: the client's ordinary behaviour is what they check.
+EXERCISED = ("initialize", "tools_call", "request-metadata", "http-standard-headers", "http-custom-headers",
+             "http-invalid-tool-headers", "json-schema-ref-no-deref", "json-schema-2020-12-preservation")
 
 
 def main() -> int:
@@ -143,6 +225,11 @@ def main() -> int:
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", SCENARIO)
     if scenario.startswith("auth/"):
         problems = asyncio.run(auth_scenario(url, scenario))
+        for problem in problems:
+            print(f"conformance_client: {problem}", file=sys.stderr)
+        return 1 if problems else 0
+    if scenario in EXERCISED:
+        problems = asyncio.run(exercise_scenario(url, scenario))
         for problem in problems:
             print(f"conformance_client: {problem}", file=sys.stderr)
         return 1 if problems else 0

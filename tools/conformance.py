@@ -63,12 +63,20 @@ class ClientScenario:
     command: list[str]
     #: The file that must exist for the scenario to run (else: skipped, with a note).
     needs: Path
+    #: Run at this revision (`--spec-version`); None: the suite's default.
+    spec_version: str | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} @ {self.spec_version}" if self.spec_version else self.name
 
 
 CONFORMANCE_CLIENT = [str(ROOT / ".venv" / "bin" / "python"), str(ROOT / "tests" / "conformance_client.py")]
 CLIENT_SCENARIOS = [
     ClientScenario(name, CONFORMANCE_CLIENT, ROOT / "tests" / "conformance_client.py")
-    for name in ("sep-2322-client-request-state", "sse-retry", "elicitation-sep1034-client-defaults")
+    for name in ("sep-2322-client-request-state", "sse-retry", "elicitation-sep1034-client-defaults",
+                 "initialize", "tools_call", "request-metadata", "http-standard-headers", "http-custom-headers",
+                 "http-invalid-tool-headers", "json-schema-ref-no-deref", "json-schema-2020-12-preservation")
 ]
 #: The authorization scenarios: the studio's OAuth client, headless, against the suite's mock servers.
 AUTH_CLIENT_SCENARIOS = [
@@ -90,6 +98,15 @@ AUTH_NOT_APPLICABLE = {
 }
 CLIENT_SCENARIOS += [ClientScenario(name, CONFORMANCE_CLIENT, ROOT / "tests" / "conformance_client.py")
                      for name in AUTH_CLIENT_SCENARIOS]
+#: Scenarios tagged for a dated revision and 2026-07-28: run once more there (a modern mock server).
+CLIENT_SCENARIOS += [ClientScenario(name, CONFORMANCE_CLIENT, ROOT / "tests" / "conformance_client.py", "2026-07-28")
+                     for name in ("tools_call", "json-schema-2020-12-preservation")]
+#: Client scenarios of extensions the studio's client does not implement, and why (printed as n/a).
+CLIENT_NOT_APPLICABLE = {
+    name: "extension (SEP-2640): the client implements no skills (skills/list, skill:// resources)"
+    for name in ("sep-2640-client-no-prefetch", "sep-2640-client-verify-digest", "sep-2640-client-verify-size",
+                 "sep-2640-client-verify-frontmatter")
+}
 
 
 @dataclass
@@ -296,17 +313,18 @@ def main() -> int:
         if wanted and client.name not in wanted:
             continue
         if not client.needs.exists():
-            print(f"[skip] {client.name}: {client.needs.relative_to(ROOT)} does not exist yet")
+            print(f"[skip] {client.label}: {client.needs.relative_to(ROOT)} does not exist yet")
             continue
-        out_dir = out_root / "client" / client.name
+        out_dir = out_root / "client" / (client.name + (f"@{client.spec_version}" if client.spec_version else ""))
         began = time.monotonic()
+        version = ["--spec-version", client.spec_version] if client.spec_version else []
         code, log = run_suite(args.node, args.suite,
-                              ["client", "--command", shlex.join(client.command), "--scenario", client.name],
-                              out_dir, args.timeout)
-        outcomes.append(summarize(client.name, read_checks(out_dir), code, log))
+                              ["client", "--command", shlex.join(client.command), "--scenario", client.name,
+                               *version], out_dir, args.timeout)
+        outcomes.append(summarize(client.label, read_checks(out_dir), code, log))
         outcomes[-1].seconds = time.monotonic() - began
         print_outcome(outcomes[-1])
-    for name, why in AUTH_NOT_APPLICABLE.items():
+    for name, why in {**AUTH_NOT_APPLICABLE, **CLIENT_NOT_APPLICABLE}.items():
         if not wanted or name in wanted:
             print(f"[n/a ] {name}: {why}")
     failures = [o for o in outcomes if o.unexpected]

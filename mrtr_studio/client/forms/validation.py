@@ -8,6 +8,9 @@ to the field it belongs to. Key `""` holds errors about the form as a whole.
 What a server's schema may cost is bounded (schema_limits): `pattern` and `patternProperties` run
 on the `regex` engine with a timeout (a pattern that takes too long is reported on its field, not
 waited for), and a schema too large or too deep is not validated at all: the form says so.
+A `$ref` resolves inside the schema only: one naming another document (a network URI above all) is
+never fetched (SEP-2106), as fetching would let any server send the client where it likes; the field
+says that it could not be checked.
 """
 
 import re
@@ -20,6 +23,8 @@ import regex
 from jsonschema import Draft202012Validator, FormatChecker, validators
 from jsonschema.exceptions import SchemaError, ValidationError
 from jsonschema.protocols import Validator
+from referencing import Registry, Resource
+from referencing.exceptions import NoSuchResource, Unresolvable
 
 from .schema_limits import PATTERN_SECONDS, PatternTimeout, pattern_search, schema_size_problem
 
@@ -140,6 +145,14 @@ def _additional_properties(validator: Validator, additional: Any, instance: Any,
         yield ValidationError(f"{', '.join(map(repr, sorted(extras)))} do not match any of the patterns")
 
 
+def _never_retrieve(uri: str) -> Resource[Any]:
+    """The registry's retriever: no document outside the schema is ever fetched."""
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # an attrs class
+
+
+#: In-document refs (and the bundled meta-schemas) only: jsonschema's default would fetch remote ones.
+LOCAL_ONLY: Registry[Any] = Registry(retrieve=_never_retrieve)  # type: ignore[call-arg]  # attrs
+
 BoundedValidator = validators.extend(Draft202012Validator, {
     "pattern": _pattern, "patternProperties": _pattern_properties, "additionalProperties": _additional_properties,
 })
@@ -220,7 +233,11 @@ def validate_content(schema: Any, content: Any) -> dict[str, list[str]]:
         return {FORM_KEY: [problem]}
     errors: dict[str, list[str]] = {}
     try:
-        found = list(BoundedValidator(schema, format_checker=FORMAT_CHECKER).iter_errors(content))
+        found = list(BoundedValidator(schema, format_checker=FORMAT_CHECKER, registry=LOCAL_ONLY)
+                     .iter_errors(content))
+    except Unresolvable as exc:
+        return {FORM_KEY: [f"The schema refers to {exc.ref}, outside itself; such a $ref is never fetched, "
+                           "so this answer cannot be checked."]}
     except Exception as exc:  # a hostile schema must never take the form down
         return {FORM_KEY: [f"The schema could not be applied: {exc}"]}
     for error in sorted(found, key=lambda e: [str(p) for p in e.absolute_path]):
