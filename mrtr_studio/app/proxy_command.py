@@ -8,16 +8,13 @@ never delays the next one.
 """
 
 import argparse
-import asyncio
-import os
-import signal
 import sys
 
 from ..proxy.http_proxy import ProxyApp, ProxyLimits
 from ..proxy.recorder_process import RecorderProcess
 from ..transport.base import Tap
-from ..transport.http_host import bind, make_server, wait_started
-from .serve import EXIT_WITH_STDIN_ENV, _exit_when_stdin_closes, _run
+from ..transport.http_host import bind, make_server
+from .serve import _run, serve_until_stopped
 
 LABEL = "proxied client"
 
@@ -39,24 +36,10 @@ def run_proxy(args: argparse.Namespace) -> int:
     uv = make_server(app)
 
     async def main() -> int:
-        loop = asyncio.get_running_loop()
-        task = asyncio.create_task(uv.serve(sockets=[sock]))
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, setattr, uv, "should_exit", True)
-        if os.environ.get(EXIT_WITH_STDIN_ENV) == "1":
-            _exit_when_stdin_closes(loop, lambda: setattr(uv, "should_exit", True))
         try:
-            await wait_started(uv, task)
-        except (RuntimeError, TimeoutError, SystemExit) as exc:
-            print(f"mrtr-studio proxy: the proxy did not start: {exc}", file=sys.stderr)
-            return 1
-        shown = f"[{host}]" if ":" in host else host
-        print(f"listening on http://{shown}:{sock.getsockname()[1]}{app.path}", flush=True)
-        try:
-            await task
+            return await serve_until_stopped(uv, sock, "proxy", "proxy", host, app.path)
         finally:
             await app.aclose()
-        return 0
 
     try:
         return _run(main())

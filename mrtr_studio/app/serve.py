@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import socket
 import sys
 import threading
 from collections.abc import Callable, Coroutine
@@ -78,27 +79,32 @@ def run_serve(args: argparse.Namespace) -> int:
             await close_store()
 
     async def serving() -> int:
-        loop = asyncio.get_running_loop()
-        task = asyncio.create_task(uv.serve(sockets=[sock]))
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, setattr, uv, "should_exit", True)
-        if os.environ.get(EXIT_WITH_STDIN_ENV) == "1":
-            _exit_when_stdin_closes(loop, lambda: setattr(uv, "should_exit", True))
-        try:
-            await wait_started(uv, task)
-        except (RuntimeError, TimeoutError, SystemExit) as exc:
-            print(f"mrtr-studio serve: the server did not start: {exc}", file=sys.stderr)
-            return 1
-        port = sock.getsockname()[1]
-        host = f"[{args.host}]" if ":" in args.host else args.host
-        print(f"listening on http://{host}:{port}{config.path}", flush=True)
-        await task
-        return 0
+        return await serve_until_stopped(uv, sock, "serve", "server", args.host, config.path)
 
     try:
         return _run(main())
     finally:
         sock.close()
+
+
+async def serve_until_stopped(uv: Any, sock: socket.socket, command: str, noun: str, host: str, path: str) -> int:
+    """Run uvicorn on `sock` until SIGINT/SIGTERM (or, for a process the studio started, its parent's pipe
+    closing); print the `listening on` line once connections are accepted. 1 when it did not start."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.create_task(uv.serve(sockets=[sock]))
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, setattr, uv, "should_exit", True)
+    if os.environ.get(EXIT_WITH_STDIN_ENV) == "1":
+        _exit_when_stdin_closes(loop, lambda: setattr(uv, "should_exit", True))
+    try:
+        await wait_started(uv, task)
+    except (RuntimeError, TimeoutError, SystemExit) as exc:
+        print(f"mrtr-studio {command}: the {noun} did not start: {exc}", file=sys.stderr)
+        return 1
+    shown = f"[{host}]" if ":" in host else host
+    print(f"listening on http://{shown}:{sock.getsockname()[1]}{path}", flush=True)
+    await task
+    return 0
 
 
 def _exit_when_stdin_closes(loop: asyncio.AbstractEventLoop, stop: Callable[[], None]) -> None:
