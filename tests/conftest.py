@@ -4,6 +4,10 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+import shutil
+from collections.abc import AsyncIterator
+from typing import Any
+
 import pytest
 
 
@@ -11,3 +15,18 @@ import pytest
 def anyio_backend() -> str:
     """Async tests (`pytest.mark.anyio`) run on asyncio, the loop the studio uses."""
     return "asyncio"
+
+
+@pytest.fixture
+async def redis() -> AsyncIterator[Any]:
+    """A throw-away redis-server on a free loopback port, stopped after the test; skipped, with the
+    reason, where redis-server is not installed (`.ci/run` installs it)."""
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed (Debian: apt-get install redis-server)")
+    from mrtr_studio.app.cluster_services import start_redis
+
+    service = await start_redis()
+    try:
+        yield service
+    finally:
+        await service.stop()

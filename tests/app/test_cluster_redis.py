@@ -15,17 +15,6 @@ from mrtr_studio.app.replay_across import replay_across
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
-@pytest.fixture
-async def redis():  # type: ignore[no-untyped-def]
-    if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not installed (Debian: apt-get install redis-server)")
-    service = await start_redis()
-    try:
-        yield service
-    finally:
-        await service.stop()
-
-
 async def test_per_node_memory_accepts_a_replay_on_every_other_node() -> None:
     """The bug the shared store fixes: this test shows it, so the next one can fail."""
     async with await start_cluster(3, shared_secret=True) as cluster:

@@ -3,31 +3,18 @@ answered on node 2, and completed by node 0's runner, which hears the answer onl
 
 import asyncio
 import itertools
-import shutil
 from typing import Any
 
 import httpx
 import pytest
 
 from mrtr_studio.app.cluster import start_cluster
-from mrtr_studio.app.cluster_services import start_redis
 from mrtr_studio.app.replay_across import _post
 from mrtr_studio.protocol.versions import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, MODERN_VERSION
 
 tasks_protocol = pytest.importorskip("mrtr_studio.protocol.tasks", reason="the tasks extension is not in this tree")
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 CAPS = {"elicitation": {}, "extensions": {tasks_protocol.TASKS_EXTENSION: {}}}
-
-
-@pytest.fixture
-async def redis():  # type: ignore[no-untyped-def]
-    if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not installed (Debian: apt-get install redis-server)")
-    service = await start_redis()
-    try:
-        yield service
-    finally:
-        await service.stop()
 
 
 def message(ids: "itertools.count[int]", method: str, params: dict[str, Any]) -> dict[str, Any]:

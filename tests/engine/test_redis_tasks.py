@@ -1,7 +1,6 @@
 """RedisTaskStore keeps the TaskStore contract against a real redis-server, across two clients (two nodes)."""
 
 import asyncio
-import shutil
 
 import pytest
 
@@ -9,32 +8,9 @@ from mrtr_studio.app.cluster_services import start_redis
 from mrtr_studio.engine.redis_tasks import RedisTaskStore
 from mrtr_studio.engine.shared_store import StoreUnavailable
 from mrtr_studio.engine.task_store import TaskLimitReached, TaskRecord
+from tests.engine.task_records import Clock, record
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def record(task_id: str, principal: str = "alice", ttl_ms: int | None = 60_000, at: float = 1000.0) -> TaskRecord:
-    return TaskRecord(task_id=task_id, principal=principal, method="tools/call", name="t", created_at=at,
-                      updated_at=at, ttl_ms=ttl_ms, poll_interval_ms=500)
-
-
-@pytest.fixture
-async def redis():  # type: ignore[no-untyped-def]
-    if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not installed (Debian: apt-get install redis-server)")
-    service = await start_redis()
-    try:
-        yield service
-    finally:
-        await service.stop()
 
 
 @pytest.fixture

@@ -5,21 +5,9 @@ import asyncio
 import pytest
 
 from mrtr_studio.engine.task_store import MemoryTaskStore, TaskLimitReached, TaskRecord
+from tests.engine.task_records import Clock, record
 
 pytestmark = pytest.mark.anyio
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def record(task_id: str, principal: str = "alice", ttl_ms: int | None = 60_000, at: float = 1000.0) -> TaskRecord:
-    return TaskRecord(task_id=task_id, principal=principal, method="tools/call", name="t", created_at=at,
-                      updated_at=at, ttl_ms=ttl_ms, poll_interval_ms=500)
 
 
 async def test_records_are_copies_and_update_is_the_only_write() -> None:
