@@ -13,8 +13,10 @@ from typing import Any
 
 import regex
 
-MAX_SCHEMA_NODES = 5000
-MAX_SCHEMA_DEPTH = 32
+from ...protocol.answer_schema import MAX_DEPTH, MAX_NODES, too_large
+
+MAX_SCHEMA_NODES = MAX_NODES
+MAX_SCHEMA_DEPTH = MAX_DEPTH
 MAX_FORM_FIELDS = 200
 MAX_GENERATED_LENGTH = 10_000
 PATTERN_SECONDS = 0.05
@@ -25,24 +27,9 @@ class PatternTimeout(Exception):
 
 
 def schema_size_problem(schema: Any) -> str | None:
-    """Why `schema` is too large to render or validate here, or None; walked iteratively, stops early."""
-    nodes = 0
-    stack: list[tuple[Any, int]] = [(schema, 1)]
-    while stack:
-        value, depth = stack.pop()
-        nodes += 1
-        if nodes > MAX_SCHEMA_NODES:
-            return f"schema too large to render: more than {MAX_SCHEMA_NODES} values"
-        if depth > MAX_SCHEMA_DEPTH:
-            return f"schema too large to render: nested more than {MAX_SCHEMA_DEPTH} levels deep"
-        if isinstance(value, dict):
-            properties = value.get("properties")
-            if isinstance(properties, dict) and len(properties) > MAX_FORM_FIELDS:
-                return f"schema too large to render: {len(properties)} properties (at most {MAX_FORM_FIELDS})"
-            stack.extend((child, depth + 1) for child in value.values())
-        elif isinstance(value, list):
-            stack.extend((child, depth + 1) for child in value)
-    return None
+    """Why `schema` is too large to render or validate here, or None."""
+    problem = too_large(schema, MAX_FORM_FIELDS)
+    return f"schema too large to render: {problem}" if problem else None
 
 
 def pattern_search(pattern: str, text: str) -> bool:
