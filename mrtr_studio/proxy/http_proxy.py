@@ -138,7 +138,10 @@ class ProxyApp:
             return
         self.relayed += 1
         watcher = asyncio.create_task(_disconnected(receive))
-        relay = asyncio.create_task(self._relay(upstream, send, exchange))
+        # What arrives on the standalone GET stream belongs to no POST: the stitcher needs the stream's
+        # session (its request headers) to place it.
+        origin = {"http_method": "GET", "request_headers": shown} if scope["method"] == "GET" else {}
+        relay = asyncio.create_task(self._relay(upstream, send, exchange, origin))
         try:
             await asyncio.wait({watcher, relay}, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -184,17 +187,18 @@ class ProxyApp:
             if not message.get("more_body"):
                 return bytes(body)
 
-    async def _relay(self, upstream: httpx.Response, send: Send, exchange: int) -> None:
+    async def _relay(self, upstream: httpx.Response, send: Send, exchange: int,
+                     origin: dict[str, Any] | None = None) -> None:
         content_type = upstream.headers.get("content-type", "").split(";")[0].strip().lower()
         head = forwardable(upstream.headers.raw)
         streaming = content_type == "text/event-stream"
         if self.intercept.enabled:
-            await self._relay_held(upstream, send, exchange, head, streaming, content_type)
+            await self._relay_held(upstream, send, exchange, head, streaming, content_type, origin or {})
             return
         if not streaming and "content-length" in upstream.headers:
             head.append((b"content-length", upstream.headers["content-length"].encode("latin-1")))
         await send({"type": "http.response.start", "status": upstream.status_code, "headers": head})
-        meta = {"http_status": upstream.status_code, "content_type": content_type}
+        meta = {"http_status": upstream.status_code, "content_type": content_type, **(origin or {})}
         if streaming:
             await self._relay_stream(upstream, send, exchange, meta)
         else:
@@ -235,10 +239,10 @@ class ProxyApp:
                 pass
 
     async def _relay_held(self, upstream: httpx.Response, send: Send, exchange: int, head: list[tuple[bytes, bytes]],
-                          streaming: bool, content_type: str) -> None:
+                          streaming: bool, content_type: str, origin: dict[str, Any]) -> None:
         """The response with a breakpoint on each message: SSE events re-framed one by one, a JSON body
         read whole (bounded) and sent with its new length."""
-        meta = {"http_status": upstream.status_code, "content_type": content_type}
+        meta = {"http_status": upstream.status_code, "content_type": content_type, **origin}
         if streaming:
             await send({"type": "http.response.start", "status": upstream.status_code, "headers": head})
             parser = SseParser(self.limits.max_body_bytes)

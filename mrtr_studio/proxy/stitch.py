@@ -7,7 +7,9 @@ continues. A client that alters the state breaks that link, and that is exactly 
 debugger must show as a retry gone wrong, not as a new flow; so a request whose state is unknown
 (or that carries answers without a state) joins the most recent unanswered round of the same
 method and target whose input keys it answers. Legacy server-initiated requests join the call they
-were sent from; the client's answer joins it by the request's id (within its session). A call that
+were sent from; the client's answer joins it by the request's id (within its session). What a legacy
+server sends on its standalone GET stream names no call: it joins the call in flight in the same
+session (see `_standalone`). A call that
 becomes a task (SEP-2663) goes on with the client's tasks/get, tasks/update and tasks/cancel for that
 task id, each answer one round further, until a poll shows the task finished.
 
@@ -80,6 +82,9 @@ class Stitcher:
             if where is not None:
                 self.store.record(where[0], where[1], "client->server", message, **meta)
             return
+        if "id" not in message:  # a notification: it belongs to the call it speaks about (or to none)
+            self._client_notification(message, session, meta)
+            return
         if method in TASK_METHODS and "id" in message:
             self._task_request(method, message, exchange, session, meta)
             return
@@ -151,9 +156,57 @@ class Stitcher:
         if number is not None:
             self._waiting.pop(number, None)
 
+    def in_flight(self, session: Any) -> list[Where]:
+        """The (operation, round) of each call still waiting for its response in `session`, oldest first."""
+        return [where for exchange, where in self._open.items() if self._sessions.get(exchange) == session]
+
+    def _client_notification(self, message: dict[str, Any], session: Any, meta: dict[str, Any]) -> None:
+        """A client notification joins a call in flight in its session: the one `notifications/cancelled`
+        names by its requestId, else the most recent; with no call in flight it is left out (the
+        handshake's `notifications/initialized`, a `roots/list_changed` between calls)."""
+        calls = self.in_flight(session)
+        if not calls:
+            return
+        where = calls[-1]
+        if message.get("method") == "notifications/cancelled":
+            cancelled = params_of(message).get("requestId")
+            where = next((w for w in reversed(calls) if self._request_id(w) == cancelled), where)
+        self.store.record(where[0], where[1], "client->server", message, **meta)
+
+    def _request_id(self, where: Where) -> Any:
+        request = next((m for m in reversed(self.store.messages_of(where[0]))
+                        if m.kind == "request" and m.round == where[1]), None)
+        return request.message.get("id") if request is not None and isinstance(request.message, dict) else None
+
+    def _standalone(self, message: dict[str, Any], meta: dict[str, Any]) -> None:
+        """A message on the legacy standalone GET stream (a server request the TypeScript SDK's
+        `elicitInput` sends there, a notification): it names no call, so it joins the call in flight in
+        the same `Mcp-Session-Id` that started most recently (the one a server asks about, in practice,
+        since an SDK handler sends its question while its own request is open). With no call in flight
+        it is recorded as an operation of its own, labelled "standalone server message", finished at
+        once; a request's answer still joins it by (session, id)."""
+        session = session_of(meta)
+        calls = self.in_flight(session)
+        if calls:
+            where = calls[-1]
+        else:
+            method = str(message.get("method"))
+            label = f"{self.label}: standalone server message" if self.label else "standalone server message"
+            operation = self.store.begin_operation(method, "", {}, "legacy", self.server_label, label)
+            where = (operation.id, 1)
+        self.store.record(where[0], where[1], "server->client", message, **meta)
+        if "method" in message and "id" in message:
+            self._server_requests[(session, message["id"])] = where
+            while len(self._server_requests) > MAX_REMEMBERED:
+                del self._server_requests[next(iter(self._server_requests))]
+        if not calls:
+            self.store.finish_operation(where[0], "complete")
+
     def _outgoing(self, message: dict[str, Any], exchange: Any, meta: dict[str, Any]) -> None:
         where = self._open.get(exchange)
         if where is None:
+            if meta.get("http_method") == "GET" and "method" in message:  # not a refusal's error body
+                self._standalone(message, meta)
             return
         self.store.record(where[0], where[1], "server->client", message, **meta)
         if exchange in self._task_exchanges and "method" not in message:
