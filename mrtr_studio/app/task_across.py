@@ -59,7 +59,7 @@ class TaskAcrossReport:
         if self.error:
             return f"✖ {self.error}"
         assert self.run is not None
-        served = ", ".join(self.nodes) or "no node"
+        served = ", ".join(n.replace("node", "node ") for n in self.nodes) or "no node"
         if self.run.ok:
             text = (self.run.result or {}).get("content", [{}])[0].get("text", "")
             return f"✔ completed, served by {len(self.nodes)} node(s) ({served}): {text}"
