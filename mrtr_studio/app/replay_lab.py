@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from .cluster import Cluster, start_cluster
 from .cluster_services import Service, free_port, install_hint, missing_programs, start_haproxy, start_redis
 from .replay_across import ReplayReport, replay_across
+from .task_across import TaskAcrossReport, task_across
 
 
 @dataclass
@@ -49,6 +50,29 @@ class ReplayLab:
         finally:
             await self.stop()
         return outcome
+
+    async def task_across(self, size: int = 3, through_balancer: bool = False) -> tuple[TaskAcrossReport | None, str]:
+        """`long_report` across a cluster sharing one redis-server; (None, why) when it cannot run here."""
+        missing = missing_programs()
+        if "redis-server" in missing:
+            return None, (f"redis-server is not installed ({install_hint({'r': 'redis-server'})}): "
+                          "a task across nodes needs the shared store.")
+        balancer = through_balancer and "haproxy" not in missing
+        note = "" if balancer or not through_balancer else \
+            f"haproxy is not installed ({install_hint({'haproxy': 'haproxy'})}): the requests go to each node."
+        try:
+            redis = await start_redis()
+            self.services.append(redis)
+            port = free_port() if balancer else None
+            cluster = await start_cluster(size, shared_secret=True, store=redis.url, balancer_port=port)
+            self.clusters.append(cluster)
+            if not balancer:
+                return await task_across(cluster.urls, redis.url), note
+            proxy = await start_haproxy(cluster.urls, port=port)
+            self.services.append(proxy)
+            return await task_across([proxy.url], redis.url), note
+        finally:
+            await self.stop()
 
     async def _one(self, size: int, store: str, balancer: bool) -> ReplayReport:
         port = free_port() if balancer else None

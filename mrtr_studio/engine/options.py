@@ -42,6 +42,10 @@ class TaskOptions:
     max_live_per_principal: int = 32
     #: How long a task's runner waits on the store before looking again (a shared store may not wake it).
     runner_recheck: float = 1.0
+    #: A runner retries its store writes through an outage until the task's TTL; this long for tasks without one.
+    store_retry_bound: float = 600.0
+    #: The longest pause between two retries (the pause doubles from 50 ms up to this).
+    store_retry_max_pause: float = 2.0
 
 
 @dataclass

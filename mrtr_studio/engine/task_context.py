@@ -10,13 +10,14 @@ through the task store, so answers and cancellation made on any node reach it.
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..protocol import capabilities
 from ..protocol.errors import MISSING_REQUIRED_CLIENT_CAPABILITY, McpError
 from ..protocol.tasks import REQUIRED_TASKS
 from .handler_api import InputRequiredBuilder, Request, ResultBuilder
+from .task_retry import StoreRetry
 from .task_store import TaskRecord, TaskStore
 
 #: The longest wait a body may do inline (for a client without the extension) before the call needs a task.
@@ -30,8 +31,11 @@ class TaskCancelled(Exception):
 class TaskContext:
     """The running task, as its body sees it. `inline` runs the body for a client without tasks."""
 
-    def __init__(self, request: Request, store: TaskStore | None, task_id: str = "", recheck: float = 1.0) -> None:
+    def __init__(self, request: Request, store: TaskStore | None, task_id: str = "", recheck: float = 1.0,
+                 retry: StoreRetry | None = None) -> None:
         self.request = request
+        #: Every store call rides out an outage through this (None: calls fail at once, as inline).
+        self.retry = retry
         self.task_id = task_id
         self.input_required = InputRequiredBuilder()
         self.result = ResultBuilder()
@@ -89,7 +93,7 @@ class TaskContext:
             left = deadline - loop.time()
             if left <= 0:
                 return
-            changed = await self._store.wait_for_change(self.task_id, record.version, min(left, self._recheck))
+            changed = await self._wait(record.version, min(left, self._recheck))
             self._check(changed)
 
     async def wait_for_input(self) -> None:
@@ -127,7 +131,7 @@ class TaskContext:
             record = await self._current()
             if not any(key in record.input_requests for key in asked):
                 break
-            changed = await self._store.wait_for_change(self.task_id, record.version, self._recheck)
+            changed = await self._wait(record.version, self._recheck)
             self._check(changed)
         taken = {key: record.input_responses[key] for key in asked if key in record.input_responses}
         self.input_responses.update(taken)
@@ -143,9 +147,21 @@ class TaskContext:
     # --- store plumbing ---------------------------------------------------------------------
 
     async def _current(self) -> TaskRecord:
-        assert self._store is not None
-        record = await self._store.get(self.task_id)
+        store = self._store
+        assert store is not None
+        record = await self._retried("reading the task", lambda: store.get(self.task_id))
         return self._check(record)
+
+    async def _wait(self, version: int, timeout: float) -> TaskRecord | None:
+        store = self._store
+        assert store is not None
+        return await self._retried("waiting for a change",
+                                   lambda: store.wait_for_change(self.task_id, version, timeout))
+
+    async def _retried(self, what: str, operation: Callable[[], Awaitable[TaskRecord | None]]) -> TaskRecord | None:
+        if self.retry is None:
+            return await operation()
+        return await self.retry.call(what, operation)
 
     def _check(self, record: TaskRecord | None) -> TaskRecord:
         if record is None or record.cancel_requested or record.status == "cancelled":
@@ -161,4 +177,5 @@ class TaskContext:
             if not record.terminal:
                 mutate(record)
 
-        self._check(await self._store.update(self.task_id, guarded))
+        store = self._store
+        self._check(await self._retried("writing a status change", lambda: store.update(self.task_id, guarded)))

@@ -24,6 +24,7 @@ from .handler_api import Request, Response, TaskStart
 from .options import TaskOptions
 from .results import complete_result
 from .task_context import TaskCancelled, TaskContext
+from .task_retry import StoreOutageOutlasted, StoreRetry
 from .task_store import TaskLimitReached, TaskRecord, TaskStore
 
 log = logging.getLogger(__name__)
@@ -95,7 +96,9 @@ class TaskManager:
         except TaskLimitReached as exc:
             raise McpError(INTERNAL_ERROR, f"Too many live tasks: {exc}; wait for one to finish or cancel one") \
                 from exc
-        context = TaskContext(request, self.store, record.task_id, recheck=self.options.runner_recheck)
+        retry = StoreRetry(record.task_id, ttl, unlimited_bound=self.options.store_retry_bound,
+                           max_pause=self.options.store_retry_max_pause)
+        context = TaskContext(request, self.store, record.task_id, recheck=self.options.runner_recheck, retry=retry)
         runner = asyncio.get_running_loop().create_task(self._run(start, context), name=f"task {record.task_id}")
         self.running[record.task_id] = runner
         runner.add_done_callback(lambda _: self.running.pop(record.task_id, None))
@@ -113,19 +116,28 @@ class TaskManager:
             raise McpError(INTERNAL_ERROR, "Internal error: the task ended with input requests it never waited for")
 
     async def _run(self, start: TaskStart, context: TaskContext) -> None:
+        """The background runner: the body, then the final write; a store outage is ridden out, not fatal."""
+        try:
+            await self._outcome(start, context)
+        except StoreOutageOutlasted as lost:
+            log.error("task result lost: %s", lost.reason)
+        except Exception:  # a background task must never end in an unhandled exception
+            log.error("task %s: runner failed", context.task_id, exc_info=True)
+
+    async def _outcome(self, start: TaskStart, context: TaskContext) -> None:
         try:
             await self._body(start, context)
             outcome = complete_result("tools/call", _as_response(context), modern=False)
-            await self._settle(context.task_id, "completed", result=outcome, message="Completed")
+            await self._settle(context, "completed", result=outcome, message="Completed")
         except TaskCancelled:
             return  # tasks/cancel already recorded the terminal status (or the task is gone)
         except McpError as exc:
             error: dict[str, Any] = {"code": exc.code, "message": exc.message}
             if exc.data is not None:
                 error["data"] = exc.data
-            await self._settle(context.task_id, "failed", error=error, message=exc.message)
+            await self._settle(context, "failed", error=error, message=exc.message)
 
-    async def _settle(self, task_id: str, status: str, result: dict[str, Any] | None = None,
+    async def _settle(self, context: TaskContext, status: str, result: dict[str, Any] | None = None,
                       error: dict[str, Any] | None = None, message: str | None = None) -> None:
         def finish(record: TaskRecord) -> None:
             if record.terminal:
@@ -135,7 +147,9 @@ class TaskManager:
             if message:
                 record.status_message = message
 
-        await self.store.update(task_id, finish)
+        assert context.retry is not None
+        await context.retry.call(f"writing the final status ({status})",
+                                 lambda: self.store.update(context.task_id, finish))
 
     async def close(self) -> None:
         """Stop this node's runners (their tasks stay in the store as they are)."""

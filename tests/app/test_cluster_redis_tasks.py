@@ -63,3 +63,13 @@ async def test_with_per_node_memory_another_node_does_not_know_the_task() -> Non
         elsewhere, _ = await _post(client, cluster.urls[1], message(ids, "tasks/get",
                                                                     {"taskId": created["result"]["taskId"]}))
     assert "error" in elsewhere
+
+
+async def test_the_task_across_run_shows_node_1_not_knowing_the_task_without_a_shared_store() -> None:
+    from mrtr_studio.app.task_across import task_across
+
+    async with await start_cluster(3, shared_secret=True) as cluster:
+        report = await task_across(cluster.urls, "memory")
+    assert not report.completed and report.run is not None
+    assert [(hop.method, hop.served_by) for hop in report.hops] == [("tools/call", "node0"), ("tasks/get", "node1")]
+    assert report.hops[1].status.startswith("error -32602") and "Task not found" in report.summary()

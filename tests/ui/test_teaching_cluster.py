@@ -151,3 +151,31 @@ def test_a_missing_program_names_its_package(qtbot, loop, view, monkeypatch) -> 
     assert "apt-get install redis-server" in view.replay.available.text()
     assert "apt-get install redis-server" in view.replay.shared.verdict.text()
     assert [answer for _, _, answer in view.replay.memory.rows()] == ["✔ File deleted"] * 3  # the rest still ran
+
+
+@pytest.mark.parametrize("through_haproxy", [False, True], ids=["node-by-node", "haproxy"])
+def test_a_task_moves_across_nodes_and_completes(qtbot, loop, view, through_haproxy: bool) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+
+    needed = ["redis-server"] + (["haproxy"] if through_haproxy else [])
+    if any(shutil.which(program) is None for program in needed):
+        pytest.skip(f"{' and '.join(needed)} needed (Debian: apt-get install {' '.join(needed)})")
+    panel = view.replay
+    view.pages.setCurrentWidget(panel)
+    panel.balancer.setChecked(through_haproxy)
+    qtbot.mouseClick(panel.task_box.run_button, Qt.MouseButton.LeftButton)
+    assert panel.busy and not panel.run_button.isEnabled()
+    run_until(loop, lambda: not panel.busy, timeout=120, what="task across nodes")
+    assert panel.task is not None and panel.task.exception() is None, panel.task_box.verdict.text()
+    rows = panel.task_box.rows()
+    assert rows[0][1:3] == ("tools/call", "node 0") and rows[0][3] == "working"
+    assert any(request == "tasks/get" and task == "input_required" for _, request, _, task in rows)
+    assert any(request == "tasks/update" for _, request, _, _ in rows)
+    assert rows[-1][1] == "tasks/get" and rows[-1][3] == "completed"
+    nodes = {node for _, _, node, _ in rows}
+    assert len(nodes) >= 2, rows
+    if not through_haproxy:  # the route the run names: created on 0, polled on 1, answered on 2
+        assert [node for _, request, node, _ in rows if request == "tasks/update"] == ["node 2"]
+        assert rows[1][2] == "node 1"
+    assert "✔ completed" in panel.task_box.verdict.text()
+    assert panel.lab.processes == []

@@ -30,6 +30,7 @@ from ...app.cluster_services import PACKAGES, install_hint, missing_programs
 from ...app.replay_across import Attempt, ReplayReport
 from ...app.replay_lab import LabOutcome, ReplayLab
 from ..async_bridge import spawn
+from .task_across_box import TaskAcrossBox
 
 #: Labs with a comparison running: terminated at interpreter exit, however the app ends.
 _RUNNING: dict[int, ReplayLab] = {}
@@ -126,23 +127,54 @@ class ReplayPanel(QWidget):
         sides.addWidget(self.memory)
         sides.addWidget(self.shared)
         sides.setChildrenCollapsible(False)
+        self.task_box = TaskAcrossBox()
+        self.task_box.run_button.clicked.connect(self.run_task)
+        stack = QSplitter(Qt.Orientation.Vertical)
+        stack.addWidget(sides)
+        stack.addWidget(self.task_box)
+        stack.setChildrenCollapsible(False)
         box = QVBoxLayout(self)
         box.addLayout(row)
         box.addWidget(self.available)
         box.addWidget(self.status)
-        box.addWidget(sides, 1)
+        box.addWidget(stack, 1)
 
     @property
     def busy(self) -> bool:
         return self.task is not None and not self.task.done()
 
     def run(self) -> "asyncio.Task[Any] | None":
+        return self._start(self._run(self.balancer.isChecked()), "replay across nodes")
+
+    def run_task(self) -> "asyncio.Task[Any] | None":
+        """The "task across nodes" run (shares the HAProxy box and the one-run-at-a-time rule)."""
+        return self._start(self._run_task(self.balancer.isChecked()), "task across nodes")
+
+    def _start(self, work: Any, name: str) -> "asyncio.Task[Any] | None":
         if self.busy:
+            work.close()
             return None
-        self.task = spawn(self._run(self.balancer.isChecked()), "replay across nodes")
-        self.task.add_done_callback(lambda _t: self.run_button.setEnabled(True))
-        self.run_button.setEnabled(False)
+        self.task = spawn(work, name)
+        self.task.add_done_callback(lambda _t: self._enable(True))
+        self._enable(False)
         return self.task
+
+    def _enable(self, enabled: bool) -> None:
+        self.run_button.setEnabled(enabled)
+        self.task_box.run_button.setEnabled(enabled)
+
+    async def _run_task(self, through_balancer: bool) -> None:
+        where = "through HAProxy" if through_balancer else "node 0 → node 1 → node 2"
+        self.task_box.verdict.setText(f"Starting redis-server and three nodes; running long_report {where}…")
+        _RUNNING[id(self.lab)] = self.lab
+        try:
+            report, note = await self.lab.task_across(3, through_balancer)
+        except Exception as exc:
+            self.task_box.verdict.setText(f"✖ The run did not happen: {type(exc).__name__}: {exc}")
+            raise
+        finally:
+            _RUNNING.pop(id(self.lab), None)
+        self.task_box.show_report(report, note)
 
     async def _run(self, through_balancer: bool) -> LabOutcome:
         self.available.setText(availability_text(missing_programs()))
