@@ -2,7 +2,6 @@
 
 import asyncio
 import logging
-import shutil
 from typing import Any
 
 import pytest
@@ -95,19 +94,6 @@ async def test_an_outage_past_the_ttl_gives_up_with_a_logged_reason(caplog: pyte
     assert len(lost) == 1, caplog.text
     assert task_id in lost[0] and "final status (completed)" in lost[0] and "the task's TTL (0.4 s)" in lost[0]
     assert store.failed >= 2
-
-
-@pytest.fixture
-async def redis():  # type: ignore[no-untyped-def]
-    if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not installed (Debian: apt-get install redis-server)")
-    from mrtr_studio.app.cluster_services import start_redis
-
-    service = await start_redis()
-    try:
-        yield service
-    finally:
-        await service.stop()
 
 
 @pytest.mark.slow
