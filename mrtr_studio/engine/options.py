@@ -39,3 +39,7 @@ class ServerOptions:
     list_ttl_ms: int = 60_000
     #: Deeper arguments, inputResponses or _meta get -32602 before any handler, digest or validation runs.
     max_argument_depth: int = MAX_ARGUMENT_DEPTH
+
+    def __post_init__(self) -> None:
+        if type(self.max_argument_depth) is not int or self.max_argument_depth < 1:
+            raise ValueError(f"max_argument_depth must be a whole number above 0, got {self.max_argument_depth!r}")
