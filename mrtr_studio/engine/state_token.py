@@ -3,6 +3,11 @@
 Format (DESIGN.md): `v1.` + b64url(payload JSON) + `.` + b64url(HMAC-SHA256(key, "v1." + b64url(payload))).
 The server keeps nothing between rounds; everything it needs to trust a retry is in the token,
 so any instance holding one of the keys can continue a flow another instance started.
+
+Verification follows DESIGN.md's order and trusts nothing before the MAC: the token's shape and
+strict base64url, then the HMAC over the raw `v1.<payload>` bytes, and only then is the payload
+parsed as JSON and its claims checked (expiry, including a lifetime no longer than the TTL, method,
+name, arguments, principal).
 """
 
 import hashlib
