@@ -121,7 +121,10 @@ def input_required_result(
     result: dict[str, Any] = {"resultType": "input_required"}
     if builder.requests:
         result["inputRequests"] = builder.requests
-    result["requestState"] = codec.mint(call.binding, builder.request_state, asked, round_number)
+    try:
+        result["requestState"] = codec.mint(call.binding, builder.request_state, asked, round_number)
+    except ValueError as exc:  # the handler's state (or the request it is bound to) is too large to carry
+        raise McpError(INTERNAL_ERROR, f"Internal error: {exc}") from exc
     return result
 
 

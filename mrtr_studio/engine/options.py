@@ -57,3 +57,7 @@ class ServerOptions:
     #: Deeper arguments, inputResponses or _meta get -32602 before any handler, digest or validation runs.
     max_argument_depth: int = MAX_ARGUMENT_DEPTH
     tasks: TaskOptions = field(default_factory=TaskOptions)
+
+    def __post_init__(self) -> None:
+        if type(self.max_argument_depth) is not int or self.max_argument_depth < 1:
+            raise ValueError(f"max_argument_depth must be a whole number above 0, got {self.max_argument_depth!r}")

@@ -8,7 +8,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .options import DEFAULT_STATE_TTL
 from .state_token import CHECKS, Binding, SplitToken, StateCodec, StateRejected, expiry_problem, parse_payload, split
 
 Status = Literal["pass", "fail", "unknown"]
@@ -44,11 +43,12 @@ class Inspection:
 
 
 def inspect_token(token: Any, secrets: list[str] | None = None, binding: Binding | None = None,
-                  now: float | None = None, ttl: int | None = DEFAULT_STATE_TTL) -> Inspection:
+                  now: float | None = None, ttl: int | None = None) -> Inspection:
     """Every check of DESIGN.md's order, each on its own.
 
-    `ttl` is the verifying server's state TTL, which bounds the lifetime `exp - iat`; None when it
-    is not known (another team's server), and then only `iat` and `exp` themselves are checked.
+    `ttl` is the verifying server's state TTL, which bounds the lifetime `exp - iat`; None (the
+    default) when it is not known, say another team's server, and then only `iat` and `exp`
+    themselves are checked.
     """
     moment = time.time() if now is None else now
     try:

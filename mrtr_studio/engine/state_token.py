@@ -3,6 +3,11 @@
 Format (DESIGN.md): `v1.` + b64url(payload JSON) + `.` + b64url(HMAC-SHA256(key, "v1." + b64url(payload))).
 The server keeps nothing between rounds; everything it needs to trust a retry is in the token,
 so any instance holding one of the keys can continue a flow another instance started.
+
+Verification follows DESIGN.md's order and trusts nothing before the MAC: the token's shape and
+strict base64url, then the HMAC over the raw `v1.<payload>` bytes, and only then is the payload
+parsed as JSON and its claims checked (expiry, including a lifetime no longer than the TTL, method,
+name, arguments, principal).
 """
 
 import hashlib
@@ -28,6 +33,9 @@ from ..protocol.token_format import (
 from .options import DEFAULT_STATE_TTL, check_state_ttl
 
 MAX_CLOCK_SKEW = 60
+#: Longest token minted or read: a client echoes it every round, and an oversized one is refused as
+#: `malformed` before any base64 decoding or MAC work is spent on it.
+MAX_TOKEN_CHARS = 64 * 1024
 #: The payload is our own flat object (its `k` map one level down); a deeper one is not a v1 state.
 _PAYLOAD_DEPTH = 4
 #: Verification checks in the order they run; `reason` names the first that fails.
@@ -108,6 +116,8 @@ def split(token: Any) -> SplitToken:
     """Shape and strict base64url only, no JSON: raises StateRejected('malformed') when it is not a v1 token."""
     if type(token) is not str:
         raise StateRejected("malformed", "requestState must be a string")
+    if len(token) > MAX_TOKEN_CHARS:
+        raise StateRejected("malformed", f"longer than {MAX_TOKEN_CHARS} characters")
     if not token.startswith(PREFIX):
         raise StateRejected("malformed", "missing the v1. prefix")
     body_text, dot, tag_text = token[len(PREFIX):].partition(".")
@@ -202,7 +212,10 @@ class StateCodec:
             "s": state,
         }
         signed = PREFIX + b64url_encode(canonical_json(payload))
-        return signed + "." + b64url_encode(_mac(self._keyed[0], signed.encode("ascii")))
+        token = signed + "." + b64url_encode(_mac(self._keyed[0], signed.encode("ascii")))
+        if len(token) > MAX_TOKEN_CHARS:  # no server, this one included, would accept it back
+            raise ValueError(f"the requestState would be {len(token)} characters, over {MAX_TOKEN_CHARS}")
+        return token
 
     def signature_ok(self, token: SplitToken | DecodedToken) -> bool:
         """Constant-time HMAC check against every key, first (signing) key first.

@@ -156,7 +156,6 @@ def test_help_says_how_to_rotate_keys() -> None:
     assert "MRTR_STUDIO_SECRET" in text
 
 
-
 def test_help_lists_the_limit_flags() -> None:
     shown = subprocess.run([sys.executable, "-m", "mrtr_studio", "serve", "--help"], capture_output=True, text=True,
                            timeout=30)
@@ -171,3 +170,26 @@ def test_a_bad_limit_fails_clearly() -> None:
                          capture_output=True, text=True, timeout=30)
     assert bad.returncode == 2
     assert "--session-idle: must be greater than 0" in bad.stderr
+
+
+def test_deeply_nested_arguments_get_a_clear_error_over_http() -> None:
+    """40 levels pass any message-level bound and meet the engine's; 1000 may be stopped by the reader first."""
+    with serve() as (proc, url):
+        for depth in (40, 1000):
+            arguments = "1"
+            for _ in range(depth):
+                arguments = '{"a":' + arguments + "}"
+            body = ('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_file","arguments":'
+                    + arguments + ',"_meta":' + json.dumps(META) + "}}")
+            headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "delete_file",
+                       "Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+            reply = httpx.post(url, content=body, headers=headers, timeout=10).json()
+            if depth == 40:
+                assert reply["error"]["code"] == -32602
+                assert reply["error"]["message"] == "Invalid params: arguments is nested deeper than 32 levels"
+            else:
+                assert reply["error"]["code"] in (-32602, -32600, -32700)
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(10)
+        assert proc.stderr is not None
+        assert "Traceback" not in proc.stderr.read()

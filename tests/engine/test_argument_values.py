@@ -131,3 +131,9 @@ async def test_prompts_and_legacy_requests_are_checked_as_well() -> None:
                "params": {"name": "count_roots", "arguments": nested(1000)}}
     reply = await server.handle(message, legacy.session)
     assert reply is not None and reply["error"]["code"] == -32602
+
+
+@pytest.mark.parametrize("depth", [0, -1, 2.5, None])
+def test_a_depth_bound_below_one_is_refused(depth: object) -> None:
+    with pytest.raises(ValueError, match="max_argument_depth"):
+        ServerOptions(max_argument_depth=depth)  # type: ignore[arg-type]

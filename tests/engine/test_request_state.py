@@ -251,3 +251,24 @@ async def test_payload_binds_everything_design_lists() -> None:
     assert payload["a"] == arguments_digest({"path": "/x"})
     assert payload["k"] == {"confirm": "elicitation/create"}
     assert payload["exp"] - payload["iat"] == 600
+
+
+async def test_oversized_tokens_are_malformed_and_never_minted() -> None:
+    from mrtr_studio.engine.state_token import MAX_TOKEN_CHARS
+
+    server = server_with()
+    wire = Wire(server)
+    token = await minted(wire)
+    padded = token[:3] + "A" * (MAX_TOKEN_CHARS) + token[3:]
+    reply = await wire.call("delete_file", {"path": "/a"}, responses=CONFIRM, state=padded)
+    assert_rejected(reply, "malformed")
+    assert str(MAX_TOKEN_CHARS) in reply["error"]["data"]["detail"]
+
+    @server.tool("hoarder")
+    def hoarder(session, request, response):  # type: ignore[no-untyped-def]
+        response.input_required.add_elicitation("k", "?", {"type": "object", "properties": {}})
+        response.input_required.request_state = "x" * MAX_TOKEN_CHARS
+
+    reply = await wire.call("hoarder")
+    assert reply["error"]["code"] == -32603
+    assert f"over {MAX_TOKEN_CHARS}" in reply["error"]["message"]

@@ -4,6 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mrtr_studio.engine.state_token import Binding, StateCodec, StateRejected
+from tests.protocol.test_arguments_digest import JSON_VALUES, same
 
 CODEC = StateCodec.from_secrets(["k1", "k0"], ttl=600)
 BINDING = Binding("tools/call", "delete_file", {"path": "/a"}, "alice")
@@ -44,3 +45,16 @@ def test_any_splice_is_rejected(start: int, length: int, insert: str) -> None:
 @given(suffix=st.text(ALPHABET, min_size=1, max_size=10))
 def test_appended_text_is_rejected(suffix: str) -> None:
     assert rejected(TOKEN + suffix)
+
+
+@settings(max_examples=300, deadline=None)
+@given(minted_for=JSON_VALUES, used_with=JSON_VALUES)
+def test_a_state_completes_only_the_arguments_it_was_minted_for(minted_for: object, used_with: object) -> None:
+    token = CODEC.mint(Binding("tools/call", "t", {"x": minted_for}), None, {}, 1, now=NOW)
+    try:
+        CODEC.verify(token, Binding("tools/call", "t", {"x": used_with}), now=NOW + 1)
+    except StateRejected as rejected:
+        assert rejected.reason == "arguments"
+        assert not same(minted_for, used_with)
+    else:
+        assert same(minted_for, used_with)
