@@ -18,18 +18,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench import ANSWER, HEADERS, META  # noqa: E402  (one flow, measured the same way)
 from bench_client import Connection  # noqa: E402
 
 from mrtr_studio.app.cluster import start_cluster  # noqa: E402
 from mrtr_studio.app.cluster_services import free_port, start_haproxy, start_redis  # noqa: E402
-
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
-HEADERS = [(b"Content-Type", b"application/json"), (b"Accept", b"application/json, text/event-stream"),
-           (b"MCP-Protocol-Version", b"2026-07-28"), (b"Mcp-Method", b"tools/call"),
-           (b"Mcp-Name", b"delete_file")]
-ANSWER = {"confirm": {"action": "accept", "content": {"confirm": True}}}
 
 
 async def flow(first_node: Connection, second_node: Connection, number: int) -> None:

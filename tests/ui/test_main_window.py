@@ -5,6 +5,7 @@ behave as in the application; QSettings live in a temporary ini file, never the 
 """
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -34,7 +35,8 @@ def arun(qapp: QApplication) -> Iterator[Runner]:
     for task in leftovers:
         task.cancel()
     if leftovers:
-        loop.run_until_complete(asyncio.wait(leftovers, timeout=5))
+        with contextlib.suppress(Exception):  # a loop already stopping must not turn teardown into a failure
+            loop.run_until_complete(asyncio.wait(leftovers, timeout=5))
     loop.close()
     asyncio.set_event_loop(None)
 

@@ -3,14 +3,11 @@ flow recorded through it, listen for wrapped sessions, stop the proxy; a bad URL
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
-import qasync
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
 
 from mrtr_studio.app.auto_answers import auto_respond
 from mrtr_studio.app.studio import Studio
@@ -18,27 +15,7 @@ from mrtr_studio.client.session import ClientSession
 from mrtr_studio.client.settings import ClientSettings
 from mrtr_studio.transport.http_client import HttpClientTransport
 from mrtr_studio.ui.proxy_panel import ProxyPanel
-
-Runner = Callable[[Awaitable[Any]], Any]
-
-
-@pytest.fixture
-def arun(qapp: QApplication) -> Iterator[Runner]:
-    loop = qasync.QEventLoop(qapp)
-    asyncio.set_event_loop(loop)
-
-    def run(coro: Awaitable[Any], timeout: float = 20.0) -> Any:
-        return loop.run_until_complete(asyncio.wait_for(coro, timeout))
-
-    yield run
-    leftovers = [task for task in asyncio.all_tasks(loop) if not task.done()]
-    for task in leftovers:
-        task.cancel()
-    if leftovers:
-        with contextlib.suppress(Exception):
-            loop.run_until_complete(asyncio.wait(leftovers, timeout=5))
-    loop.close()
-    asyncio.set_event_loop(None)
+from tests.ui.test_main_window import Runner, arun  # noqa: F401  (the qasync loop fixture)
 
 
 async def until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
@@ -46,7 +23,7 @@ async def until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
         await asyncio.wait_for(asyncio.sleep(0.01), timeout)
 
 
-def test_the_panel_starts_a_proxy_that_records_and_stops_it(qtbot: Any, arun: Runner, tmp_path: Path) -> None:
+def test_the_panel_starts_a_proxy_that_records_and_stops_it(qtbot: Any, arun: Runner, tmp_path: Path) -> None:  # noqa: F811
     upstream, studio = Studio(), Studio()
     studio.watching.feed_home = tmp_path / "home"
     served = arun(upstream.start_serving())
@@ -87,7 +64,7 @@ def test_the_panel_starts_a_proxy_that_records_and_stops_it(qtbot: Any, arun: Ru
     assert not (tmp_path / "home" / "feed.sock").exists()
 
 
-def test_intercept_holds_a_request_which_is_edited_in_the_panel_and_forwarded(qtbot: Any, arun: Runner) -> None:
+def test_intercept_holds_a_request_which_is_edited_in_the_panel_and_forwarded(qtbot: Any, arun: Runner) -> None:  # noqa: F811
     upstream, studio = Studio(), Studio()
     served = arun(upstream.start_serving())
     panel = ProxyPanel(studio)
