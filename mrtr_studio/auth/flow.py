@@ -21,6 +21,7 @@ authentication); the HTTP itself is ours, so every read is bounded and every exc
 
 import asyncio
 import json
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -116,7 +117,7 @@ class OAuthClient:
         self._lock = asyncio.Lock()
 
     @property
-    def exchanges(self) -> list[Exchange]:
+    def exchanges(self) -> "deque[Exchange]":
         return self.http.exchanges
 
     # --- the transport's seam ------------------------------------------------------------------
@@ -125,10 +126,35 @@ class OAuthClient:
         tokens = self.state.tokens
         return f"Bearer {tokens.access_token}" if tokens is not None else None
 
+    async def prepare(self) -> None:
+        """Before a request is sent: an access token past its expiry is refreshed first (when a refresh
+        token is held), so the request is not refused for it. A failed refresh leaves no token: the
+        server's 401 then runs the whole flow."""
+        if not self._refreshable():
+            return
+        async with self._lock:
+            if not self._refreshable():
+                return  # another request refreshed it meanwhile
+            try:
+                assert self.state.tokens is not None
+                await self._refresh(self.state.tokens)
+            finally:
+                self.http.flush()
+
+    def _refreshable(self) -> bool:
+        tokens = self.state.tokens
+        return tokens is not None and tokens.expired() and bool(tokens.refresh_token) \
+            and self.state.discovered is not None and self.state.registration is not None
+
     async def challenged(self, status: int, www_authenticate: str | None, sent: str | None = None) -> bool:
         """Run the flow for a refused request (`sent`: the Authorization it carried); True when a new token is
         held and the request may be retried. A refusal of a token already replaced only needs a retry."""
-        params = bearer_params(www_authenticate)
+        try:
+            return await self._challenged(status, bearer_params(www_authenticate), sent)
+        finally:
+            self.http.flush()
+
+    async def _challenged(self, status: int, params: dict[str, str], sent: str | None) -> bool:
         async with self._lock:
             current = self.state.tokens
             if status == 401 and current is not None and sent != f"Bearer {current.access_token}" \
@@ -215,7 +241,7 @@ class OAuthClient:
             return body
         if legacy:
             # 2025-03-26: a server with neither kind of metadata has its endpoints at the root (PKCE was required).
-            self.http.record(Exchange("authorization server metadata", "FALLBACK", issuer))
+            self.http.record(Exchange("authorization server metadata", "FALLBACK", issuer), final=True)
             return {"issuer": issuer, "authorization_endpoint": f"{issuer}/authorize",
                     "token_endpoint": f"{issuer}/token", "registration_endpoint": f"{issuer}/register",
                     "code_challenge_methods_supported": ["S256"], FALLBACK: True}

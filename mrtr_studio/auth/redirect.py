@@ -58,7 +58,7 @@ class LoopbackRedirect:
         self._arrived = asyncio.get_running_loop().create_future()
         if self._server is None:
             self._server = await asyncio.start_server(self._serve, sock=self._socket, limit=MAX_REQUEST)
-        http.record(Exchange("authorization redirect", "BROWSER", http.book.mask(url)))
+        http.record(Exchange("authorization redirect", "BROWSER", http.book.mask(url)), final=True)
         self.show(url)
         try:
             async with asyncio.timeout(self.timeout):

@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import contextvars
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,8 @@ from .tasks import TaskRun, follow_task
 StepHook = Callable[[Message, int], Awaitable[Message | None]]
 
 _recording: contextvars.ContextVar[tuple[str, int] | None] = contextvars.ContextVar("_recording", default=None)
+#: Auth exchanges kept for the next operation when none runs (a hostile server cannot grow it).
+AUTH_KEPT = 100
 _MODERN_ERRORS = {UNSUPPORTED_PROTOCOL_VERSION, HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY}
 
 
@@ -84,6 +87,8 @@ class ClientSession:
             else None
         self.legacy_version: str | None = None
         self.server_info: dict[str, Any] = {}
+        #: Auth exchanges heard outside any operation, waiting for the next one (bounded: a flow is a few).
+        self._authorized_before: deque[tuple[WireEvent, float]] = deque(maxlen=AUTH_KEPT)
         self._unlisten = transport.tap.listen(self._on_wire)
         transport.on_server_request(self._answer_server_request)
 
@@ -92,8 +97,18 @@ class ClientSession:
     def _on_wire(self, event: WireEvent) -> None:
         where = _recording.get()
         if where is None:
-            return  # housekeeping outside an operation (discovery, listings) is not part of a flow
+            # Housekeeping outside an operation (discovery, listings) is not part of a flow; but the
+            # authorization it ran unlocks the next operation, which draws it before its first round.
+            if "auth_phase" in event.meta:
+                self._authorized_before.append((event, time.time()))
+            return
         self.store.record(where[0], where[1], event.direction, event.message, **event.meta)
+
+    def _record_authorization(self, op: Operation) -> None:
+        """The auth exchanges made since the last operation, as this one's round 0 (at their own times)."""
+        while self._authorized_before:
+            event, at = self._authorized_before.popleft()
+            self.store.record(op.id, 0, event.direction, event.message, timestamp=at, **event.meta)
 
     # --- era ---------------------------------------------------------------------------------
 
@@ -184,6 +199,7 @@ class ClientSession:
         era = await self.ensure_era()
         op = self.store.begin_operation(method, target, dict(arguments or {}), era.value, self.server_label,
                                         label=label)
+        self._record_authorization(op)
         first = self._request(method, target_params(method, target, arguments), era)
         current_round = 1
 

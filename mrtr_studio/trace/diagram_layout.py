@@ -9,9 +9,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .model import Operation, TraceMessage, params_of, result_of
+from .model import Operation, TraceMessage, auth_exchange, params_of, result_of
 
 LANES = ("User", "Client", "Server")
+#: The lane of the authorization server, drawn only when an operation's flow needed one.
+AUTH_LANE = "Auth server"
 #: Fixed lane positions for exports that have no view to fill (the HTML page's SVG).
 LANE_X = {"User": 90.0, "Client": 330.0, "Server": 610.0}
 HEADER = 56.0  # the title line and the lane boxes above the first row
@@ -86,6 +88,8 @@ STYLES: dict[str, Style] = {
     "notification": Style("#6b6b6b", "dot", 1.2, "• notification", "#b0b0b0"),
     "invalid": Style("#c0392b", "dash", 1.6, "? invalid", "#ff8a7a"),
     "interaction": Style("#2a7f8f", "dot", 1.4, "👤", "#6fcbdc"),
+    "auth": Style("#7a5200", "dashdot", 1.4, "🔑", "#e8c06a"),
+    "auth_failed": Style("#b0301f", "dashdot", 2.2, "🔑 ✖", "#ff8a7a"),
 }
 
 
@@ -170,9 +174,66 @@ def task_summary(result: dict[str, Any]) -> str | None:
     return " · ".join(bits)
 
 
+def auth_party(exchange: dict[str, Any]) -> str:
+    """Whom the client talked to in one auth exchange: the lane its arrow reaches."""
+    phase, method = exchange.get("phase"), exchange.get("method")
+    if phase in ("challenge", "protected resource metadata"):
+        return "Server"
+    if method in ("BROWSER", "REDIRECT"):
+        return "User"  # the person's browser: the authorization page, and its redirect back to the client
+    return AUTH_LANE
+
+
+def _checks(exchange: dict[str, Any]) -> list[Any]:
+    checks = exchange.get("checks")
+    return checks if isinstance(checks, list) else []
+
+
+def auth_failed(exchange: dict[str, Any]) -> bool:
+    """A refused or broken exchange, or a spec check that failed on it (the expected 401 is not a failure)."""
+    status = exchange.get("status")
+    checks = _checks(exchange)
+    failed_check = any(isinstance(c, dict) and c.get("passed") is False for c in checks)
+    refused = isinstance(status, int) and status >= 400 and exchange.get("phase") != "challenge"
+    return bool(exchange.get("error")) or refused or failed_check
+
+
+def auth_label(exchange: dict[str, Any]) -> str:
+    phase, method, status = exchange.get("phase", "?"), exchange.get("method", "?"), exchange.get("status")
+    if phase == "challenge":
+        refused = exchange.get("request_body")
+        what = refused.get("method") if isinstance(refused, dict) else None
+        return f"🔒 HTTP {status} · {what or 'request'} needs authorization"
+    if method == "BROWSER":
+        return "🔑 authorization page opened in the browser"
+    if method == "REDIRECT":
+        return "🔑 authorization response (redirect back)"
+    if method == "FALLBACK":
+        return "🔑 no metadata: default endpoints assumed"
+    outcome = f"→ {status}" if status is not None else f"→ ✖ {str(exchange.get('error') or 'no response')[:60]}"
+    return f"🔑 {phase} · {method} {outcome}"
+
+
+def auth_summary(exchange: dict[str, Any]) -> str:
+    """The checks judged on an exchange, or where it went (a challenge: what WWW-Authenticate said)."""
+    checks = _checks(exchange)
+    judged = [f"{'✔' if c.get('passed') else '✖'} {c.get('name')}" for c in checks if isinstance(c, dict)]
+    if judged:
+        return " · ".join(judged)
+    if exchange.get("phase") == "challenge":
+        headers = exchange.get("response_headers")
+        challenge = headers.get("www-authenticate") if isinstance(headers, dict) else None
+        return f"WWW-Authenticate: {challenge}"[:200] if challenge else "no WWW-Authenticate"
+    if exchange.get("error"):
+        return str(exchange["error"])[:200]
+    return str(exchange.get("url") or "")[:200]
+
+
 def message_summary(entry: TraceMessage) -> str:
     """One line saying what a message is about, for the log's summary column and arrow sublabels."""
     message = entry.message
+    if entry.kind == "auth":
+        return auth_summary(auth_exchange(entry))
     if entry.kind in ("task", "complete") and task_summary(result_of(message)) is not None:
         result = result_of(message)
         text = task_summary(result) or ""
@@ -247,6 +308,8 @@ class DiagramLayout:
         self._run: Arrow | None = None
         self._run_status: str | None = None
         self._held: TraceMessage | None = None
+        #: Drawing a run of auth exchanges (one "Authorization" heading per run).
+        self._authorizing = False
         #: Message seq -> the seq of the arrow drawn for it, for polls folded into a run's arrow.
         self.drawn_as: dict[int, int] = {}
         if operation is not None:
@@ -321,6 +384,12 @@ class DiagramLayout:
         change = Change()
         if entry.round > self._round:
             self._new_round(entry.round, change)
+        if entry.kind == "auth":
+            return self._draw_auth(entry, change)
+        if self._authorizing:
+            self._authorizing = False
+            if entry.round >= 1 and entry.round == self._round:
+                self._separator(f"Round {entry.round} · sent again, authorized", change)
         nested = entry.kind in ("server_request", "client_response")
         depth = 1 if nested else 0
         server = self._server_lane(entry, change)
@@ -346,6 +415,33 @@ class DiagramLayout:
             self._last_asked = _asked(entry.message)
         self._track_polls(entry, method, arrow)
         return change
+
+    def _draw_auth(self, entry: TraceMessage, change: Change) -> Change:
+        """One exchange of the authorization flow: an arrow between the client and the party it talked to
+        (the MCP server for its challenge and metadata, the person's browser, the authorization server)."""
+        exchange = auth_exchange(entry)
+        if not self._authorizing:
+            self._authorizing = True
+            where = "before round 1" if entry.round == 0 else f"inside round {entry.round}"
+            self._separator(f"Authorization · {where}", change)
+        party = auth_party(exchange)
+        if party not in self.lanes:
+            self.lanes.append(party)
+            change.lanes = True
+        src, dst = (party, "Client") if exchange.get("phase") == "challenge" or exchange.get("method") == "REDIRECT" \
+            else ("Client", party)
+        arrow = Arrow(entry.seq, src, dst, self._row(), auth_label(exchange),
+                      "auth_failed" if auth_failed(exchange) else "auth", entry.round, 0, auth_summary(exchange))
+        self.arrows.append(arrow)
+        change.added.append(arrow)
+        self._run = self._run_status = None
+        return change
+
+    def _separator(self, label: str, change: Change) -> None:
+        separator = Separator(self._y - ROW * 0.45, label)
+        self._y += ROW * 0.3
+        self.separators.append(separator)
+        change.added.append(separator)
 
     def _track_polls(self, entry: TraceMessage, method: str | None, arrow: Arrow) -> None:
         status = result_of(entry.message).get("status")

@@ -14,7 +14,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .diagram_layout import LANE_X, LANES, STYLES, Arrow, DiagramLayout, layout_operation, message_summary
+from .diagram_layout import (
+    LANE_X,
+    STYLES,
+    Arrow,
+    DiagramLayout,
+    layout_operation,
+    message_summary,
+    natural_width,
+    spread_lanes,
+)
 from .model import Operation, TraceMessage
 
 #: No scripts, plugins, frames, forms or outside requests: only the inline style and inline SVG.
@@ -55,18 +64,25 @@ class Section:
 
 
 def svg_diagram(layout: DiagramLayout, width: float = 720.0) -> str:
+    """The diagram as SVG: the usual three lanes at fixed places, more (the authorization server, a
+    cluster's nodes) spread over a page wide enough for them."""
+    if set(layout.lanes) <= set(LANE_X):
+        xs = LANE_X
+    else:
+        width = max(width, natural_width(len(layout.lanes)))
+        xs = spread_lanes(layout.lanes, width).x
     height = layout.height + 20
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
            f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="sans-serif" font-size="12">',
            '<defs><marker id="head" markerWidth="10" markerHeight="8" refX="9" refY="4" orient="auto">'
            '<path d="M0,0 L10,4 L0,8 z" fill="context-stroke"/></marker></defs>']
-    for lane in LANES:
-        x = LANE_X[lane]
+    for lane in layout.lanes:
+        x = xs[lane]
         out.append(f'<text x="{x:.0f}" y="30" text-anchor="middle" font-weight="bold">{lane}</text>')
         out.append(f'<line x1="{x:.0f}" y1="40" x2="{x:.0f}" y2="{height - 10:.0f}" stroke="#bbb" '
                    'stroke-dasharray="4 4"/>')
     for activation in layout.activations:
-        x = LANE_X[activation.lane] - 5 + activation.depth * 6
+        x = xs[activation.lane] - 5 + activation.depth * 6
         y1 = activation.y1 if activation.y1 is not None else layout.height
         out.append(f'<rect x="{x:.0f}" y="{activation.y0:.0f}" width="10" height="{max(y1 - activation.y0, 4):.0f}" '
                    'fill="#eef3fb" stroke="#9bb"/>')
@@ -75,14 +91,14 @@ def svg_diagram(layout: DiagramLayout, width: float = 720.0) -> str:
                    'stroke="#ddd"/>')
         out.append(f'<text x="14" y="{separator.y + 13:.0f}" fill="#888">{_e(separator.label)}</text>')
     for arrow in layout.arrows:
-        out.append(_svg_arrow(arrow))
+        out.append(_svg_arrow(arrow, xs))
     out.append("</svg>")
     return "\n".join(out)
 
 
-def _svg_arrow(arrow: Arrow) -> str:
+def _svg_arrow(arrow: Arrow, xs: dict[str, float]) -> str:
     style = arrow.style
-    x1, x2 = LANE_X[arrow.src], LANE_X[arrow.dst]
+    x1, x2 = xs[arrow.src], xs[arrow.dst]
     nudge = 6 * arrow.depth
     x1 += nudge if x1 < x2 else -nudge
     dash = _DASH.get(style.line, "")

@@ -7,8 +7,8 @@ diagram reads like the spec's "Basic Workflow" figure and pastes into Markdown a
 
 from typing import Any
 
-from .diagram_layout import layout_operation
-from .model import Operation, TraceMessage, result_of
+from .diagram_layout import AUTH_LANE, auth_label, auth_party, layout_operation
+from .model import Operation, TraceMessage, auth_exchange, result_of
 
 #: Characters of trace text that could end a statement (`;`, a line break), start an entity (`#`), a
 #: comment or a directive (`%%`, `%%{init: ...}%%`, found anywhere in the text), or markup (`<`, `&`,
@@ -68,18 +68,32 @@ def label(operation: Operation, message: TraceMessage) -> str:
         return escape(("error" if "error" in body else "result") + _id(message))
     if kind == "invalid":
         return escape("unreadable reply")
+    if kind == "auth":
+        return escape(auth_label(auth_exchange(message)))
     return escape(f"{kind}{_id(message)}")
 
 
 _ARROWS = {
     "request": "C->>S", "client_response": "C-->>S", "server_request": "S->>C", "notification": "S--)C",
 }
+#: The participant of each lane an auth exchange reaches.
+_PARTIES = {"Server": "S", "User": "U", AUTH_LANE: "A"}
+
+
+def _auth_arrow(message: TraceMessage) -> str:
+    exchange = auth_exchange(message)
+    party = _PARTIES[auth_party(exchange)]
+    back = exchange.get("phase") == "challenge" or exchange.get("method") == "REDIRECT"
+    return f"{party}-->>C" if back else f"C->>{party}"
 
 
 def to_mermaid(operation: Operation, messages: list[TraceMessage], timings: bool = False,
                findings: bool = True) -> str:
     """The operation as `sequenceDiagram` text; `timings` adds the person's answering time per round."""
-    lines = ["sequenceDiagram", "    participant C as Client", "    participant S as Server",
+    parties = {auth_party(auth_exchange(m)) for m in messages if m.kind == "auth"}
+    lines = ["sequenceDiagram", *(["    participant U as Browser"] if "User" in parties else []),
+             "    participant C as Client", "    participant S as Server",
+             *([f"    participant A as {AUTH_LANE}"] if AUTH_LANE in parties else []),
              f"    Note over C,S: {escape(f'{_target(operation)} ({operation.era})')}"]
     current_round = 0
     # A task's runs of same-status polls: one arrow pair each, as in the diagram.
@@ -94,7 +108,9 @@ def to_mermaid(operation: Operation, messages: list[TraceMessage], timings: bool
                 if timings and message.round in operation.answer_seconds:
                     lines.append(f"    Note over C: answered in {operation.answer_seconds[message.round]:.1f} s")
             current_round = message.round
-        if message.kind == "notification" and message.direction == "client->server":
+        if message.kind == "auth":
+            arrow = _auth_arrow(message)
+        elif message.kind == "notification" and message.direction == "client->server":
             arrow = "C--)S"
         else:
             arrow = _ARROWS.get(message.kind, "S-->>C")

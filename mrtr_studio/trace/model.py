@@ -22,6 +22,7 @@ MessageKind = Literal[
     "server_request",  # legacy server-initiated request
     "client_response",  # the client's answer to a server-initiated request
     "invalid",  # not understood
+    "auth",  # an HTTP exchange of the authorization flow (masked), not JSON-RPC: see `auth_exchange`
 ]
 Severity = Literal["error", "warning", "info"]
 
@@ -186,6 +187,12 @@ def kind_of(message: Any, direction: Direction) -> MessageKind:
     if kind == "input_required":
         return "input_required"
     return "task" if kind == "task" else "complete"
+
+
+def auth_exchange(entry: "TraceMessage") -> dict[str, Any]:
+    """An "auth" message's exchange: phase, method, url, status, masked request and response, checks."""
+    message = entry.message if entry.kind == "auth" else None
+    return message if isinstance(message, dict) else {}
 
 
 def params_of(message: Any) -> dict[str, Any]:

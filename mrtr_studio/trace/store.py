@@ -77,13 +77,18 @@ class TraceStore:
 
     def record(self, operation_id: str, round_number: int, direction: Direction, message: Any,
                method: str | None = None, timestamp: float | None = None, **transport: Any) -> TraceMessage:
+        """Record one message. Transport metadata `auth_phase` marks an HTTP exchange of the authorization
+        flow (its masked request and response): kind "auth", its phase as the method, no JSON-RPC id."""
         op = self._operations_by_id[operation_id]
-        jsonrpc_id = message.get("id") if isinstance(message, dict) else None
-        if method is None and isinstance(message, dict):
+        phase = transport.get("auth_phase")
+        jsonrpc_id = message.get("id") if isinstance(message, dict) and phase is None else None
+        if phase is not None:
+            method = str(phase)
+        elif method is None and isinstance(message, dict):
             method = message.get("method")
         entry = TraceMessage(
             seq=next(self._seq), operation_id=operation_id, round=round_number, direction=direction,
-            kind=kind_of(message, direction), message=message,
+            kind="auth" if phase is not None else kind_of(message, direction), message=message,
             timestamp=time.time() if timestamp is None else timestamp, method=method,
             jsonrpc_id=jsonrpc_id if isinstance(jsonrpc_id, str | int) else None, transport=dict(transport))
         self._append(entry)

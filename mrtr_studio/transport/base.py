@@ -51,12 +51,16 @@ class Tap:
 class RequestAuth(Protocol):
     """What an HTTP client transport consults for authorization (the OAuth flow implements it).
 
-    `authorization()` is the Authorization header for the next request (None: send none);
+    `authorization()` is the Authorization header for the next request (None: send none); `prepare()`
+    runs before each request (a token past its expiry is refreshed there);
     `challenged(status, www_authenticate, sent)` runs on a 401 or 403 (`sent`: the Authorization the
     refused request carried) and returns True when the request should be sent again (a new token is
     held). It may raise to stop with a reason."""
 
     def authorization(self) -> str | None: ...
+
+    async def prepare(self) -> None:
+        """Before each request: renew what is known to be stale (an expired access token)."""
 
     async def challenged(self, status: int, www_authenticate: str | None, sent: str | None = None) -> bool: ...
 

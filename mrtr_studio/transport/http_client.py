@@ -20,15 +20,17 @@ import contextlib
 import contextvars
 import itertools
 import logging
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Coroutine
+from typing import Any, TypeVar
 
 import httpx
 
+from ..auth.exchanges import Exchange, exchange_sink
 from ..protocol import param_headers
 from ..protocol.versions import META_PROTOCOL_VERSION, NAME_FIELDS
 from ..protocol.wire_json import WireJsonError
 from .base import (
+    Direction,
     RequestAuth,
     ServerRequestHandler,
     ServerRequestPool,
@@ -79,6 +81,7 @@ SMALL_BODY = 64 * 1024
 MAX_AUTH_CHALLENGES = 3
 #: Tags the answers to requests heard on the standalone GET stream (no client request owns them).
 LISTENER = object()
+_T = TypeVar("_T")
 
 
 class HttpClientTransport:
@@ -142,6 +145,9 @@ class HttpClientTransport:
         """Send one message; a 401/403 with an `auth` runs its flow (outside the request's deadline) and
         sends the message again, at most MAX_AUTH_CHALLENGES times."""
         challenges = 0
+        if self.auth is not None:
+            with contextlib.suppress(Exception):  # a failed refresh leaves the server's 401 to run the flow
+                await self._authorizing(self.auth.prepare())
         while True:
             try:
                 return await self._send_once(message)
@@ -151,13 +157,27 @@ class HttpClientTransport:
                     raise TransportError(f"HTTP {refused.status} from {self.url}: still refused after "
                                          f"{challenges - 1} authorization attempt(s)") from None
                 try:
-                    again = await self.auth.challenged(refused.status, refused.www_authenticate, refused.sent)
+                    again = await self._authorizing(
+                        self.auth.challenged(refused.status, refused.www_authenticate, refused.sent))
                 except Exception as exc:
                     raise TransportError(f"HTTP {refused.status} from {self.url}; authorization failed: {exc}") \
                         from exc
                 if not again:
                     raise TransportError(f"HTTP {refused.status} from {self.url}: {refused.www_authenticate or ''}"
                                          .rstrip(": ")) from None
+
+    async def _authorizing(self, step: Coroutine[Any, Any, _T]) -> _T:
+        """Run a step of the auth flow with its exchanges going onto this transport's tap (into the trace
+        of the request that needed them), each marked `auth_phase`."""
+        token = exchange_sink.set(self._auth_exchange)
+        try:
+            return await step
+        finally:
+            exchange_sink.reset(token)
+
+    def _auth_exchange(self, exchange: Exchange) -> None:
+        direction: Direction = "server->client" if exchange.method == "REDIRECT" else "client->server"
+        self.tap.emit(direction, exchange.as_dict(), transport="http", url=self.url, auth_phase=exchange.phase)
 
     async def _send_once(self, message: dict[str, Any]) -> dict[str, Any] | None:
         headers = self.headers_for(message)
@@ -229,8 +249,10 @@ class HttpClientTransport:
             if self.auth is not None and response.status_code in (401, 403):
                 text = await self._small_text(response)
                 challenge = response.headers.get("www-authenticate")
-                self.tap.emit("server->client", text, **self._meta(response), www_authenticate=challenge,
-                              error="authorization required")
+                refusal = Exchange("challenge", "POST", self.url, masked_headers(headers), message,
+                                   response.status_code, {"www-authenticate": challenge or ""}, text or None)
+                self.tap.emit("server->client", refusal.as_dict(), **self._meta(response),
+                              www_authenticate=challenge, auth_phase="challenge")
                 raise _Challenged(response.status_code, challenge, headers.get("Authorization"))
             if response.headers.get("mcp-session-id"):
                 self.session_id = response.headers["mcp-session-id"]

@@ -41,6 +41,8 @@ class AuthServer:
     wrong_iss: bool = False
     #: Lifetimes of the next access tokens, in order (then one hour each).
     ttls: list[int] = field(default_factory=list)
+    #: What token responses say of a token's lifetime (`expires_in`), whatever it really is.
+    say_expires_in: int = 3600
     #: The `aud` of tokens: the `resource` asked for, unless set.
     audience: str | None = None
     scopes_supported: list[str] = field(default_factory=lambda: ["mcp", "admin", "offline_access"])
@@ -138,7 +140,7 @@ class AuthServer:
         refresh = generate_token(32)
         self.refresh[refresh] = grant
         self.issued += [access, refresh]
-        return JSONResponse({"access_token": access, "token_type": "Bearer", "expires_in": 3600,
+        return JSONResponse({"access_token": access, "token_type": "Bearer", "expires_in": self.say_expires_in,
                              "refresh_token": refresh, "scope": grant.scope})
 
     # --- running ---------------------------------------------------------------------------------

@@ -41,18 +41,22 @@ def test_the_studio_authorizes_then_runs(protected: tuple[str, AuthServer]) -> N
         try:
             catalog = await studio.connect(http_entry(url))
             result = await studio.run("tools/call", "delete_file", {"path": "/a"})
+            drawn.extend(m.method for m in studio.store.messages if m.kind == "auth" and m.round == 0)
             return catalog, result
         finally:
             await studio.close()
             studio_log.extend(studio.auth.entries)
 
     studio_log: list = []
+    drawn: list = []
     catalog, result = asyncio.run(go())
     assert catalog is not None and result is not None and result.drive.ok, studio_log
     phases = [entry.exchange.phase for entry in studio_log]
     assert phases[0] == "protected resource metadata" and "token request" in phases
     assert all(check.passed for entry in studio_log for check in entry.exchange.checks)
     assert len([r for r in issuer.requests if r["path"] == "/authorize"]) == 1  # one authorization, many requests
+    # The flow ran while connecting; the first call's trace draws it before its rounds.
+    assert drawn == ["challenge", *phases], drawn
 
 
 def test_the_browser_path_opens_the_url_and_takes_the_loopback_redirect(protected: tuple[str, AuthServer]) -> None:
