@@ -152,5 +152,5 @@ def test_an_expired_token_is_refreshed_before_the_request_is_sent(issuer: AuthSe
     assert grants[0] == "authorization_code" and len(grants) >= 3 and set(grants[1:]) == {"refresh_token"}
     challenges = [m for m in store.messages if m.method == "challenge"]
     assert len(challenges) == 1  # only the first request was refused: the others went with a fresh token
-    first, second = store.operations
+    _, second = store.operations
     assert {m.method for m in auth_messages(store.messages_of(second.id))} == {"token refresh"}
