@@ -58,6 +58,11 @@ class AuthLog:
             self._flows[server_url] = flow
         return flow
 
+    def authorized(self, server_url: str) -> bool:
+        """Whether the flow for this server holds a token (requests to it carry a real identity)."""
+        flow = self._flows.get(server_url)
+        return flow is not None and flow.state.tokens is not None
+
     def adopt(self, server_url: str, flow: OAuthClient) -> None:
         """Use a flow made elsewhere (a headless one in tests, a lesson's) for this server."""
         flow.http.on_exchange = lambda exchange: self.add(server_url, exchange)

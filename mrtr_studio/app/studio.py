@@ -181,6 +181,14 @@ class Studio:
         self.identity = IDENTITY_PRESETS[identity] if isinstance(identity, str) else identity
         self._settings_changed(f"identity: {self.identity.name}")
 
+    def identity_shown(self) -> str:
+        """Who the requests speak for, as the operations list says it: "OAuth" when no static token is set
+        and the server's authorization flow holds one."""
+        entry = self.entry
+        if entry.kind == "http" and not self.identity.bearer and self.auth.authorized(entry.url):
+            return "OAuth"
+        return self.identity.name
+
     def _settings_changed(self, text: str) -> None:
         self._stale = True  # the next run builds a fresh client (a running one keeps its settings)
         self._emit(StudioEvent("settings", text=text))

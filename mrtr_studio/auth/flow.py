@@ -238,6 +238,10 @@ class OAuthClient:
             if not same:
                 raise AuthError(f"authorization server metadata at {url} names issuer {body.get('issuer')!r}, "
                                 f"not {issuer!r}; not using it")
+            if self.settings.grant == "authorization_code":  # judged here, refused when authorizing
+                methods = body.get("code_challenge_methods_supported")
+                reply.exchange.check("PKCE S256 offered", isinstance(methods, list) and "S256" in methods,
+                                     f"code_challenge_methods_supported: {methods!r}")
             return body
         if legacy:
             # 2025-03-26: a server with neither kind of metadata has its endpoints at the root (PKCE was required).

@@ -88,8 +88,8 @@ STYLES: dict[str, Style] = {
     "notification": Style("#6b6b6b", "dot", 1.2, "• notification", "#b0b0b0"),
     "invalid": Style("#c0392b", "dash", 1.6, "? invalid", "#ff8a7a"),
     "interaction": Style("#2a7f8f", "dot", 1.4, "👤", "#6fcbdc"),
-    "auth": Style("#7a5200", "dashdot", 1.4, "🔑", "#e8c06a"),
-    "auth_failed": Style("#b0301f", "dashdot", 2.2, "🔑 ✖", "#ff8a7a"),
+    "auth": Style("#8e2c6b", "dashdot", 1.4, "auth", "#f0a0d0"),
+    "auth_failed": Style("#b0301f", "dashdot", 2.2, "auth ✖", "#ff8a7a"),
 }
 
 
@@ -203,15 +203,16 @@ def auth_label(exchange: dict[str, Any]) -> str:
     if phase == "challenge":
         refused = exchange.get("request_body")
         what = refused.get("method") if isinstance(refused, dict) else None
-        return f"🔒 HTTP {status} · {what or 'request'} needs authorization"
+        return f"HTTP {status} · {what or 'request'} needs authorization"
     if method == "BROWSER":
-        return "🔑 authorization page opened in the browser"
+        return "auth: authorization page opened in the browser"
     if method == "REDIRECT":
-        return "🔑 authorization response (redirect back)"
+        return "auth: authorization response (redirect back)"
     if method == "FALLBACK":
-        return "🔑 no metadata: default endpoints assumed"
+        return "auth: no metadata, default endpoints assumed"
     outcome = f"→ {status}" if status is not None else f"→ ✖ {str(exchange.get('error') or 'no response')[:60]}"
-    return f"🔑 {phase} · {method} {outcome}"
+    failed = " ✖" if auth_failed(exchange) else ""
+    return f"auth{failed}: {phase} · {method} {outcome}"
 
 
 def auth_summary(exchange: dict[str, Any]) -> str:
@@ -308,8 +309,8 @@ class DiagramLayout:
         self._run: Arrow | None = None
         self._run_status: str | None = None
         self._held: TraceMessage | None = None
-        #: Drawing a run of auth exchanges (one "Authorization" heading per run).
-        self._authorizing = False
+        #: The round of the run of auth exchanges being drawn (one "Authorization" heading per run).
+        self._authorizing: int | None = None
         #: Message seq -> the seq of the arrow drawn for it, for polls folded into a run's arrow.
         self.drawn_as: dict[int, int] = {}
         if operation is not None:
@@ -386,10 +387,10 @@ class DiagramLayout:
             self._new_round(entry.round, change)
         if entry.kind == "auth":
             return self._draw_auth(entry, change)
-        if self._authorizing:
-            self._authorizing = False
-            if entry.round >= 1 and entry.round == self._round:
+        if self._authorizing is not None:
+            if self._authorizing >= 1 and entry.round == self._authorizing:
                 self._separator(f"Round {entry.round} · sent again, authorized", change)
+            self._authorizing = None
         nested = entry.kind in ("server_request", "client_response")
         depth = 1 if nested else 0
         server = self._server_lane(entry, change)
@@ -420,8 +421,8 @@ class DiagramLayout:
         """One exchange of the authorization flow: an arrow between the client and the party it talked to
         (the MCP server for its challenge and metadata, the person's browser, the authorization server)."""
         exchange = auth_exchange(entry)
-        if not self._authorizing:
-            self._authorizing = True
+        if self._authorizing is None:
+            self._authorizing = entry.round
             where = "before round 1" if entry.round == 0 else f"inside round {entry.round}"
             self._separator(f"Authorization · {where}", change)
         party = auth_party(exchange)

@@ -559,7 +559,7 @@ class MainWindow(QMainWindow):
             op = event.operation
             if not event.loaded and self.studio.busy and self.studio.current_operation_id == op.id:
                 self.operations.model.index_.note_settings(op.id, RunSettings(
-                    op.method, op.target, dict(op.arguments), self.studio.identity.name,
+                    op.method, op.target, dict(op.arguments), self.studio.identity_shown(),
                     self.client_panel.to_json(), self.studio.entry))
             if not event.loaded:
                 self.selection.select_operation(op.id)

@@ -41,6 +41,8 @@ class AuthServer:
     wrong_iss: bool = False
     #: Lifetimes of the next access tokens, in order (then one hour each).
     ttls: list[int] = field(default_factory=list)
+    #: What the metadata says of PKCE (the spec requires S256).
+    code_challenge_methods: list[str] = field(default_factory=lambda: ["S256"])
     #: What token responses say of a token's lifetime (`expires_in`), whatever it really is.
     say_expires_in: int = 3600
     #: The `aud` of tokens: the `resource` asked for, unless set.
@@ -81,7 +83,8 @@ class AuthServer:
             "token_endpoint": f"{self.issuer}/token", "registration_endpoint": f"{self.issuer}/register",
             "jwks_uri": f"{self.issuer}/jwks", "response_types_supported": ["code"],
             "grant_types_supported": ["authorization_code", "refresh_token"],
-            "code_challenge_methods_supported": ["S256"], "authorization_response_iss_parameter_supported": True,
+            "code_challenge_methods_supported": self.code_challenge_methods,
+            "authorization_response_iss_parameter_supported": True,
             "token_endpoint_auth_methods_supported": ["none", "client_secret_basic"],
             "scopes_supported": self.scopes_supported})
 

@@ -87,13 +87,14 @@ def test_a_flow_run_while_connecting_is_drawn_before_round_one(issuer: AuthServe
     assert "resource_metadata=" in auth[0].message["response_headers"]["www-authenticate"]
     checks = {c["name"]: c["passed"] for m in auth for c in m.message["checks"]}
     assert checks == {"resource matches the server": True, "issuer matches the metadata URL": True,
+                      "PKCE S256 offered": True,
                       "state matches": True, "iss matches the issuer (RFC 9207)": True}
     assert not auth_messages(store.messages_of(second.id))  # the token served the second call
 
     layout = layout_operation(first, messages)
     assert AUTH_LANE in layout.lanes
     titles = [s.label for s in layout.separators]
-    assert titles[:2] == ["Authorization · before round 1", "Round 1"]
+    assert titles == ["Authorization · before round 1", "Round 1", "Round 2"]
     drawn = {a.seq: a for a in layout.arrows if a.seq is not None}
     token = drawn[auth[-1].seq]
     assert (token.src, token.dst, token.kind) == ("Client", AUTH_LANE, "auth")
@@ -154,3 +155,19 @@ def test_an_expired_token_is_refreshed_before_the_request_is_sent(issuer: AuthSe
     assert len(challenges) == 1  # only the first request was refused: the others went with a fresh token
     _, second = store.operations
     assert {m.method for m in auth_messages(store.messages_of(second.id))} == {"token refresh"}
+
+
+def test_a_server_without_pkce_s256_is_drawn_failing_and_never_authorized(issuer: AuthServer,
+                                                                         protected: tuple[str, JwtVerifier]) -> None:
+    issuer.code_challenge_methods = ["plain"]
+    store = TraceStore()
+    with pytest.raises(AssertionError, match="does not offer PKCE S256"):
+        run(protected[0], store, ["delete_file"], listed_first=False)
+    [op] = store.operations
+    assert op.outcome == "transport_error"
+    messages = store.messages_of(op.id)
+    [metadata] = [m for m in auth_messages(messages) if m.method == "authorization server metadata"]
+    assert {c["name"]: c["passed"] for c in metadata.message["checks"]}["PKCE S256 offered"] is False
+    drawn = {a.seq: a for a in layout_operation(op, messages).arrows}
+    assert drawn[metadata.seq].kind == "auth_failed" and "✖ PKCE S256 offered" in drawn[metadata.seq].sublabel
+    assert not [r for r in issuer.requests if r["path"] == "/authorize"]

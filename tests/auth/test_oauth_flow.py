@@ -73,6 +73,7 @@ def test_code_flow_with_pkce_gets_a_token_the_server_accepts(issuer: AuthServer,
     assert {"client registration", "authorization redirect", "authorization response", "token request"} <= set(phases)
     checks = {c.name: c.passed for e in flow.exchanges for c in e.checks}
     assert checks == {"resource matches the server": True, "issuer matches the metadata URL": True,
+                      "PKCE S256 offered": True,
                       "state matches": True, "iss matches the issuer (RFC 9207)": True}
 
 

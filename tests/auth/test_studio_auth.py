@@ -39,7 +39,9 @@ def test_the_studio_authorizes_then_runs(protected: tuple[str, AuthServer]) -> N
         studio = Studio()
         studio.auth.adopt(url, OAuthClient(url, HeadlessRedirect()))
         try:
+            assert studio.identity_shown() == "anonymous"
             catalog = await studio.connect(http_entry(url))
+            assert studio.identity_shown() == "OAuth"  # the operations list says whose requests these are
             result = await studio.run("tools/call", "delete_file", {"path": "/a"})
             drawn.extend(m.method for m in studio.store.messages if m.kind == "auth" and m.round == 0)
             return catalog, result
