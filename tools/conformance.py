@@ -88,13 +88,11 @@ AUTH_CLIENT_SCENARIOS = [
     "auth/offline-access-not-supported", "auth/authorization-server-migration", "auth/iss-supported",
     "auth/iss-not-advertised", "auth/iss-supported-missing", "auth/iss-wrong-issuer", "auth/iss-unexpected",
     "auth/iss-normalized", "auth/metadata-issuer-mismatch", "auth/client-credentials-jwt",
-    "auth/client-credentials-basic", "auth/wif-jwt-bearer",
+    "auth/client-credentials-basic", "auth/wif-jwt-bearer", "auth/dpop", "auth/dpop-nonce",
 ]
 #: Extension scenarios outside the authorization spec that the client does not implement, and why.
 AUTH_NOT_APPLICABLE = {
     "auth/enterprise-managed-authorization": "extension (SEP-990): token exchange with an enterprise IdP",
-    "auth/dpop": "extension (SEP-1932): DPoP-bound tokens",
-    "auth/dpop-nonce": "extension (SEP-1932): DPoP nonces",
 }
 CLIENT_SCENARIOS += [ClientScenario(name, CONFORMANCE_CLIENT, ROOT / "tests" / "conformance_client.py")
                      for name in AUTH_CLIENT_SCENARIOS]

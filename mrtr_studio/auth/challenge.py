@@ -1,6 +1,7 @@
 """WWW-Authenticate parsing (RFC 9110 §11.6.1, RFC 6750 §3, RFC 9728 §5.1).
 
-Only the Bearer challenge matters to MCP; its auth-params (`resource_metadata`, `scope`, `error`, ...)
+Only the Bearer challenge matters to MCP (or the DPoP one, RFC 9449 §7.1, from a server that binds
+tokens to a key); its auth-params (`resource_metadata`, `scope`, `error`, ...)
 are returned as a dict with lower-cased names. Quoted strings honour backslash escapes; anything
 malformed is skipped rather than raised, since a server's header is input, not a promise.
 """
@@ -14,7 +15,7 @@ _SCHEME = re.compile(r"\s*([!#$%&'*+\-.^_`|~0-9A-Za-z]+)(?:\s+|$)")
 
 
 def bearer_params(header: str | None) -> dict[str, str]:
-    """The parameters of the Bearer challenge in `header` ({} when there is none)."""
+    """The parameters of the Bearer challenge in `header`, else of its DPoP one ({} when there is neither)."""
     text = (header or "")[:MAX_HEADER]
     position, scheme, found = 0, "", {}
     challenges: list[tuple[str, dict[str, str]]] = []
@@ -37,4 +38,5 @@ def bearer_params(header: str | None) -> dict[str, str]:
         position = start.end()
     if scheme:
         challenges.append((scheme, found))
-    return next((params for name, params in challenges if name == "bearer"), {})
+    return next((params for name, params in challenges if name == "bearer"),
+                next((params for name, params in challenges if name == "dpop"), {}))

@@ -62,6 +62,8 @@ class Exchange:
     error: str = ""
     checks: list[Check] = field(default_factory=list)
     at: float = field(default_factory=time.time)
+    #: A refusal the flow expected and answered (a DPoP nonce asked for): why it is not a failure.
+    handled: str = ""
 
     def check(self, name: str, passed: bool, detail: str = "") -> bool:
         self.checks.append(Check(name, passed, detail))
@@ -71,6 +73,7 @@ class Exchange:
         return {"phase": self.phase, "method": self.method, "url": self.url, "request_headers": self.request_headers,
                 "request_body": self.request_body, "status": self.status, "response_headers": self.response_headers,
                 "response_body": self.response_body, "error": self.error, "at": self.at,
+                **({"handled": self.handled} if self.handled else {}),
                 "checks": [{"name": c.name, "passed": c.passed, "detail": c.detail} for c in self.checks]}
 
 

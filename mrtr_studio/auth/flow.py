@@ -36,7 +36,9 @@ from joserfc.jwk import import_key
 
 from . import discovery as D
 from .challenge import bearer_params
-from .exchanges import AuthError, AuthHttp, Exchange
+from .dpop import ALGORITHM as DPOP_ALGORITHM
+from .dpop import DpopKey
+from .exchanges import AuthError, AuthHttp, Exchange, Reply
 from .secrets import SecretBook
 from .tokens import CredentialStore, MemoryStore, Registration, TokenSet
 
@@ -80,6 +82,8 @@ class OAuthSettings:
     offline_access: bool = True
     #: 403 insufficient_scope step-ups allowed before the client gives up.
     max_step_ups: int = 3
+    #: DPoP-bound tokens (RFC 9449) when the authorization server offers them ("auto"), or never ("off").
+    dpop: Literal["auto", "off"] = "auto"
     protocol_version: str = "2026-07-28"
 
 
@@ -110,10 +114,12 @@ class OAuthClient:
         self.redirect = redirect
         self.settings = settings or OAuthSettings()
         self.store = store or MemoryStore()
-        self.book = SecretBook()
+        self.book = http.book if http is not None else SecretBook()  # one book: what it learns, the HTTP masks
         self.book.add(self.settings.client_secret, self.settings.private_key_pem, self.settings.assertion)
         self.http = http or AuthHttp(self.book, on_exchange=on_exchange)
         self.state = FlowState()
+        #: The proof key once the flow uses DPoP (made when the authorization server offers it).
+        self.dpop: DpopKey | None = None
         self._lock = asyncio.Lock()
 
     @property
@@ -124,7 +130,14 @@ class OAuthClient:
 
     def authorization(self) -> str | None:
         tokens = self.state.tokens
-        return f"Bearer {tokens.access_token}" if tokens is not None else None
+        return _presented(tokens) if tokens is not None else None
+
+    def proof(self, method: str, url: str) -> str | None:
+        """A fresh DPoP proof for a request carrying a DPoP-bound token (None for a bearer token)."""
+        tokens = self.state.tokens
+        if self.dpop is None or tokens is None or tokens.token_type.lower() != "dpop":
+            return None
+        return self.dpop.proof(method, url, tokens.access_token)
 
     async def prepare(self) -> None:
         """Before a request is sent: an access token past its expiry is refreshed first (when a refresh
@@ -146,19 +159,24 @@ class OAuthClient:
         return tokens is not None and tokens.expired() and bool(tokens.refresh_token) \
             and self.state.discovered is not None and self.state.registration is not None
 
-    async def challenged(self, status: int, www_authenticate: str | None, sent: str | None = None) -> bool:
+    async def challenged(self, status: int, www_authenticate: str | None, sent: str | None = None,
+                         dpop_nonce: str | None = None) -> bool:
         """Run the flow for a refused request (`sent`: the Authorization it carried); True when a new token is
-        held and the request may be retried. A refusal of a token already replaced only needs a retry."""
+        held and the request may be retried. A refusal of a token already replaced only needs a retry, and
+        a DPoP `use_dpop_nonce` refusal a retry with the server's nonce."""
+        params = bearer_params(www_authenticate)
+        if status == 401 and params.get("error") == "use_dpop_nonce" and self.dpop is not None \
+                and self.dpop.remember_nonce(self.server_url, dpop_nonce):
+            return True
         try:
-            return await self._challenged(status, bearer_params(www_authenticate), sent)
+            return await self._challenged(status, params, sent)
         finally:
             self.http.flush()
 
     async def _challenged(self, status: int, params: dict[str, str], sent: str | None) -> bool:
         async with self._lock:
             current = self.state.tokens
-            if status == 401 and current is not None and sent != f"Bearer {current.access_token}" \
-                    and not current.expired():
+            if status == 401 and current is not None and sent != _presented(current) and not current.expired():
                 return True  # another request got a new token meanwhile: retry with it
             if status == 403:
                 if params.get("error") != "insufficient_scope":
@@ -176,7 +194,7 @@ class OAuthClient:
                 return False
             await self._discover(params)
             tokens = self.state.tokens
-            if tokens is not None and sent != f"Bearer {tokens.access_token}" and not tokens.expired():
+            if tokens is not None and sent != _presented(tokens) and not tokens.expired():
                 return True  # remembered for this server and issuer, not tried yet
             if tokens is not None and tokens.refresh_token and await self._refresh(tokens):
                 return True
@@ -215,6 +233,7 @@ class OAuthClient:
         else:
             resource, issuer = D.canonical_resource(self.server_url), D.origin(self.server_url)
         metadata = await self._as_metadata(issuer, legacy=prm is None)
+        self._choose_dpop(prm, metadata)
         previous = self.state.registration
         if previous is not None and previous.issuer != issuer:
             self.state.registration, self.state.tokens = None, None  # bound to the server that issued them
@@ -225,6 +244,22 @@ class OAuthClient:
             if self.state.tokens:
                 self.book.add(self.state.tokens.access_token, self.state.tokens.refresh_token)
         self.state.discovered = Discovered(resource, issuer, prm, metadata)
+
+    def _choose_dpop(self, prm: dict[str, Any] | None, metadata: dict[str, Any]) -> None:
+        """DPoP when the authorization server offers our algorithm; a resource that requires DPoP from a
+        server that cannot issue such tokens is a dead end, said before anything is authorized."""
+        offered = metadata.get("dpop_signing_alg_values_supported")
+        usable = isinstance(offered, list) and DPOP_ALGORITHM in offered
+        required = isinstance(prm, dict) and prm.get("dpop_bound_access_tokens_required") is True
+        if self.settings.dpop == "off":
+            if required:
+                raise AuthError("the server requires DPoP-bound tokens and DPoP is off")
+            return
+        if required and not usable:
+            raise AuthError(f"the server requires DPoP-bound tokens, and its authorization server offers "
+                            f"{offered!r}, not {DPOP_ALGORITHM}")
+        if usable and self.dpop is None:
+            self.dpop = DpopKey()
 
     async def _as_metadata(self, issuer: str, legacy: bool) -> dict[str, Any]:
         for url in D.as_metadata_urls(issuer):
@@ -388,7 +423,7 @@ class OAuthClient:
                 secret = import_key(str(secret), "RSA")
         auth = ClientAuth(registration.client_id, secret, method)
         _, headers, body = auth.prepare("POST", endpoint, dict(FORM), body)
-        reply = await self.http.request(phase, "POST", endpoint, headers, body)
+        reply = await self._post_token(phase, endpoint, headers, body)
         answer = reply.json()
         if reply.status != 200 or not isinstance(answer, dict) or not isinstance(answer.get("access_token"), str):
             error = answer.get("error") if isinstance(answer, dict) else None
@@ -396,6 +431,21 @@ class OAuthClient:
         self.book.add(answer.get("access_token"), answer.get("refresh_token"))
         self.state.tokens = TokenSet.from_response(answer, found.issuer, scope, self.state.tokens)
         self.store.save(found.resource, registration, self.state.tokens)
+
+    async def _post_token(self, phase: str, endpoint: str, headers: dict[str, str], body: str) -> Reply:
+        """POST to the token endpoint, with a DPoP proof when the flow uses DPoP; a `use_dpop_nonce`
+        refusal is retried once with the nonce the server sent (RFC 9449 §8)."""
+        for _ in range(2):
+            if self.dpop is not None:
+                headers = {**headers, "DPoP": self.dpop.proof("POST", endpoint)}
+            reply = await self.http.request(phase, "POST", endpoint, headers, body)
+            answer = reply.json()
+            asked = reply.status in (400, 401) and isinstance(answer, dict) and answer.get("error") == "use_dpop_nonce"
+            nonce = reply.headers.get("dpop-nonce")
+            if not asked or self.dpop is None or not self.dpop.remember_nonce(endpoint, nonce):
+                return reply
+            reply.exchange.handled = "the server asked for a DPoP nonce: sent again with it"
+        return reply
 
     async def _refresh(self, tokens: TokenSet) -> bool:
         found, registration = self.state.discovered, self.state.registration
@@ -408,3 +458,9 @@ class OAuthClient:
             self.state.tokens = None
             return False
         return True
+
+
+def _presented(tokens: TokenSet) -> str:
+    """The Authorization header for a token: `DPoP` for a DPoP-bound one (RFC 9449 §7.1), else `Bearer`."""
+    scheme = "DPoP" if tokens.token_type.lower() == "dpop" else "Bearer"
+    return f"{scheme} {tokens.access_token}"

@@ -194,7 +194,8 @@ def auth_failed(exchange: dict[str, Any]) -> bool:
     status = exchange.get("status")
     checks = _checks(exchange)
     failed_check = any(isinstance(c, dict) and c.get("passed") is False for c in checks)
-    refused = isinstance(status, int) and status >= 400 and exchange.get("phase") != "challenge"
+    refused = isinstance(status, int) and status >= 400 and exchange.get("phase") != "challenge" \
+        and not exchange.get("handled")
     return bool(exchange.get("error")) or refused or failed_check
 
 
@@ -221,6 +222,8 @@ def auth_summary(exchange: dict[str, Any]) -> str:
     judged = [f"{'✔' if c.get('passed') else '✖'} {c.get('name')}" for c in checks if isinstance(c, dict)]
     if judged:
         return " · ".join(judged)
+    if exchange.get("handled"):
+        return str(exchange["handled"])[:200]
     if exchange.get("phase") == "challenge":
         headers = exchange.get("response_headers")
         challenge = headers.get("www-authenticate") if isinstance(headers, dict) else None

@@ -54,15 +54,19 @@ class RequestAuth(Protocol):
     `authorization()` is the Authorization header for the next request (None: send none); `prepare()`
     runs before each request (a token past its expiry is refreshed there);
     `challenged(status, www_authenticate, sent)` runs on a 401 or 403 (`sent`: the Authorization the
-    refused request carried) and returns True when the request should be sent again (a new token is
-    held). It may raise to stop with a reason."""
+    refused request carried; `dpop_nonce`: the refusal's `DPoP-Nonce` header) and returns True when the
+    request should be sent again (a new token or nonce is held). It may raise to stop with a reason."""
 
     def authorization(self) -> str | None: ...
+
+    def proof(self, method: str, url: str) -> str | None:
+        """The `DPoP` header for one request when the token is sender-constrained (RFC 9449), else None."""
 
     async def prepare(self) -> None:
         """Before each request: renew what is known to be stale (an expired access token)."""
 
-    async def challenged(self, status: int, www_authenticate: str | None, sent: str | None = None) -> bool: ...
+    async def challenged(self, status: int, www_authenticate: str | None, sent: str | None = None,
+                         dpop_nonce: str | None = None) -> bool: ...
 
 
 def masked_headers(headers: dict[str, str]) -> dict[str, str]:

@@ -118,17 +118,20 @@ class HttpClientTransport:
         self._pool.set_handler(handler)
 
     def headers_for(self, message: dict[str, Any]) -> dict[str, str]:
-        headers = {"Accept": ACCEPT, "Content-Type": "application/json", **self._common_headers()}
+        headers = {"Accept": ACCEPT, "Content-Type": "application/json", **self._common_headers("POST")}
         if "method" in message and is_modern(message):
             headers.update(modern_headers(message, self.header_params))
             return headers
         return {**headers, **self._session_headers(message.get("method") != "initialize")}
 
-    def _common_headers(self) -> dict[str, str]:
+    def _common_headers(self, method: str) -> dict[str, str]:
         headers = {"Accept-Encoding": "identity", **self.extra_headers}  # no decompression bombs
         authorization = self.auth.authorization() if self.auth is not None else None
         if authorization:
             headers["Authorization"] = authorization
+            dpop = self.auth.proof(method, self.url) if self.auth is not None else None
+            if dpop:
+                headers["DPoP"] = dpop  # a fresh proof per request (sender-constrained token)
         elif self.bearer_token:
             headers["Authorization"] = f"Bearer {self.bearer_token}"
         return headers
@@ -157,8 +160,8 @@ class HttpClientTransport:
                     raise TransportError(f"HTTP {refused.status} from {self.url}: still refused after "
                                          f"{challenges - 1} authorization attempt(s)") from None
                 try:
-                    again = await self._authorizing(
-                        self.auth.challenged(refused.status, refused.www_authenticate, refused.sent))
+                    again = await self._authorizing(self.auth.challenged(
+                        refused.status, refused.www_authenticate, refused.sent, dpop_nonce=refused.dpop_nonce))
                 except Exception as exc:
                     raise TransportError(f"HTTP {refused.status} from {self.url}; authorization failed: {exc}") \
                         from exc
@@ -253,7 +256,8 @@ class HttpClientTransport:
                                    response.status_code, {"www-authenticate": challenge or ""}, text or None)
                 self.tap.emit("server->client", refusal.as_dict(), **self._meta(response),
                               www_authenticate=challenge, auth_phase="challenge")
-                raise _Challenged(response.status_code, challenge, headers.get("Authorization"))
+                raise _Challenged(response.status_code, challenge, headers.get("Authorization"),
+                                  response.headers.get("dpop-nonce"))
             if response.headers.get("mcp-session-id"):
                 self.session_id = response.headers["mcp-session-id"]
             meta = self._meta(response)
@@ -274,7 +278,7 @@ class HttpClientTransport:
                       owner: object) -> dict[str, Any] | None:
         """The stream closed before the response: wait `retry`, then GET with Last-Event-ID (SEP-1699)."""
         await asyncio.sleep((parser.retry_ms if parser.retry_ms is not None else DEFAULT_RETRY_MS) / 1000)
-        headers = {"Accept": "text/event-stream", **self._common_headers(), **self._session_headers(),
+        headers = {"Accept": "text/event-stream", **self._common_headers("GET"), **self._session_headers(),
                    "Last-Event-ID": str(parser.last_event_id)}
         logging.getLogger(__name__).info("resuming the stream of id %r with Last-Event-ID %r", message.get("id"),
                                          parser.last_event_id)
@@ -437,7 +441,7 @@ class HttpClientTransport:
 
     async def _listen_once(self, parser: SseParser, opened: asyncio.Future[str]) -> str:
         """One GET stream, read to its end: "open" when it ended gracefully, else what happened."""
-        headers = {"Accept": "text/event-stream", **self._common_headers(), **self._session_headers()}
+        headers = {"Accept": "text/event-stream", **self._common_headers("GET"), **self._session_headers()}
         if parser.last_event_id is not None:
             headers["Last-Event-ID"] = parser.last_event_id
         try:
@@ -507,11 +511,13 @@ class HttpClientTransport:
 class _Challenged(Exception):
     """A request refused with 401/403 while an auth flow can answer it (caught in `send`)."""
 
-    def __init__(self, status: int, www_authenticate: str | None, sent: str | None) -> None:
+    def __init__(self, status: int, www_authenticate: str | None, sent: str | None,
+                 dpop_nonce: str | None = None) -> None:
         super().__init__(status)
         self.status = status
         self.www_authenticate = www_authenticate
         self.sent = sent
+        self.dpop_nonce = dpop_nonce
 
 
 def _why(exc: WireJsonError, syntax: str) -> str:
