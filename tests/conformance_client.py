@@ -27,6 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from mrtr_studio.auth.enterprise import EnterpriseLogin
 from mrtr_studio.auth.flow import OAuthClient, OAuthSettings
 from mrtr_studio.auth.redirect import HeadlessRedirect
 from mrtr_studio.client import responders as R
@@ -107,12 +108,16 @@ async def auth_scenario(url: str, scenario: str) -> list[str]:
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
     version = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION", "2025-11-25")
     grant = "client_credentials" if scenario.startswith("auth/client-credentials") else \
-        "jwt_bearer" if scenario == "auth/wif-jwt-bearer" else "authorization_code"
+        "jwt_bearer" if scenario == "auth/wif-jwt-bearer" else \
+        "enterprise" if scenario == "auth/enterprise-managed-authorization" else "authorization_code"
+    # Enterprise-managed authorization: the suite's IdP and the ID token its sign-in would have given.
+    login = EnterpriseLogin(context["idp_token_endpoint"], context["idp_client_id"], context["idp_id_token"]) \
+        if grant == "enterprise" else None
     settings = OAuthSettings(client_id=context.get("client_id"), client_secret=context.get("client_secret"),
                              private_key_pem=context.get("private_key_pem"),
                              signing_alg=context.get("signing_algorithm") or "RS256",
                              client_metadata_url=CIMD_URL, assertion=context.get("valid_jwt"), grant=grant,
-                             protocol_version=version)
+                             enterprise=login, protocol_version=version)
     flow = OAuthClient(url, HeadlessRedirect(), settings)
     transport = HttpClientTransport(url, auth=flow)
     era = "modern" if version >= "2026-07-28" else "legacy"

@@ -89,11 +89,8 @@ AUTH_CLIENT_SCENARIOS = [
     "auth/iss-not-advertised", "auth/iss-supported-missing", "auth/iss-wrong-issuer", "auth/iss-unexpected",
     "auth/iss-normalized", "auth/metadata-issuer-mismatch", "auth/client-credentials-jwt",
     "auth/client-credentials-basic", "auth/wif-jwt-bearer", "auth/dpop", "auth/dpop-nonce",
+    "auth/enterprise-managed-authorization",
 ]
-#: Extension scenarios outside the authorization spec that the client does not implement, and why.
-AUTH_NOT_APPLICABLE = {
-    "auth/enterprise-managed-authorization": "extension (SEP-990): token exchange with an enterprise IdP",
-}
 CLIENT_SCENARIOS += [ClientScenario(name, CONFORMANCE_CLIENT, ROOT / "tests" / "conformance_client.py")
                      for name in AUTH_CLIENT_SCENARIOS]
 #: Scenarios tagged for a dated revision and 2026-07-28: run once more there (a modern mock server).
@@ -322,7 +319,7 @@ def main() -> int:
         outcomes.append(summarize(client.label, read_checks(out_dir), code, log))
         outcomes[-1].seconds = time.monotonic() - began
         print_outcome(outcomes[-1])
-    for name, why in {**AUTH_NOT_APPLICABLE, **CLIENT_NOT_APPLICABLE}.items():
+    for name, why in CLIENT_NOT_APPLICABLE.items():
         if not wanted or name in wanted:
             print(f"[n/a ] {name}: {why}")
     failures = [o for o in outcomes if o.unexpected]

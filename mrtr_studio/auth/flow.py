@@ -38,6 +38,7 @@ from . import discovery as D
 from .challenge import bearer_params
 from .dpop import ALGORITHM as DPOP_ALGORITHM
 from .dpop import DpopKey
+from .enterprise import EnterpriseLogin, identity_assertion
 from .exchanges import AuthError, AuthHttp, Exchange, Reply
 from .secrets import SecretBook
 from .tokens import CredentialStore, MemoryStore, Registration, TokenSet
@@ -73,9 +74,11 @@ class OAuthSettings:
     signing_alg: str = "RS256"
     #: A Client ID Metadata Document URL, used when the server advertises support for it.
     client_metadata_url: str | None = None
-    grant: Literal["authorization_code", "client_credentials", "jwt_bearer"] = "authorization_code"
+    grant: Literal["authorization_code", "client_credentials", "jwt_bearer", "enterprise"] = "authorization_code"
     #: The workload's JWT for the jwt_bearer grant (RFC 7523 §2.1; workload identity federation).
     assertion: str | None = None
+    #: The enterprise sign-in for the "enterprise" grant (SEP-990: an ID-JAG from the IdP, then JWT bearer).
+    enterprise: EnterpriseLogin | None = None
     #: Scopes to ask for instead of the spec's selection (None: select).
     scope: list[str] | None = None
     #: Ask for `offline_access` (a refresh token) when the server lists it (SEP-2207).
@@ -115,7 +118,8 @@ class OAuthClient:
         self.settings = settings or OAuthSettings()
         self.store = store or MemoryStore()
         self.book = http.book if http is not None else SecretBook()  # one book: what it learns, the HTTP masks
-        self.book.add(self.settings.client_secret, self.settings.private_key_pem, self.settings.assertion)
+        self.book.add(self.settings.client_secret, self.settings.private_key_pem, self.settings.assertion,
+                      self.settings.enterprise.id_token if self.settings.enterprise else None)
         self.http = http or AuthHttp(self.book, on_exchange=on_exchange)
         self.state = FlowState()
         #: The proof key once the flow uses DPoP (made when the authorization server offers it).
@@ -362,6 +366,16 @@ class OAuthClient:
             await self._token_request(found, registration, "client credentials token",
                                       prepare_token_request("client_credentials", scope=scope or None,
                                                             resource=found.resource), scope)
+            return
+        if self.settings.grant == "enterprise":
+            login = self.settings.enterprise
+            if login is None:
+                raise AuthError("enterprise-managed authorization needs the IdP's token endpoint, the client id "
+                                "there and the user's ID token")
+            grant = await identity_assertion(self.http, login, found.issuer, found.resource, scope)
+            await self._token_request(found, registration, "jwt bearer token (ID-JAG)",
+                                      prepare_token_request(JWT_BEARER, assertion=grant, scope=scope or None),
+                                      scope)
             return
         if self.settings.grant == "jwt_bearer":
             if not self.settings.assertion:

@@ -12,7 +12,8 @@ from urllib.parse import parse_qsl, urlencode
 MASK = "***"
 #: Field names whose values are secrets wherever they appear (JSON bodies, forms, query strings).
 SECRET_FIELDS = frozenset({"access_token", "refresh_token", "id_token", "client_secret", "code", "code_verifier",
-                           "client_assertion", "assertion", "registration_access_token"})
+                           "client_assertion", "assertion", "registration_access_token", "subject_token",
+                           "actor_token"})
 _NAMES = "|".join(sorted(SECRET_FIELDS))
 _FIELD_IN_QUERY = re.compile(r"((?:^|(?<=[?&#\s\"']))(?:" + _NAMES + r")=)[^&#\s\"']+")
 #: Secrets shorter than this are not substituted in free text (they would blank ordinary words).

@@ -14,6 +14,8 @@ from .model import Operation, TraceMessage, auth_exchange, params_of, result_of
 LANES = ("User", "Client", "Server")
 #: The lane of the authorization server, drawn only when an operation's flow needed one.
 AUTH_LANE = "Auth server"
+#: The enterprise identity provider's lane (enterprise-managed authorization).
+IDP_LANE = "IdP"
 #: Fixed lane positions for exports that have no view to fill (the HTML page's SVG).
 LANE_X = {"User": 90.0, "Client": 330.0, "Server": 610.0}
 HEADER = 56.0  # the title line and the lane boxes above the first row
@@ -181,6 +183,8 @@ def auth_party(exchange: dict[str, Any]) -> str:
         return "Server"
     if method in ("BROWSER", "REDIRECT"):
         return "User"  # the person's browser: the authorization page, and its redirect back to the client
+    if isinstance(phase, str) and phase.startswith("token exchange"):
+        return IDP_LANE  # enterprise-managed authorization: the ID-JAG comes from the organisation's IdP
     return AUTH_LANE
 
 

@@ -7,7 +7,7 @@ diagram reads like the spec's "Basic Workflow" figure and pastes into Markdown a
 
 from typing import Any
 
-from .diagram_layout import AUTH_LANE, auth_label, auth_party, layout_operation
+from .diagram_layout import AUTH_LANE, IDP_LANE, auth_label, auth_party, layout_operation
 from .model import Operation, TraceMessage, auth_exchange, result_of
 
 #: Characters of trace text that could end a statement (`;`, a line break), start an entity (`#`), a
@@ -77,7 +77,7 @@ _ARROWS = {
     "request": "C->>S", "client_response": "C-->>S", "server_request": "S->>C", "notification": "S--)C",
 }
 #: The participant of each lane an auth exchange reaches.
-_PARTIES = {"Server": "S", "User": "U", AUTH_LANE: "A"}
+_PARTIES = {"Server": "S", "User": "U", AUTH_LANE: "A", IDP_LANE: "I"}
 
 
 def _auth_arrow(message: TraceMessage) -> str:
@@ -94,6 +94,7 @@ def to_mermaid(operation: Operation, messages: list[TraceMessage], timings: bool
     lines = ["sequenceDiagram", *(["    participant U as Browser"] if "User" in parties else []),
              "    participant C as Client", "    participant S as Server",
              *([f"    participant A as {AUTH_LANE}"] if AUTH_LANE in parties else []),
+             *([f"    participant I as {IDP_LANE}"] if IDP_LANE in parties else []),
              f"    Note over C,S: {escape(f'{_target(operation)} ({operation.era})')}"]
     current_round = 0
     # A task's runs of same-status polls: one arrow pair each, as in the diagram.
