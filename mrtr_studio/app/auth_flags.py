@@ -17,6 +17,10 @@ if TYPE_CHECKING:  # building the parser must not load httpx, authlib or PyJWT: 
     from ..auth.jwt_verifier import JwtVerifier
 
 CLIENT_SECRET_ENV = "MRTR_STUDIO_CLIENT_SECRET"
+#: The workload's JWT for `--jwt-bearer` without a FILE.
+ASSERTION_ENV = "MRTR_STUDIO_ASSERTION"
+#: The largest JWT `--jwt-bearer` reads (far more than any real one; a bound on what is read).
+MAX_ASSERTION = 64 * 1024
 
 
 def add_serve_auth_flags(serve: argparse.ArgumentParser) -> None:
@@ -53,25 +57,63 @@ def add_oauth_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--client-secret", help=f"its secret (or the env {CLIENT_SECRET_ENV})")
     parser.add_argument("--client-metadata-url", metavar="URL", help="a Client ID Metadata Document URL")
     parser.add_argument("--scope", help="scopes to ask for, space-separated (default: the server's challenge)")
-    parser.add_argument("--client-credentials", action="store_true",
-                        help="a machine client: the client-credentials grant (needs --client-id)")
+    machine = parser.add_mutually_exclusive_group()
+    machine.add_argument("--client-credentials", action="store_true",
+                         help="a machine client: the client-credentials grant (needs --client-id)")
+    machine.add_argument("--jwt-bearer", nargs="?", const="", metavar="FILE",
+                         help="a workload: the JWT-bearer grant (RFC 7523) with its JWT read from FILE ('-': stdin; "
+                              f"no FILE: the env {ASSERTION_ENV}); needs --client-id; put it after the URL")
     parser.add_argument("--oauth-remember", action="store_true", help="keep tokens in the OS keyring")
+
+
+def read_assertion(source: str) -> str:
+    """The workload's JWT for `--jwt-bearer`: from a file, stdin (`-`) or the environment (no FILE), at most
+    MAX_ASSERTION bytes, surrounding whitespace stripped. ValueError (never quoting the JWT) when unusable."""
+    where = "stdin" if source == "-" else source or f"${ASSERTION_ENV}"
+    if source == "-":
+        raw = sys.stdin.buffer.read(MAX_ASSERTION + 1)
+    elif source:
+        try:
+            with open(source, "rb") as file:
+                raw = file.read(MAX_ASSERTION + 1)
+        except OSError as exc:
+            raise ValueError(f"--jwt-bearer: cannot read {source}: {exc.strerror or exc}") from None
+    else:
+        raw = os.environ.get(ASSERTION_ENV, "").encode("utf-8", errors="replace")
+    if len(raw) > MAX_ASSERTION:
+        raise ValueError(f"--jwt-bearer: the JWT in {where} is over {MAX_ASSERTION // 1024} KiB")
+    try:
+        text = raw.decode("ascii").strip()
+    except UnicodeDecodeError:
+        raise ValueError(f"--jwt-bearer: {where} holds bytes that are not ASCII; a JWT is base64url") from None
+    if not text:
+        raise ValueError(f"--jwt-bearer: {where} is empty" + ("" if source else
+                                                              f" (give FILE, '-' for stdin, or set {ASSERTION_ENV})"))
+    if len(text.split()) != 1 or text.count(".") not in (2, 4):
+        raise ValueError(f"--jwt-bearer: {where} does not hold one JWT (header.payload.signature)")
+    return text
 
 
 def oauth_settings_of(args: argparse.Namespace) -> "OAuthSettings | None":
     """What the OAuth flags ask for, or None when they ask for no flow; ValueError on a combination that
     cannot work (checked before anything connects, so it is a usage error)."""
-    machine = getattr(args, "client_credentials", False)
+    jwt_source = getattr(args, "jwt_bearer", None)
+    machine = getattr(args, "client_credentials", False) or jwt_source is not None
     if not (getattr(args, "oauth", False) or getattr(args, "oauth_headless", False) or machine):
         return None
     from ..auth.flow import OAuthSettings
 
     if args.client_credentials and not args.client_id:
         raise ValueError("--client-credentials needs --client-id")
+    if jwt_source is not None and not args.client_id:
+        raise ValueError("--jwt-bearer needs --client-id (the pre-registered client the authorization server "
+                         "exchanges the workload's JWT for)")
     secret = args.client_secret or os.environ.get(CLIENT_SECRET_ENV)
     return OAuthSettings(client_id=args.client_id, client_secret=secret,
                          client_metadata_url=args.client_metadata_url,
-                         grant="client_credentials" if args.client_credentials else "authorization_code",
+                         grant="client_credentials" if args.client_credentials
+                         else "jwt_bearer" if jwt_source is not None else "authorization_code",
+                         assertion=read_assertion(jwt_source) if jwt_source is not None else None,
                          scope=args.scope.split() if args.scope else None)
 
 
@@ -84,7 +126,9 @@ def oauth_client_of(args: argparse.Namespace, url: str, settings: "OAuthSettings
     from ..auth.flow import OAuthClient
     from ..auth.redirect import HeadlessRedirect, LoopbackRedirect
 
-    redirect = HeadlessRedirect() if args.oauth_headless else LoopbackRedirect(
+    # The machine grants never send a browser anywhere: no loopback listener for them.
+    headless = args.oauth_headless or settings.grant != "authorization_code"
+    redirect = HeadlessRedirect() if headless else LoopbackRedirect(
         lambda link: print(f"Open this URL to authorize:\n{link}", file=sys.stderr, flush=True))
     store = None
     if args.oauth_remember:
