@@ -16,7 +16,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import unquote_plus, urlencode
 
 import uvicorn
 from authlib.common.security import generate_token
@@ -33,6 +33,13 @@ from starlette.routing import Route
 JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 #: The workload identity provider whose JWTs the JWT-bearer grant accepts.
 WORKLOAD_ISSUER = "https://workload.example"
+
+
+def basic_credentials(header: str) -> tuple[str, str]:
+    """RFC 6749 §2.3.1: base64 of `id:secret`, each form-urlencoded (UTF-8) first: decode in that order."""
+    client_id, _, secret = base64.b64decode(header.removeprefix("Basic ")).decode("ascii").partition(":")
+    return unquote_plus(client_id, encoding="utf-8", errors="strict"), \
+        unquote_plus(secret, encoding="utf-8", errors="strict")
 
 
 class WorkloadAssertions(JWTBearerGrant):
@@ -156,8 +163,12 @@ class AuthServer:
         client_id = str(form.get("client_id") or "")
         header = request.headers.get("authorization", "")
         if header.startswith("Basic "):
-            client_id, _, secret = base64.b64decode(header[6:]).decode().partition(":")
-            if self.clients.get(client_id) != secret:
+            self.requests[-1]["basic"] = header
+            try:
+                client_id, secret = basic_credentials(header)
+            except ValueError:  # not base64, or not the ASCII a form-urlencoded pair is
+                return JSONResponse({"error": "invalid_client"}, status_code=401)
+            if client_id not in self.clients or self.clients[client_id] != secret:
                 return JSONResponse({"error": "invalid_client"}, status_code=401)
         if form.get("grant_type") == "authorization_code":
             grant = self.codes.pop(str(form.get("code")), None)
