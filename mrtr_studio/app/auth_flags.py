@@ -71,6 +71,8 @@ def read_assertion(source: str) -> str:
     MAX_ASSERTION bytes, surrounding whitespace stripped. ValueError (never quoting the JWT) when unusable."""
     where = "stdin" if source == "-" else source or f"${ASSERTION_ENV}"
     if source == "-":
+        if sys.stdin.isatty():
+            raise ValueError("--jwt-bearer -: stdin is a terminal; pipe the JWT in, or give FILE")
         raw = sys.stdin.buffer.read(MAX_ASSERTION + 1)
     elif source:
         try:

@@ -255,9 +255,10 @@ class Checker:
         message = self.first_call(case)
         headers = {"Accept": ACCEPT, "Content-Type": "application/json", **modern_headers(message),
                    "Mcp-Name": case.name + "-not-this-one"}
-        if self.oauth is not None:
-            headers["Authorization"] = self.oauth.authorization() or ""
-        elif self.identities and self.identities[0]:
+        authorization = self.oauth.authorization() if self.oauth is not None else None
+        if authorization:
+            headers["Authorization"] = authorization
+        elif self.oauth is None and self.identities and self.identities[0]:
             headers["Authorization"] = f"Bearer {self.identities[0]}"
         async with httpx.AsyncClient(timeout=self.timeout, trust_env=False) as http:
             try:

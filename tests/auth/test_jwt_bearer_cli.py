@@ -121,3 +121,18 @@ def test_incomplete_or_unusable_jwt_bearer_flags_are_usage_errors(tmp_path: Path
             assert done.returncode == 2, (command, flags, done.stderr)
             assert message in done.stderr and "Traceback" not in done.stderr, (command, flags, done.stderr)
             assert "two words" not in done.stderr
+
+
+def test_jwt_bearer_from_a_terminal_stdin_is_refused_not_waited_for() -> None:
+    import pty
+
+    main, terminal = pty.openpty()
+    try:
+        done = subprocess.run([sys.executable, "-m", "mrtr_studio", "call", "http://127.0.0.1:9/mcp", "--tool", "t",
+                               "--client-id", CLIENT, "--jwt-bearer", "-"], stdin=terminal, capture_output=True,
+                              text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    finally:
+        os.close(main)
+        os.close(terminal)
+    assert done.returncode == 2
+    assert "stdin is a terminal" in done.stderr
