@@ -1,18 +1,26 @@
-"""Command-line flags for OAuth: `serve --auth jwt ...` (verified tokens) and `call --oauth ...` (the flow).
+"""Command-line flags for OAuth: `serve --auth jwt ...` (verified tokens), `call|check --oauth ...` (the flow).
 
-`call --oauth` runs the MCP authorization flow when the server answers 401: it prints the
-authorization URL on stderr and waits for the browser's redirect on a loopback URI;
-`--oauth-headless` follows the authorization endpoint's redirect itself (mock servers and CI).
+`call --oauth` (and `check --oauth`, whose every transport shares the one flow) runs the MCP
+authorization flow when the server answers 401: it prints the authorization URL on stderr and waits
+for the browser's redirect on a loopback URI; `--oauth-headless` follows the authorization endpoint's
+redirect itself (mock servers and CI).
 Tokens stay in memory unless `--oauth-remember` puts them in the OS keyring.
 """
 
 import argparse
+import os
 import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # building the parser must not load httpx, authlib or PyJWT: `--help` stays instant
-    from ..auth.flow import OAuthClient
+    from ..auth.flow import OAuthClient, OAuthSettings
     from ..auth.jwt_verifier import JwtVerifier
+
+CLIENT_SECRET_ENV = "MRTR_STUDIO_CLIENT_SECRET"
+#: The workload's JWT for `--jwt-bearer` without a FILE.
+ASSERTION_ENV = "MRTR_STUDIO_ASSERTION"
+#: The largest JWT `--jwt-bearer` reads (far more than any real one; a bound on what is read).
+MAX_ASSERTION = 64 * 1024
 
 
 def add_serve_auth_flags(serve: argparse.ArgumentParser) -> None:
@@ -39,37 +47,90 @@ def verifier_of(args: argparse.Namespace) -> "JwtVerifier | None":
     return JwtVerifier(args.issuer, args.audience, args.jwks, list(args.required_scope))
 
 
-def add_call_auth_flags(call: argparse.ArgumentParser) -> None:
-    call.add_argument("--oauth", action="store_true",
-                      help="on 401, run the OAuth flow: print the authorization URL and wait on a loopback redirect")
-    call.add_argument("--oauth-headless", action="store_true",
-                      help="run the OAuth flow following the authorization redirect itself (mock servers, CI)")
-    call.add_argument("--client-id", help="a pre-registered OAuth client id")
-    call.add_argument("--client-secret", help="its secret (or the env MRTR_STUDIO_CLIENT_SECRET)")
-    call.add_argument("--client-metadata-url", metavar="URL", help="a Client ID Metadata Document URL")
-    call.add_argument("--scope", help="scopes to ask for, space-separated (default: the server's challenge)")
-    call.add_argument("--client-credentials", action="store_true",
-                      help="a machine client: the client-credentials grant (needs --client-id)")
-    call.add_argument("--oauth-remember", action="store_true", help="keep tokens in the OS keyring")
+def add_oauth_flags(parser: argparse.ArgumentParser) -> None:
+    """The OAuth client flags `call` and `check` share (one flow per run, its token on every request)."""
+    parser.add_argument("--oauth", action="store_true",
+                        help="on 401, run the OAuth flow: print the authorization URL and wait on a loopback redirect")
+    parser.add_argument("--oauth-headless", action="store_true",
+                        help="run the OAuth flow following the authorization redirect itself (mock servers, CI)")
+    parser.add_argument("--client-id", help="a pre-registered OAuth client id")
+    parser.add_argument("--client-secret", help=f"its secret (or the env {CLIENT_SECRET_ENV})")
+    parser.add_argument("--client-metadata-url", metavar="URL", help="a Client ID Metadata Document URL")
+    parser.add_argument("--scope", help="scopes to ask for, space-separated (default: the server's challenge)")
+    machine = parser.add_mutually_exclusive_group()
+    machine.add_argument("--client-credentials", action="store_true",
+                         help="a machine client: the client-credentials grant (needs --client-id)")
+    machine.add_argument("--jwt-bearer", nargs="?", const="", metavar="FILE",
+                         help="a workload: the JWT-bearer grant (RFC 7523) with its JWT read from FILE ('-': stdin; "
+                              f"no FILE: the env {ASSERTION_ENV}); needs --client-id; put it after the URL")
+    parser.add_argument("--oauth-remember", action="store_true", help="keep tokens in the OS keyring")
 
 
-def oauth_client_of(args: argparse.Namespace, url: str) -> "OAuthClient | None":
-    if not (getattr(args, "oauth", False) or getattr(args, "oauth_headless", False)
-            or getattr(args, "client_credentials", False)):
+def read_assertion(source: str) -> str:
+    """The workload's JWT for `--jwt-bearer`: from a file, stdin (`-`) or the environment (no FILE), at most
+    MAX_ASSERTION bytes, surrounding whitespace stripped. ValueError (never quoting the JWT) when unusable."""
+    where = "stdin" if source == "-" else source or f"${ASSERTION_ENV}"
+    if source == "-":
+        if sys.stdin.isatty():
+            raise ValueError("--jwt-bearer -: stdin is a terminal; pipe the JWT in, or give FILE")
+        raw = sys.stdin.buffer.read(MAX_ASSERTION + 1)
+    elif source:
+        try:
+            with open(source, "rb") as file:
+                raw = file.read(MAX_ASSERTION + 1)
+        except OSError as exc:
+            raise ValueError(f"--jwt-bearer: cannot read {source}: {exc.strerror or exc}") from None
+    else:
+        raw = os.environ.get(ASSERTION_ENV, "").encode("utf-8", errors="replace")
+    if len(raw) > MAX_ASSERTION:
+        raise ValueError(f"--jwt-bearer: the JWT in {where} is over {MAX_ASSERTION // 1024} KiB")
+    try:
+        text = raw.decode("ascii").strip()
+    except UnicodeDecodeError:
+        raise ValueError(f"--jwt-bearer: {where} holds bytes that are not ASCII; a JWT is base64url") from None
+    if not text:
+        raise ValueError(f"--jwt-bearer: {where} is empty" + ("" if source else
+                                                              f" (give FILE, '-' for stdin, or set {ASSERTION_ENV})"))
+    if len(text.split()) != 1 or text.count(".") not in (2, 4):
+        raise ValueError(f"--jwt-bearer: {where} does not hold one JWT (header.payload.signature)")
+    return text
+
+
+def oauth_settings_of(args: argparse.Namespace) -> "OAuthSettings | None":
+    """What the OAuth flags ask for, or None when they ask for no flow; ValueError on a combination that
+    cannot work (checked before anything connects, so it is a usage error)."""
+    jwt_source = getattr(args, "jwt_bearer", None)
+    machine = getattr(args, "client_credentials", False) or jwt_source is not None
+    if not (getattr(args, "oauth", False) or getattr(args, "oauth_headless", False) or machine):
         return None
-    import os
+    from ..auth.flow import OAuthSettings
 
-    from ..auth.flow import OAuthClient, OAuthSettings
-    from ..auth.redirect import HeadlessRedirect, LoopbackRedirect
-
-    secret = args.client_secret or os.environ.get("MRTR_STUDIO_CLIENT_SECRET")
     if args.client_credentials and not args.client_id:
         raise ValueError("--client-credentials needs --client-id")
-    settings = OAuthSettings(client_id=args.client_id, client_secret=secret,
-                             client_metadata_url=args.client_metadata_url,
-                             grant="client_credentials" if args.client_credentials else "authorization_code",
-                             scope=args.scope.split() if args.scope else None)
-    redirect = HeadlessRedirect() if args.oauth_headless else LoopbackRedirect(
+    if jwt_source is not None and not args.client_id:
+        raise ValueError("--jwt-bearer needs --client-id (the pre-registered client the authorization server "
+                         "exchanges the workload's JWT for)")
+    secret = args.client_secret or os.environ.get(CLIENT_SECRET_ENV)
+    return OAuthSettings(client_id=args.client_id, client_secret=secret,
+                         client_metadata_url=args.client_metadata_url,
+                         grant="client_credentials" if args.client_credentials
+                         else "jwt_bearer" if jwt_source is not None else "authorization_code",
+                         assertion=read_assertion(jwt_source) if jwt_source is not None else None,
+                         scope=args.scope.split() if args.scope else None)
+
+
+def oauth_client_of(args: argparse.Namespace, url: str, settings: "OAuthSettings | None" = None,
+                    ) -> "OAuthClient | None":
+    """The one OAuth client of a run (None without OAuth flags); `settings` from `oauth_settings_of`."""
+    settings = settings or oauth_settings_of(args)
+    if settings is None:
+        return None
+    from ..auth.flow import OAuthClient
+    from ..auth.redirect import HeadlessRedirect, LoopbackRedirect
+
+    # The machine grants never send a browser anywhere: no loopback listener for them.
+    headless = args.oauth_headless or settings.grant != "authorization_code"
+    redirect = HeadlessRedirect() if headless else LoopbackRedirect(
         lambda link: print(f"Open this URL to authorize:\n{link}", file=sys.stderr, flush=True))
     store = None
     if args.oauth_remember:

@@ -21,7 +21,7 @@ import re
 import shlex
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..client import responders as R
 from ..client.driver import DriveResult, Respond
@@ -29,7 +29,10 @@ from ..client.session import ClientSession, StepHook
 from ..client.settings import ClientSettings, parse_flags
 from ..trace import files
 from ..transport.base import ClientTransport, RequestAuth, TransportError, TransportLimits
-from .auth_flags import oauth_client_of
+from .auth_flags import oauth_client_of, oauth_settings_of
+
+if TYPE_CHECKING:
+    from ..auth.flow import OAuthSettings
 
 #: Exit status when stdout's reader closed the pipe: what a process killed by SIGPIPE reports.
 EXIT_BROKEN_PIPE = 128 + 13
@@ -227,9 +230,11 @@ def era_hint(drive: DriveResult, era: str) -> str:
 
 
 async def _run(args: argparse.Namespace, arguments: dict[str, Any], settings: ClientSettings,
-               answers: R.AnswersFile | None) -> tuple[DriveResult | None, str | None]:
+               answers: R.AnswersFile | None, oauth_settings: "OAuthSettings | None" = None,
+               ) -> tuple[DriveResult | None, str | None]:
     terminal = R.Terminal(sys.stdin, sys.stderr)
-    oauth = oauth_client_of(args, args.url) if args.url.startswith(("http://", "https://")) else None
+    oauth = oauth_client_of(args, args.url, oauth_settings) if oauth_settings is not None \
+        and args.url.startswith(("http://", "https://")) else None
     transport, label = make_transport(args.url, args.bearer, settings.limits, oauth)
     session = ClientSession(transport, settings, make_respond(answers, args.step, terminal), server_label=label)
     method, target = (("tools/call", args.tool) if args.tool else ("prompts/get", args.prompt) if args.prompt
@@ -273,14 +278,13 @@ def _run_call(args: argparse.Namespace) -> int:
         answers = R.AnswersFile.load(args.answers) if args.answers else None
         settings = ClientSettings(era=args.era, capabilities=flags, bearer_token=args.bearer, user=args.bearer or "",
                                   max_rounds=getattr(args, "max_rounds", 10), limits=limits_from(args))
-        if getattr(args, "client_credentials", False) and not getattr(args, "client_id", None):
-            raise UsageError("--client-credentials needs --client-id")
+        oauth_settings = oauth_settings_of(args)
         if not args.url.startswith(("http://", "https://", "stdio:")) and args.url != "memory:":
             raise UsageError(f"unsupported URL {args.url!r}: use http(s)://…, stdio:COMMAND ARGS or memory:")
     except (UsageError, ValueError) as exc:
         print(f"mrtr-studio call: {exc}", file=sys.stderr)
         return 2
-    drive, failure = asyncio.run(_run(args, arguments, settings, answers))
+    drive, failure = asyncio.run(_run(args, arguments, settings, answers, oauth_settings))
     if drive is None:
         if args.json:
             print(json.dumps({"result": None, "error": {"outcome": "transport_error", "message": failure},

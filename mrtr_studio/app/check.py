@@ -1,4 +1,5 @@
-"""`mrtr-studio check URL|stdio:CMD [--tool NAME --args JSON ...] [--identity TOKEN ...] [--json] [--junit FILE]`
+"""`mrtr-studio check URL|stdio:CMD [--tool NAME --args JSON ...] [--identity TOKEN ...] [--oauth ...] [--json]
+[--junit FILE]`
 
 Runs the lab's attacks (app/lab.py) and the protocol checks on each named tool of a server, prints
 a MUST/SHOULD table with the wire evidence of every failure, writes JUnit XML, and exits 1 when a
@@ -11,6 +12,11 @@ asking for what was not declared); every response carries its request's id; over
 header that contradicts the body is rejected with -32020; every message the server sent is valid
 against the shipped schema and clean of the linter's server-side rules. Everything is recorded in
 one trace (`--trace FILE` keeps it).
+
+With the OAuth flags (the same as `call`'s), the server is checked as the identity the OAuth flow
+authorizes: one `OAuthClient` serves every transport the checks open, so the flow runs once and its
+token (refreshed when refused) goes on every request; `--identity` tokens are then further identities.
+A server that refuses the checker (HTTP 401/403) cannot be checked: one line says so, exit 1.
 """
 
 import argparse
@@ -19,7 +25,7 @@ import contextvars
 import json
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..client.driver import IdSource, build_retry
 from ..client.settings import ClientSettings
@@ -28,16 +34,22 @@ from ..protocol.errors import HEADER_MISMATCH, INVALID_PARAMS, MISSING_REQUIRED_
 from ..protocol.versions import META_CLIENT_CAPABILITIES
 from ..trace import TraceStore, files, lint
 from ..transport.base import ClientTransport, TransportError, WireEvent
+from .auth_flags import oauth_client_of, oauth_settings_of
 from .auto_answers import auto_respond
 from .call import UsageError, make_transport
 from .check_model import CheckResult, any_must_failed, json_document, print_table, verdict_for, wire, write_junit
 from .lab import ATTACKS, Lab, LabTarget
+
+if TYPE_CHECKING:
+    from ..auth.flow import OAuthClient
 
 #: Lab attacks whose state fails verification: the spec's answer is -32602, nothing else.
 INVALID_STATE_ATTACKS = frozenset({"flip-signature", "flip-payload", "truncate", "invent"})
 #: Linter rules that judge what a server sent.
 SERVER_RULES = frozenset({lint.UNKNOWN_RESULT_TYPE, lint.INPUT_REQUIRED_EMPTY, lint.INPUT_REQUIRED_FORBIDDEN,
                           lint.CAPABILITY_NOT_DECLARED})
+#: The identity the OAuth flow authorizes (not a possible bearer token: RFC 6750's b64token has no parentheses).
+OAUTH_IDENTITY = "(oauth)"
 _where: contextvars.ContextVar[tuple[str, int] | None] = contextvars.ContextVar("_check_where", default=None)
 
 
@@ -47,21 +59,34 @@ class ToolCase:
     arguments: dict[str, Any]
 
 
-class Checker:
-    """Runs every check against one server and keeps the trace they produced."""
+class Unauthorized(TransportError):
+    """The server refused the checker's requests with HTTP 401/403: nothing can be checked."""
 
-    def __init__(self, url: str, identities: list[str], timeout: float = 30.0) -> None:
+
+class Checker:
+    """Runs every check against one server and keeps the trace they produced.
+
+    `oauth`: the run's one OAuth flow; it then acts as the first identity (OAUTH_IDENTITY) on every
+    transport the checks open, and is closed with the checker."""
+
+    def __init__(self, url: str, identities: list[str], timeout: float = 30.0,
+                 oauth: "OAuthClient | None" = None) -> None:
         self.url = url
-        self.identities = identities
+        self.oauth = oauth
+        self.identities = [OAUTH_IDENTITY, *identities] if oauth is not None else identities
         self.timeout = timeout
         self.store = TraceStore()
         lint.attach(self.store)
         self.ids = IdSource("check-")
         self.settings = ClientSettings(era="modern")
         self._transport: ClientTransport | None = None
+        self._refused: int | None = None
 
     def connect(self, identity: str) -> ClientTransport:
-        transport, _ = make_transport(self.url, identity or None)
+        if identity == OAUTH_IDENTITY and self.oauth is not None:
+            transport, _ = make_transport(self.url, None, auth=self.oauth)
+        else:
+            transport, _ = make_transport(self.url, identity or None)
         return transport
 
     @property
@@ -72,16 +97,35 @@ class Checker:
         return self._transport
 
     def _record(self, event: WireEvent) -> None:
+        status = event.meta.get("http_status") if event.direction == "server->client" else None
+        if isinstance(status, int):  # the last answer counts: an OAuth flow's 401 is followed by the retry's
+            self._refused = status if status in (401, 403) else None
         where = _where.get()
         if where is not None:
             self.store.record(where[0], where[1], event.direction, event.message, **event.meta)
 
     async def send(self, message: dict[str, Any], op_id: str, round_number: int) -> dict[str, Any] | None:
         token = _where.set((op_id, round_number))
+        # The first request of an OAuth run waits for the flow (a person may be authorizing in a browser):
+        # the transport's own limits and the redirect's timeout bound it, not the per-request timeout.
+        authorizing = self.oauth is not None and self.oauth.authorization() is None
+        self._refused = None
         try:
-            return await asyncio.wait_for(self.transport.send(message), self.timeout)
+            reply = await asyncio.wait_for(self.transport.send(message), None if authorizing else self.timeout)
         finally:
             _where.reset(token)
+        if self._refused is not None:
+            raise Unauthorized(self.refusal(self._refused))
+        return reply
+
+    def refusal(self, status: int) -> str:
+        identity = self.identities[0] if self.identities else ""
+        if identity == OAUTH_IDENTITY:
+            return f"HTTP {status}: the server refused the token the OAuth flow obtained"
+        if identity:
+            return f"HTTP {status}: the server refused the first --identity token"
+        return (f"HTTP {status}: the server needs authorization; check it with --oauth (or "
+                "--oauth-headless) to run its OAuth flow, or --identity TOKEN")
 
     def first_call(self, case: ToolCase, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
         meta = self.settings.request_meta()
@@ -95,8 +139,12 @@ class Checker:
                 for m in self.store.messages_of(op_id)[-last:]]
 
     async def close(self) -> None:
-        if self._transport is not None:
-            await self._transport.close()
+        try:
+            if self._transport is not None:
+                await self._transport.close()
+        finally:
+            if self.oauth is not None:
+                await self.oauth.aclose()
 
     # --- the checks ------------------------------------------------------------------------
 
@@ -207,7 +255,10 @@ class Checker:
         message = self.first_call(case)
         headers = {"Accept": ACCEPT, "Content-Type": "application/json", **modern_headers(message),
                    "Mcp-Name": case.name + "-not-this-one"}
-        if self.identities and self.identities[0]:
+        authorization = self.oauth.authorization() if self.oauth is not None else None
+        if authorization:
+            headers["Authorization"] = authorization
+        elif self.oauth is None and self.identities and self.identities[0]:
             headers["Authorization"] = f"Bearer {self.identities[0]}"
         async with httpx.AsyncClient(timeout=self.timeout, trust_env=False) as http:
             try:
@@ -229,14 +280,17 @@ class Checker:
                            [] if ok else evidence)
 
     def trace_checks(self) -> list[CheckResult]:
-        """Over everything recorded: ids echoed, schema validity, the linter's server-side rules."""
+        """Over everything recorded: ids echoed, schema validity, the linter's server-side rules. An HTTP
+        401/403 and the OAuth flow's exchanges are the authorization layer's, not MCP answers: not judged."""
         bad_ids, invalid, server_lint = [], [], []
+        judged = 0
         for op in self.store.operations:
             messages = self.store.messages_of(op.id)
             requests = {m.jsonrpc_id for m in messages if m.kind == "request"}
             for m in messages:
-                if m.direction != "server->client":
+                if m.direction != "server->client" or m.kind == "auth" or m.transport.get("http_status") in (401, 403):
                     continue
+                judged += 1
                 if m.kind in ("complete", "input_required", "error") and m.jsonrpc_id not in requests \
                         and not (m.kind == "error" and m.jsonrpc_id is None):
                     bad_ids.append(wire("<-", m.message))
@@ -251,7 +305,7 @@ class Checker:
                         if bad_ids else "", bad_ids[:3]),
             CheckResult("schema-valid", "every message the server sent is valid against the shipped schema", "MUST",
                         verdict_for(not invalid, "MUST"), f"{len(invalid)} invalid message(s)" if invalid else
-                        f"{sum(1 for m in self.store.messages if m.direction == 'server->client')} message(s)",
+                        f"{judged} message(s)",
                         invalid[:3]),
             CheckResult("server-lint", "no server-side lint findings (resultType, empty input_required, input "
                         "asked of a legacy request or beyond the declared capabilities)", "MUST",
@@ -284,10 +338,14 @@ def run_check(args: argparse.Namespace) -> int:
         if not cases:
             raise UsageError("name at least one --tool to check (it is called for real)")
         make_transport(args.url, None)  # the URL's form, before anything runs
-    except UsageError as exc:
+        oauth_settings = oauth_settings_of(args)
+        if oauth_settings is not None and not args.url.startswith(("http://", "https://")):
+            raise UsageError("the OAuth flags need an http(s):// URL")
+    except (UsageError, ValueError) as exc:
         print(f"mrtr-studio check: {exc}", file=sys.stderr)
         return 2
-    checker = Checker(args.url, args.identity, args.timeout)
+    oauth = oauth_client_of(args, args.url, oauth_settings) if oauth_settings is not None else None
+    checker = Checker(args.url, args.identity, args.timeout, oauth)
     try:
         results = asyncio.run(checker.run(cases))
     except (TransportError, OSError, TimeoutError) as exc:

@@ -5,7 +5,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
-from .auth_flags import add_call_auth_flags, add_serve_auth_flags
+from .auth_flags import add_oauth_flags, add_serve_auth_flags
 from .own_flags import (
     add_check_client_parser,
     add_check_parser,
@@ -66,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="silence allowed while waiting for a response (default 30)")
     call.add_argument("--request-timeout", type=float, metavar="SEC",
                       help="overall deadline of each request, however many events keep arriving (default 300)")
-    add_call_auth_flags(call)
+    add_oauth_flags(call)
 
     add_proxy_parser(commands)
     add_check_parser(commands)

@@ -7,6 +7,8 @@ Kept apart from the commands themselves so that building the parser imports noth
 import argparse
 from typing import Any
 
+from .auth_flags import add_oauth_flags
+
 
 def split_listen(text: str) -> tuple[str, int]:
     """`HOST:PORT` (or `[v6]:PORT`, or `PORT` alone for 127.0.0.1) -> (host, port)."""
@@ -36,11 +38,13 @@ def add_check_parser(commands: Any) -> None:
     check.add_argument("--args", action="append", default=[], metavar="JSON",
                        help="the arguments of the --tool before it, as a JSON object")
     check.add_argument("--identity", action="append", default=[], metavar="TOKEN",
-                       help="bearer token to act as; a second one enables the other-identity attack")
+                       help="bearer token to act as; a second one enables the other-identity attack (with "
+                            "--oauth, the OAuth identity comes first and one --identity is the other)")
     check.add_argument("--json", action="store_true", help="print the results as JSON")
     check.add_argument("--junit", metavar="FILE", help="write JUnit XML for CI")
     check.add_argument("--trace", metavar="FILE", help="save everything sent and received (.mrtr.json)")
     check.add_argument("--timeout", type=float, default=30.0, metavar="SEC", help="per request (default 30)")
+    add_oauth_flags(check)
 
 
 def add_wrap_parser(commands: Any) -> None:

@@ -20,12 +20,13 @@ authentication); the HTTP itself is ours, so every read is bounded and every exc
 """
 
 import asyncio
+import base64
 import json
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 from authlib.common.security import generate_token
 from authlib.oauth2.auth import ClientAuth
@@ -50,6 +51,18 @@ FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 #: Marks metadata the flow assumed (2025-03-26 default endpoints) rather than read.
 FALLBACK = "x-mrtr-studio-fallback"
+
+
+def client_secret_basic(client: ClientAuth, method: str, uri: str, headers: dict[str, str],
+                        body: str) -> tuple[str, dict[str, str], str]:
+    """`client_secret_basic` as RFC 6749 §2.3.1 says: the id and the secret each form-urlencoded (UTF-8)
+    before they are joined with ':' and base64-encoded, so an id or secret with ':', '+', spaces or
+    non-ASCII survives. (authlib's `encode_client_secret_basic` joins them raw, as latin-1.) A space is
+    sent as %20, which form decoders read as a space and so do the plain percent-decoders of authlib's
+    and the MCP SDK's servers (a '+' would reach those as a '+')."""
+    pair = f"{quote(str(client.client_id), safe='')}:{quote(str(client.client_secret or ''), safe='')}"
+    headers["Authorization"] = "Basic " + base64.b64encode(pair.encode("ascii")).decode("ascii")
+    return uri, headers, body
 
 
 class Redirect(Protocol):
@@ -425,7 +438,9 @@ class OAuthClient:
         endpoint = str(found.metadata["token_endpoint"])
         method: Any = registration.auth_method
         secret: Any = registration.client_secret
-        if method == "private_key_jwt":
+        if method == "client_secret_basic":
+            method = client_secret_basic
+        elif method == "private_key_jwt":
             alg = self.settings.signing_alg
             # The assertion's audience is the issuer identifier (RFC 7523bis; the token endpoint is ambiguous).
             method = PrivateKeyJWT(found.issuer, alg=alg)

@@ -4,6 +4,10 @@ Built on authlib's primitives (PKCE S256 verification, token generation) and jos
 library) for the RS256 access tokens and the JWKS. It authorizes without a person: GET /authorize
 redirects straight back with a code (and `iss`, RFC 9207). Knobs let a test make it misbehave (a wrong
 `iss`) or choose who the next token is for (`subject`). It records every request it served.
+
+The JWT-bearer grant (RFC 7523 §2.1, workload identity federation) trusts one workload issuer
+(WORKLOAD_ISSUER, whose key `workload_assertion` signs with); authlib's `JWTBearerGrant` verifies each
+assertion (signature, `iss`, `aud` = this server, `exp`), and the token is for the assertion's `sub`.
 """
 
 import asyncio
@@ -12,17 +16,48 @@ import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import unquote_plus, urlencode
 
 import uvicorn
 from authlib.common.security import generate_token
+from authlib.oauth2.rfc6749 import OAuth2Error
+from authlib.oauth2.rfc7523 import JWTBearerGrant
 from authlib.oauth2.rfc7636.challenge import compare_s256_code_challenge
 from joserfc import jwt
-from joserfc.jwk import KeySet, RSAKey
+from joserfc.jwk import ECKey, KeySet, RSAKey
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
+
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+#: The workload identity provider whose JWTs the JWT-bearer grant accepts.
+WORKLOAD_ISSUER = "https://workload.example"
+
+
+def basic_credentials(header: str) -> tuple[str, str]:
+    """RFC 6749 §2.3.1: base64 of `id:secret`, each form-urlencoded (UTF-8) first: decode in that order."""
+    client_id, _, secret = base64.b64decode(header.removeprefix("Basic ")).decode("ascii").partition(":")
+    return unquote_plus(client_id, encoding="utf-8", errors="strict"), \
+        unquote_plus(secret, encoding="utf-8", errors="strict")
+
+
+class WorkloadAssertions(JWTBearerGrant):
+    """authlib's RFC 7523 §3 checks of an assertion, used alone (not inside an authlib AuthorizationServer):
+    `process_assertion_claims` resolves the issuer, verifies the signature with its key and the claims."""
+
+    def __init__(self, server: "AuthServer") -> None:
+        super().__init__(None, None)  # no OAuth2Request: only the assertion is read
+        self.fixture = server
+
+    def resolve_issuer_client(self, issuer: str) -> str | None:
+        return issuer if issuer == WORKLOAD_ISSUER else None
+
+    def resolve_client_public_key(self, client: Any) -> ECKey:
+        return ECKey.import_key(self.fixture.workload_key.as_dict(private=False))
+
+    def get_audiences(self) -> list[str]:
+        return [self.fixture.issuer, f"{self.fixture.issuer}/token"]
 
 
 @dataclass
@@ -52,6 +87,7 @@ class AuthServer:
 
     def __post_init__(self) -> None:
         self.key = RSAKey.generate_key(2048, parameters={"kid": "fixture-1", "use": "sig", "alg": "RS256"})
+        self.workload_key = ECKey.generate_key("P-256", parameters={"kid": "workload-1"})
         self.clients: dict[str, str | None] = {}
         #: Every access and refresh token and client secret handed out (what must never leak anywhere).
         self.issued: list[str] = []
@@ -71,6 +107,14 @@ class AuthServer:
         signer = key or self.key
         return jwt.encode({"alg": "RS256", "kid": signer.kid or "fixture-1"}, claims, signer)
 
+    def workload_assertion(self, subject: str = "workload-7", audience: str | None = None, ttl: int = 300,
+                           issuer: str = WORKLOAD_ISSUER) -> str:
+        """A JWT the workload identity provider issued (ES256), for the JWT-bearer grant; aud: this server."""
+        now = int(time.time())
+        claims = {"iss": issuer, "sub": subject, "aud": audience or self.issuer, "iat": now, "exp": now + ttl,
+                  "jti": generate_token(12)}
+        return jwt.encode({"alg": "ES256", "kid": "workload-1"}, claims, self.workload_key)
+
     def jwks(self) -> dict[str, Any]:
         return KeySet([self.key]).as_dict(private=False)
 
@@ -82,7 +126,7 @@ class AuthServer:
             "issuer": self.issuer, "authorization_endpoint": f"{self.issuer}/authorize",
             "token_endpoint": f"{self.issuer}/token", "registration_endpoint": f"{self.issuer}/register",
             "jwks_uri": f"{self.issuer}/jwks", "response_types_supported": ["code"],
-            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "grant_types_supported": ["authorization_code", "refresh_token", JWT_BEARER],
             "code_challenge_methods_supported": self.code_challenge_methods,
             "authorization_response_iss_parameter_supported": True,
             "token_endpoint_auth_methods_supported": ["none", "client_secret_basic"],
@@ -124,14 +168,31 @@ class AuthServer:
         client_id = str(form.get("client_id") or "")
         header = request.headers.get("authorization", "")
         if header.startswith("Basic "):
-            client_id, _, secret = base64.b64decode(header[6:]).decode().partition(":")
-            if self.clients.get(client_id) != secret:
+            self.requests[-1]["basic"] = header
+            try:
+                client_id, secret = basic_credentials(header)
+            except ValueError:  # not base64, or not the ASCII a form-urlencoded pair is
+                return JSONResponse({"error": "invalid_client"}, status_code=401)
+            if client_id not in self.clients or self.clients[client_id] != secret:
                 return JSONResponse({"error": "invalid_client"}, status_code=401)
         if form.get("grant_type") == "authorization_code":
             grant = self.codes.pop(str(form.get("code")), None)
             if grant is None or grant.client_id != client_id or grant.redirect_uri != form.get("redirect_uri") \
                     or not compare_s256_code_challenge(str(form.get("code_verifier")), grant.challenge):
                 return JSONResponse({"error": "invalid_grant"}, status_code=400)
+        elif form.get("grant_type") == JWT_BEARER:
+            if client_id not in self.clients:
+                return JSONResponse({"error": "invalid_client"}, status_code=401)
+            try:
+                claims = WorkloadAssertions(self).process_assertion_claims(str(form.get("assertion") or ""))
+            except OAuth2Error as exc:
+                self.requests[-1]["refused"] = exc.description
+                return JSONResponse({"error": exc.error, "error_description": exc.description}, status_code=400)
+            self.requests[-1]["assertion_sub"] = claims["sub"]
+            scope = " ".join(s for s in str(form.get("scope") or "").split() if s in self.scopes_supported)
+            access = self.mint(str(claims["sub"]), self.audience or str(form.get("resource") or ""), scope)
+            self.issued.append(access)  # no refresh token: the workload presents a fresh JWT instead
+            return JSONResponse({"access_token": access, "token_type": "Bearer", "expires_in": 3600, "scope": scope})
         elif form.get("grant_type") == "refresh_token":
             grant = self.refresh.pop(str(form.get("refresh_token")), None)
             if grant is None or grant.client_id != client_id:

@@ -2,11 +2,13 @@
 verifying its JWTs, and the studio's client (HttpClientTransport consulting OAuthClient)."""
 
 import asyncio
+import base64
 import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from authlib.oauth2.rfc6749.util import extract_basic_authorization
 
 from mrtr_studio.auth.flow import OAuthClient, OAuthSettings
 from mrtr_studio.auth.jwt_verifier import JwtVerifier
@@ -158,3 +160,28 @@ def test_a_401_without_any_oauth_metadata_says_so() -> None:
 
         with pytest.raises(TransportError, match="publishes no OAuth metadata"):
             asyncio.run(go())
+
+
+#: An id and a secret with what RFC 6749 §2.3.1's form-urlencoding exists for: ':', '+', ' ', '%' and non-ASCII.
+ODD_ID = "studio:client é"
+ODD_SECRET = "s3:cr+t wïth é/%="
+
+
+def test_client_secret_basic_form_encodes_the_id_and_the_secret(issuer: AuthServer,
+                                                                 protected: tuple[str, JwtVerifier]) -> None:
+    issuer.clients[ODD_ID] = ODD_SECRET
+    tools, flow = list_tools(protected[0], OAuthSettings(client_id=ODD_ID, client_secret=ODD_SECRET))
+    assert tools  # the fixture decoded the header per the RFC (base64, then form-decoding of each) and agreed
+    [token] = seen(issuer, "/token")
+    header = str(token["basic"])
+    assert base64.b64decode(header[6:]) == b"studio%3Aclient%20%C3%A9:s3%3Acr%2Bt%20w%C3%AFth%20%C3%A9%2F%25%3D"
+    # authlib's server side (plain percent-decoding) reads the same pair: a space sent as %20, not '+'.
+    assert extract_basic_authorization({"Authorization": header}) == (ODD_ID, ODD_SECRET)
+    assert [e.request_headers.get("Authorization") for e in flow.exchanges if e.phase == "token request"] == \
+        ["Basic ***"]
+
+
+def test_a_wrong_basic_secret_is_refused(issuer: AuthServer, protected: tuple[str, JwtVerifier]) -> None:
+    issuer.clients[ODD_ID] = ODD_SECRET
+    with pytest.raises(TransportError, match="token request refused: HTTP 401 invalid_client"):
+        list_tools(protected[0], OAuthSettings(client_id=ODD_ID, client_secret=ODD_SECRET.replace("+", " ")))
