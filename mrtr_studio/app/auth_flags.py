@@ -4,7 +4,9 @@
 authorization flow when the server answers 401: it prints the authorization URL on stderr and waits
 for the browser's redirect on a loopback URI; `--oauth-headless` follows the authorization endpoint's
 redirect itself (mock servers and CI).
-Tokens stay in memory unless `--oauth-remember` puts them in the OS keyring.
+Tokens stay in memory unless `--oauth-remember` puts them in the OS keyring. The grants without a
+browser: `--client-credentials`, `--jwt-bearer` (a workload's JWT) and `--enterprise-idp` (SEP-990: the
+user's enterprise ID token exchanged for an ID-JAG). DPoP is used when offered, unless `--no-dpop`.
 """
 
 import argparse
@@ -13,12 +15,15 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # building the parser must not load httpx, authlib or PyJWT: `--help` stays instant
-    from ..auth.flow import OAuthClient, OAuthSettings
+    from ..auth.enterprise import EnterpriseLogin
+    from ..auth.flow import Grant, OAuthClient, OAuthSettings
     from ..auth.jwt_verifier import JwtVerifier
 
 CLIENT_SECRET_ENV = "MRTR_STUDIO_CLIENT_SECRET"
 #: The workload's JWT for `--jwt-bearer` without a FILE.
 ASSERTION_ENV = "MRTR_STUDIO_ASSERTION"
+#: Where `--enterprise-idp` reads the user's ID token when `--id-token` is not given.
+ID_TOKEN_ENV = "MRTR_STUDIO_ID_TOKEN"
 #: The largest JWT `--jwt-bearer` reads (far more than any real one; a bound on what is read).
 MAX_ASSERTION = 64 * 1024
 
@@ -63,36 +68,47 @@ def add_oauth_flags(parser: argparse.ArgumentParser) -> None:
     machine.add_argument("--jwt-bearer", nargs="?", const="", metavar="FILE",
                          help="a workload: the JWT-bearer grant (RFC 7523) with its JWT read from FILE ('-': stdin; "
                               f"no FILE: the env {ASSERTION_ENV}); needs --client-id; put it after the URL")
+    machine.add_argument("--enterprise-idp", metavar="TOKEN_ENDPOINT",
+                         help="enterprise-managed authorization (SEP-990): exchange the user's ID token at this IdP "
+                              "token endpoint for an ID-JAG, then the JWT-bearer grant; needs --client-id, "
+                              "--idp-client-id and --id-token")
+    parser.add_argument("--idp-client-id", metavar="ID", help="the client's id at the enterprise IdP")
+    parser.add_argument("--id-token", metavar="FILE",
+                        help=f"the user's ID token from the enterprise IdP ('-': stdin; default: the env "
+                             f"{ID_TOKEN_ENV})")
+    parser.add_argument("--no-dpop", action="store_true",
+                        help="never ask for DPoP-bound tokens, even when the authorization server offers them")
     parser.add_argument("--oauth-remember", action="store_true", help="keep tokens in the OS keyring")
 
 
-def read_assertion(source: str) -> str:
-    """The workload's JWT for `--jwt-bearer`: from a file, stdin (`-`) or the environment (no FILE), at most
-    MAX_ASSERTION bytes, surrounding whitespace stripped. ValueError (never quoting the JWT) when unusable."""
-    where = "stdin" if source == "-" else source or f"${ASSERTION_ENV}"
+def read_assertion(source: str, flag: str = "--jwt-bearer", env: str = ASSERTION_ENV) -> str:
+    """The workload's JWT for `--jwt-bearer` (or the ID token for `--id-token`): from a file, stdin (`-`) or
+    the environment (no FILE), at most MAX_ASSERTION bytes, surrounding whitespace stripped. ValueError
+    (never quoting the JWT) when unusable."""
+    where = "stdin" if source == "-" else source or f"${env}"
     if source == "-":
         if sys.stdin.isatty():
-            raise ValueError("--jwt-bearer -: stdin is a terminal; pipe the JWT in, or give FILE")
+            raise ValueError(f"{flag} -: stdin is a terminal; pipe the JWT in, or give FILE")
         raw = sys.stdin.buffer.read(MAX_ASSERTION + 1)
     elif source:
         try:
             with open(source, "rb") as file:
                 raw = file.read(MAX_ASSERTION + 1)
         except OSError as exc:
-            raise ValueError(f"--jwt-bearer: cannot read {source}: {exc.strerror or exc}") from None
+            raise ValueError(f"{flag}: cannot read {source}: {exc.strerror or exc}") from None
     else:
-        raw = os.environ.get(ASSERTION_ENV, "").encode("utf-8", errors="replace")
+        raw = os.environ.get(env, "").encode("utf-8", errors="replace")
     if len(raw) > MAX_ASSERTION:
-        raise ValueError(f"--jwt-bearer: the JWT in {where} is over {MAX_ASSERTION // 1024} KiB")
+        raise ValueError(f"{flag}: the JWT in {where} is over {MAX_ASSERTION // 1024} KiB")
     try:
         text = raw.decode("ascii").strip()
     except UnicodeDecodeError:
-        raise ValueError(f"--jwt-bearer: {where} holds bytes that are not ASCII; a JWT is base64url") from None
+        raise ValueError(f"{flag}: {where} holds bytes that are not ASCII; a JWT is base64url") from None
     if not text:
-        raise ValueError(f"--jwt-bearer: {where} is empty" + ("" if source else
-                                                              f" (give FILE, '-' for stdin, or set {ASSERTION_ENV})"))
+        raise ValueError(f"{flag}: {where} is empty" + ("" if source else
+                                                              f" (give FILE, '-' for stdin, or set {env})"))
     if len(text.split()) != 1 or text.count(".") not in (2, 4):
-        raise ValueError(f"--jwt-bearer: {where} does not hold one JWT (header.payload.signature)")
+        raise ValueError(f"{flag}: {where} does not hold one JWT (header.payload.signature)")
     return text
 
 
@@ -100,8 +116,11 @@ def oauth_settings_of(args: argparse.Namespace) -> "OAuthSettings | None":
     """What the OAuth flags ask for, or None when they ask for no flow; ValueError on a combination that
     cannot work (checked before anything connects, so it is a usage error)."""
     jwt_source = getattr(args, "jwt_bearer", None)
-    machine = getattr(args, "client_credentials", False) or jwt_source is not None
+    machine = getattr(args, "client_credentials", False) or jwt_source is not None \
+        or getattr(args, "enterprise_idp", None) is not None
     if not (getattr(args, "oauth", False) or getattr(args, "oauth_headless", False) or machine):
+        if getattr(args, "idp_client_id", None) or getattr(args, "id_token", None):
+            raise ValueError("--idp-client-id and --id-token go with --enterprise-idp TOKEN_ENDPOINT")
         return None
     from ..auth.flow import OAuthSettings
 
@@ -111,12 +130,31 @@ def oauth_settings_of(args: argparse.Namespace) -> "OAuthSettings | None":
         raise ValueError("--jwt-bearer needs --client-id (the pre-registered client the authorization server "
                          "exchanges the workload's JWT for)")
     secret = args.client_secret or os.environ.get(CLIENT_SECRET_ENV)
+    login = _enterprise_login(args)
+    grant: Grant = "client_credentials" if args.client_credentials else "jwt_bearer" if jwt_source is not None \
+        else "enterprise" if login is not None else "authorization_code"
     return OAuthSettings(client_id=args.client_id, client_secret=secret,
-                         client_metadata_url=args.client_metadata_url,
-                         grant="client_credentials" if args.client_credentials
-                         else "jwt_bearer" if jwt_source is not None else "authorization_code",
+                         client_metadata_url=args.client_metadata_url, grant=grant,
                          assertion=read_assertion(jwt_source) if jwt_source is not None else None,
-                         scope=args.scope.split() if args.scope else None)
+                         enterprise=login, scope=args.scope.split() if args.scope else None,
+                         dpop="off" if getattr(args, "no_dpop", False) else "auto")
+
+
+def _enterprise_login(args: argparse.Namespace) -> "EnterpriseLogin | None":
+    endpoint = getattr(args, "enterprise_idp", None)
+    if endpoint is None:
+        if getattr(args, "idp_client_id", None) or getattr(args, "id_token", None):
+            raise ValueError("--idp-client-id and --id-token go with --enterprise-idp TOKEN_ENDPOINT")
+        return None
+    if not endpoint.startswith(("http://", "https://")):
+        raise ValueError("--enterprise-idp wants the IdP's token endpoint URL (http:// or https://)")
+    if not args.client_id or not args.idp_client_id:
+        raise ValueError("--enterprise-idp needs --client-id (at the authorization server) and --idp-client-id "
+                         "(at the IdP)")
+    from ..auth.enterprise import EnterpriseLogin
+
+    token = read_assertion(args.id_token or "", "--id-token", ID_TOKEN_ENV)
+    return EnterpriseLogin(endpoint, args.idp_client_id, token)
 
 
 def oauth_client_of(args: argparse.Namespace, url: str, settings: "OAuthSettings | None" = None,

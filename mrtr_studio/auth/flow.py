@@ -65,6 +65,10 @@ def client_secret_basic(client: ClientAuth, method: str, uri: str, headers: dict
     return uri, headers, body
 
 
+#: How the flow obtains its token: the browser's authorization code, or one of the grants without one.
+Grant = Literal["authorization_code", "client_credentials", "jwt_bearer", "enterprise"]
+
+
 class Redirect(Protocol):
     """The browser step: `authorize(url)` returns the URL the authorization server redirected back to."""
 
@@ -87,7 +91,7 @@ class OAuthSettings:
     signing_alg: str = "RS256"
     #: A Client ID Metadata Document URL, used when the server advertises support for it.
     client_metadata_url: str | None = None
-    grant: Literal["authorization_code", "client_credentials", "jwt_bearer", "enterprise"] = "authorization_code"
+    grant: Grant = "authorization_code"
     #: The workload's JWT for the jwt_bearer grant (RFC 7523 §2.1; workload identity federation).
     assertion: str | None = None
     #: The enterprise sign-in for the "enterprise" grant (SEP-990: an ID-JAG from the IdP, then JWT bearer).

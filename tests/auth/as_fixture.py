@@ -89,6 +89,8 @@ class AuthServer:
         self.key = RSAKey.generate_key(2048, parameters={"kid": "fixture-1", "use": "sig", "alg": "RS256"})
         self.workload_key = ECKey.generate_key("P-256", parameters={"kid": "workload-1"})
         self.clients: dict[str, str | None] = {}
+        #: ID tokens the enterprise IdP issued (token -> user), for the SEP-990 token exchange.
+        self.id_tokens: dict[str, str] = {}
         #: Every access and refresh token and client secret handed out (what must never leak anywhere).
         self.issued: list[str] = []
         self.codes: dict[str, Grant] = {}
@@ -117,6 +119,12 @@ class AuthServer:
 
     def jwks(self) -> dict[str, Any]:
         return KeySet([self.key]).as_dict(private=False)
+
+    def enterprise_id_token(self, user: str = "dana@corp.example") -> str:
+        """An ID token of the enterprise IdP (served at /idp/token, same process) for `user`."""
+        token = self.workload_assertion(subject=user, audience="corp-idp-client")
+        self.id_tokens[token] = user
+        return token
 
     # --- endpoints -------------------------------------------------------------------------------
 
@@ -207,12 +215,28 @@ class AuthServer:
         return JSONResponse({"access_token": access, "token_type": "Bearer", "expires_in": self.say_expires_in,
                              "refresh_token": refresh, "scope": grant.scope})
 
+    async def _idp_token(self, request: Request) -> Response:
+        """The enterprise IdP's token exchange (RFC 8693, SEP-990): an ID token in, an ID-JAG for the
+        authorization server (this fixture) out, signed by the issuer the JWT-bearer grant trusts."""
+        form = {k: str(v) for k, v in (await request.form()).items()}
+        self.requests.append({"path": "/idp/token", "form": form})
+        user = self.id_tokens.get(form.get("subject_token", ""))
+        if form.get("grant_type") != "urn:ietf:params:oauth:grant-type:token-exchange" or user is None \
+                or form.get("requested_token_type") != "urn:ietf:params:oauth:token-type:id-jag" \
+                or form.get("audience") != self.issuer or not form.get("resource"):
+            return JSONResponse({"error": "invalid_request"}, status_code=400)
+        grant = self.workload_assertion(subject=user, audience=self.issuer)
+        self.issued.append(grant)
+        return JSONResponse({"access_token": grant, "issued_token_type": "urn:ietf:params:oauth:token-type:id-jag",
+                             "token_type": "N_A"})
+
     # --- running ---------------------------------------------------------------------------------
 
     def __enter__(self) -> "AuthServer":
         app = Starlette(routes=[Route("/.well-known/oauth-authorization-server", self._metadata),
                                 Route("/jwks", self._jwks), Route("/register", self._register, methods=["POST"]),
-                                Route("/authorize", self._authorize), Route("/token", self._token, methods=["POST"])])
+                                Route("/authorize", self._authorize), Route("/token", self._token, methods=["POST"]),
+                                Route("/idp/token", self._idp_token, methods=["POST"])])
         import socket
 
         sock = socket.socket()

@@ -136,3 +136,36 @@ def test_jwt_bearer_from_a_terminal_stdin_is_refused_not_waited_for() -> None:
         os.close(terminal)
     assert done.returncode == 2
     assert "stdin is a terminal" in done.stderr
+
+
+def test_call_with_an_enterprise_id_token_goes_through_the_idp(issuer: AuthServer, served: Served,
+                                                               tmp_path: Path) -> None:
+    """SEP-990: the ID token is exchanged at the IdP for an ID-JAG, which the JWT-bearer grant trades; the
+    trace draws the IdP's exchange, and neither token shows anywhere."""
+    id_token = issuer.enterprise_id_token("dana@corp.example")
+    path = tmp_path / "id.jwt"
+    path.write_text(id_token)
+    trace = tmp_path / "run.mrtr.json"
+    done = call(served.url, tmp_path, "--enterprise-idp", f"{issuer.issuer}/idp/token", "--idp-client-id",
+                "corp-idp-client", "--id-token", str(path), "--trace", str(trace))
+    assert done.returncode == 0, done.stderr
+    [exchange] = [r for r in issuer.requests if r["path"] == "/idp/token"]
+    assert exchange["form"]["audience"] == issuer.issuer and exchange["form"]["resource"]
+    assert exchange["form"]["client_id"] == "corp-idp-client"
+    assert jwt_bearer_tokens(issuer)[-1]["assertion_sub"] == "dana@corp.example"
+    recorded = trace.read_text()
+    assert "token exchange at the IdP" in recorded
+    for secret in [id_token, *issuer.issued]:
+        assert secret not in done.stdout and secret not in done.stderr and secret not in recorded
+
+
+def test_enterprise_flags_that_cannot_work_are_usage_errors(issuer: AuthServer, served: Served,
+                                                            tmp_path: Path) -> None:
+    lonely = mrtr("call", served.url, "--tool", "greet", "--idp-client-id", "x")
+    assert lonely.returncode == 2 and "--enterprise-idp" in lonely.stderr
+    missing = mrtr("call", served.url, "--tool", "greet", "--client-id", CLIENT, "--enterprise-idp",
+                   f"{issuer.issuer}/idp/token")
+    assert missing.returncode == 2 and "--idp-client-id" in missing.stderr
+    both = mrtr("call", served.url, "--tool", "greet", "--client-id", CLIENT, "--client-credentials",
+                "--enterprise-idp", f"{issuer.issuer}/idp/token")
+    assert both.returncode == 2 and "not allowed with" in both.stderr
