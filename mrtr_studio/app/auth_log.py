@@ -6,6 +6,7 @@ memory (or the OS keyring when `remember` is on), never in the trace, QSettings 
 log keeps is the flow's masked exchanges with their spec checks.
 """
 
+import time
 import webbrowser
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ class AuthLog:
         self.open_url = open_url
         self._listeners: list[Callable[[AuthEntry], None]] = []
         self._flows: dict[str, OAuthClient] = {}
+        self._settings: dict[str, OAuthSettings] = {}
         self._memory = MemoryStore()
 
     def listen(self, listener: Callable[[AuthEntry], None]) -> Callable[[], None]:
@@ -53,10 +55,71 @@ class AuthLog:
         """The flow for one server, kept for the studio's lifetime so its tokens serve every reconnection."""
         flow = self._flows.get(server_url)
         if flow is None:
-            flow = OAuthClient(server_url, LoopbackRedirect(lambda url: self.open_url(url)), settings,
-                               store=self.store(), on_exchange=lambda exchange: self.add(server_url, exchange))
+            flow = OAuthClient(server_url, LoopbackRedirect(lambda url: self.open_url(url)),
+                               settings or self._settings.get(server_url), store=self.store(),
+                               on_exchange=lambda exchange: self.add(server_url, exchange))
             self._flows[server_url] = flow
         return flow
+
+    def settings_for(self, server_url: str) -> OAuthSettings:
+        """The client settings the next authorization with this server uses."""
+        flow = self._flows.get(server_url)
+        return flow.settings if flow is not None else self._settings.get(server_url) or OAuthSettings()
+
+    def configure(self, server_url: str, settings: OAuthSettings) -> None:
+        """Use these client settings (a pre-registered id and secret, scopes, a machine grant) from the next
+        authorization on. A flow already made keeps serving its transports: it takes the settings in place,
+        and a changed client drops the registration and tokens made for the old one."""
+        self._settings[server_url] = settings
+        flow = self._flows.get(server_url)
+        if flow is None:
+            return
+        before = flow.settings
+        flow.settings = settings
+        flow.book.add(settings.client_secret, settings.private_key_pem, settings.assertion)
+        if (before.client_id, before.client_secret, before.grant) != \
+                (settings.client_id, settings.client_secret, settings.grant):
+            self.sign_out(server_url, registration=True)
+
+    def sign_out(self, server_url: str, registration: bool = False) -> bool:
+        """Forget the tokens held for this server (and, with `registration`, the client registered there), in
+        memory and in the keyring: the next request runs the flow again. False when none were held."""
+        flow = self._flows.get(server_url)
+        if flow is None:
+            return False
+        state = flow.state
+        held = state.tokens is not None
+        if state.discovered is not None:
+            if registration or state.registration is None:
+                flow.store.forget(state.discovered.resource, state.discovered.issuer)
+            else:
+                flow.store.save(state.discovered.resource, state.registration, None)
+        state.tokens = None
+        state.step_ups = 0
+        if registration:
+            state.registration = None
+        return held
+
+    def status(self, server_url: str) -> str:
+        """One line on this server's authorization, without any secret: who the client is, what is held."""
+        flow = self._flows.get(server_url)
+        settings = self.settings_for(server_url)
+        client = f"client {settings.client_id}" if settings.client_id else "a client registered on demand"
+        grant = {"authorization_code": "browser sign-in", "client_credentials": "client credentials",
+                 "jwt_bearer": "JWT bearer", "enterprise": "enterprise IdP"}[settings.grant]
+        if flow is None or flow.state.tokens is None:
+            registered = flow.state.registration if flow is not None else None
+            known = f"; registered as {registered.client_id} ({registered.kind})" if registered else ""
+            return f"Not authorized ({grant}, {client}{known}): the flow runs when the server answers 401."
+        tokens = flow.state.tokens
+        bits = [f"{tokens.token_type} token" + (f" for {' '.join(tokens.scope)}" if tokens.scope else "")]
+        if tokens.expires_at is not None:
+            left = tokens.expires_at - time.time()
+            bits.append(f"expires in {left / 60:.0f} min" if left > 0 else "expired")
+        if tokens.refresh_token:
+            bits.append("refresh token held")
+        issuer = flow.state.discovered.issuer if flow.state.discovered else tokens.issuer
+        return f"Authorized by {issuer} ({grant}): " + ", ".join(bits) + "."
 
     def authorized(self, server_url: str) -> bool:
         """Whether the flow for this server holds a token (requests to it carry a real identity)."""

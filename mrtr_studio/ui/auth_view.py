@@ -8,9 +8,10 @@ first round is refused with 401. Adapts `AuthLog` (Qt-free); tokens never reach 
 """
 
 import json
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QHeaderView,
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
 from ..app.auth_log import AuthEntry, AuthLog
 from ..auth.exchanges import Exchange
 from . import tones
+from .auth_client_panel import AuthClientPanel
 
 #: The request (method and URL) and each check's comparison are in the tooltips and the detail pane below.
 COLUMNS = ["Phase", "Status", "Checks"]
@@ -36,10 +38,14 @@ class _Bridge(QObject):
 
 
 class AuthView(QWidget):
-    def __init__(self, log: AuthLog, parent: QWidget | None = None) -> None:
+    """`current_url`: the HTTP server the studio talks to now (None: the embedded engine or stdio)."""
+
+    def __init__(self, log: AuthLog, current_url: Callable[[], str | None] = lambda: None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("authView")
         self.log = log
+        self.client = AuthClientPanel(log, current_url)
         self.summary = QLabel("No authorization yet: the flow runs when a server answers 401.")
         self.summary.setWordWrap(True)
         self.remember = QCheckBox("Remember tokens in the system keyring")
@@ -67,8 +73,9 @@ class AuthView(QWidget):
         split.addWidget(self.detail)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.summary)
+        layout.addWidget(self.client)
         layout.addWidget(self.remember)
+        layout.addWidget(self.summary)
         layout.addWidget(split, 1)
         self._exchanges: list[Exchange] = []
         self._bridge = _Bridge(self)
@@ -79,7 +86,12 @@ class AuthView(QWidget):
         self._unlisten = log.listen(self._bridge.added.emit)
         self.destroyed.connect(lambda *_: self._unlisten())
 
+    def showEvent(self, event: QShowEvent) -> None:
+        self.client.refresh()  # the server may have changed, a token expired, since last shown
+        super().showEvent(event)
+
     def _add(self, entry: AuthEntry) -> None:
+        self.client.refresh()
         exchange = entry.exchange
         self._exchanges.append(exchange)
         passed = sum(c.passed for c in exchange.checks)

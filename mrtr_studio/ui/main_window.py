@@ -85,7 +85,7 @@ class MainWindow(QMainWindow):
         self.inspector = JsonInspector(studio.store, self.selection)
         self.state_inspector = StateInspector(studio.store, self.selection, studio)
         self.controls = RunControls(self)
-        self.auth_view = AuthView(studio.auth)
+        self.auth_view = AuthView(studio.auth, lambda: studio.entry.url if studio.entry.kind == "http" else None)
         self.compare_views: list[FlowCompareView] = []
         self._cleared: tuple[list[Operation], list[TraceMessage]] | None = None
         self._last_loaded: str | None = None

@@ -1,0 +1,131 @@
+"""The client the studio presents to the current server's authorization server, and its sign-in state.
+
+Many real servers accept no dynamic registration: they need a pre-registered client id (and secret),
+or a machine client. Here the person gives them for the server the studio is connected to; they apply
+from the next authorization on. "Sign out" forgets the tokens, so the next request runs the flow again.
+Adapts `AuthLog` (Qt-free); the secret lives in memory only (the keyring when "remember" is on), never in
+the settings file, and no token is ever shown.
+"""
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..app.auth_log import AuthLog
+from ..auth.flow import Grant
+
+GRANTS: list[tuple[str, Grant]] = [("Browser sign-in (authorization code)", "authorization_code"),
+                                   ("Machine client (client credentials)", "client_credentials")]
+
+
+class AuthClientPanel(QWidget):
+    def __init__(self, log: AuthLog, current_url: Callable[[], str | None], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.log = log
+        self.current_url = current_url
+        self.status = QLabel()
+        self.status.setObjectName("authStatus")
+        self.status.setWordWrap(True)
+        self.client_id = QLineEdit()
+        self.client_id.setObjectName("authClientId")
+        self.client_id.setPlaceholderText("none: registered on demand")
+        self.client_id.setToolTip("A pre-registered client id. Empty: the studio presents a Client ID Metadata "
+                                  "Document or registers itself (dynamic client registration) where offered.")
+        self.secret = QLineEdit()
+        self.secret.setObjectName("authClientSecret")
+        self.secret.setEchoMode(QLineEdit.EchoMode.Password)
+        self.secret.setPlaceholderText("none: a public client")
+        self.secret.setToolTip("Kept in memory only (in the keyring with 'remember'); never saved in settings.")
+        self.scope = QLineEdit()
+        self.scope.setObjectName("authScope")
+        self.scope.setPlaceholderText("the server's challenge")
+        self.grant = QComboBox()
+        self.grant.setObjectName("authGrant")
+        for label, grant in GRANTS:
+            self.grant.addItem(label, grant)
+        self.apply_button = QPushButton("Use for the next sign-in")
+        self.apply_button.setObjectName("authApply")
+        self.apply_button.clicked.connect(self.apply)
+        self.sign_out_button = QPushButton("Sign out")
+        self.sign_out_button.setObjectName("authSignOut")
+        self.sign_out_button.setToolTip("Forget the tokens held for this server: the next request authorizes again.")
+        self.sign_out_button.clicked.connect(self.sign_out)
+        self.notice = QLabel()
+        self.notice.setObjectName("authNotice")
+        self.notice.setWordWrap(True)
+        form = QFormLayout()
+        form.setContentsMargins(0, 0, 0, 0)
+        form.addRow("Client ID", self.client_id)
+        form.addRow("Secret", self.secret)
+        form.addRow("Scopes", self.scope)
+        form.addRow("Grant", self.grant)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.apply_button)
+        buttons.addWidget(self.sign_out_button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.status)
+        layout.addLayout(form)
+        layout.addLayout(buttons)
+        layout.addWidget(self.notice)
+        self._shown_for: str | None = None
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Show the current server's state; a server other than the one the fields were filled for gets its
+        own settings in the fields."""
+        url = self.current_url()
+        editable = url is not None
+        for widget in (self.client_id, self.secret, self.scope, self.grant, self.apply_button,
+                       self.sign_out_button):
+            widget.setEnabled(editable)
+        if url is None:
+            self.status.setText("OAuth applies to HTTP servers; the embedded engine and stdio servers use the "
+                                "Client panel's identity.")
+            self._shown_for = None
+            return
+        self.status.setText(self.log.status(url))
+        if url != self._shown_for:
+            self._shown_for = url
+            settings = self.log.settings_for(url)
+            self.client_id.setText(settings.client_id or "")
+            self.secret.setText(settings.client_secret or "")
+            self.scope.setText(" ".join(settings.scope or []))
+            index = self.grant.findData(settings.grant)
+            self.grant.setCurrentIndex(max(index, 0))
+            self.notice.clear()
+
+    def apply(self) -> None:
+        url = self.current_url()
+        if url is None:
+            return
+        client_id = self.client_id.text().strip() or None
+        grant = self.grant.currentData()
+        if grant == "client_credentials" and client_id is None:
+            self.notice.setText("✖ A machine client needs its pre-registered Client ID.")
+            return
+        self.log.configure(url, replace(self.log.settings_for(url), client_id=client_id,
+                                        client_secret=self.secret.text() or None, grant=grant,
+                                        scope=self.scope.text().split() or None))
+        self.notice.setText("✔ Used from the next sign-in with this server.")
+        self.refresh()
+
+    def sign_out(self) -> None:
+        url = self.current_url()
+        if url is None:
+            return
+        held = self.log.sign_out(url)
+        self.notice.setText("✔ Signed out: the next request authorizes again." if held
+                            else "No tokens were held for this server.")
+        self.refresh()
