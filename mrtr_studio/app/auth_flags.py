@@ -15,6 +15,7 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # building the parser must not load httpx, authlib or PyJWT: `--help` stays instant
+    from ..auth.demo_authority import DemoAuthority
     from ..auth.enterprise import EnterpriseLogin
     from ..auth.flow import Grant, OAuthClient, OAuthSettings
     from ..auth.jwt_verifier import JwtVerifier
@@ -29,7 +30,9 @@ MAX_ASSERTION = 64 * 1024
 
 
 def add_serve_auth_flags(serve: argparse.ArgumentParser) -> None:
-    serve.add_argument("--auth", choices=["jwt"], help="require OAuth bearer JWTs (with --issuer and --audience)")
+    serve.add_argument("--auth", choices=["jwt", "demo"],
+                       help="require OAuth bearer JWTs: 'jwt' from --issuer for --audience; 'demo' from a demo "
+                            "authorization server started beside it on loopback (signs in alice without asking)")
     serve.add_argument("--issuer", metavar="URL", help="the authorization server whose tokens are accepted")
     serve.add_argument("--audience", metavar="AUD", help="the `aud` a token must carry (this server's URL)")
     serve.add_argument("--jwks", metavar="URL|FILE", help="the issuer's keys (default: its metadata's jwks_uri)")
@@ -39,10 +42,13 @@ def add_serve_auth_flags(serve: argparse.ArgumentParser) -> None:
 
 def verifier_of(args: argparse.Namespace) -> "JwtVerifier | None":
     """The token verifier `serve` asks for; ValueError on an incomplete combination of flags."""
-    if getattr(args, "auth", None) is None:
+    if getattr(args, "auth", None) in (None, "demo"):
         if getattr(args, "issuer", None) or getattr(args, "audience", None) or getattr(args, "jwks", None):
-            raise ValueError("--issuer, --audience and --jwks need --auth jwt")
-        return None
+            raise ValueError("--issuer, --audience and --jwks need --auth jwt"
+                             + (" (--auth demo runs its own authorization server)" if args.auth else ""))
+        if args.auth == "demo" and args.user:
+            raise ValueError("--auth demo and --user cannot be combined (tokens come from the demo server)")
+        return None  # --auth demo: made by `demo_verifier` once the port is known
     if not args.issuer or not args.audience:
         raise ValueError("--auth jwt needs --issuer URL and --audience AUD")
     if args.user:
@@ -50,6 +56,18 @@ def verifier_of(args: argparse.Namespace) -> "JwtVerifier | None":
     from ..auth.jwt_verifier import JwtVerifier
 
     return JwtVerifier(args.issuer, args.audience, args.jwks, list(args.required_scope))
+
+
+def demo_verifier(host: str, port: int, path: str, scopes: list[str]) -> "tuple[DemoAuthority, JwtVerifier]":
+    """`serve --auth demo`: the demo authorization server, started on loopback, and the verifier of its tokens
+    for this server (audience: its own URL)."""
+    from ..auth.demo_authority import DemoAuthority
+    from ..auth.jwt_verifier import JwtVerifier
+
+    authority = DemoAuthority()
+    authority.start()
+    shown = f"[{host}]" if ":" in host else host
+    return authority, JwtVerifier(authority.issuer, f"http://{shown}:{port}{path}", authority.jwks(), scopes)
 
 
 def add_oauth_flags(parser: argparse.ArgumentParser) -> None:

@@ -73,7 +73,8 @@ class OperationRow:
             return op.server if not op.label.startswith("wrapped session") else f"{op.label}: {op.server[6:]}"
         if op.server == "embedded":
             return "embedded"
-        if op.server.startswith(("http://", "https://")):
+        _, sep, where = op.server.partition(": ")  # a named connection: "NAME: URL"
+        if op.server.startswith(("http://", "https://")) or (sep and where.startswith(("http://", "https://"))):
             return f"HTTP {op.server}"
         return f"stdio {op.server}"
 

@@ -24,7 +24,7 @@ from ..engine import MrtrOptions, ServerOptions
 from ..scenarios.demo import build_demo_server
 from ..transport.http_host import bind, create_app, make_server, wait_started
 from ..transport.http_server import HttpServerConfig
-from .auth_flags import verifier_of
+from .auth_flags import demo_verifier, verifier_of
 from .serve_flags import limits_of
 from .serve_store import attach_store, check_store_flag
 from .state_flags import secrets_from
@@ -68,6 +68,17 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"mrtr-studio serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
               file=sys.stderr)
         return 1
+    authority = None
+    if args.auth == "demo":
+        try:
+            authority, config.verifier = demo_verifier(args.host, sock.getsockname()[1], config.path,
+                                                       list(args.required_scope))
+        except (OSError, TimeoutError) as exc:
+            sock.close()
+            print(f"mrtr-studio serve: the demo authorization server did not start: {exc}", file=sys.stderr)
+            return 1
+        print(f"demo authorization server on {authority.issuer} (signs in {authority.subject} without asking)",
+              file=sys.stderr, flush=True)  # stdout's first line stays `listening on`
     nodelay = os.environ.get(NODELAY_ENV, "1") != "0"
     uv = make_server(create_app(server, config), nodelay=nodelay, limits=config)
 
@@ -85,6 +96,8 @@ def run_serve(args: argparse.Namespace) -> int:
         return _run(main())
     finally:
         sock.close()
+        if authority is not None:
+            authority.stop()
 
 
 async def serve_until_stopped(uv: Any, sock: socket.socket, command: str, noun: str, host: str, path: str) -> int:

@@ -17,6 +17,8 @@ from PySide6.QtWidgets import QApplication
 
 from ..app.demo_runs import DEMO_RUNS, DemoRun
 from ..app.lessons import LESSONS_BY_ID
+from ..app.oauth_demo import SCENARIO as OAUTH_SCENARIO
+from ..app.oauth_demo import ProtectedDemo
 from ..app.studio import Studio, describe_error
 from .async_bridge import install_event_loop
 from .main_window import MainWindow
@@ -81,6 +83,26 @@ async def run_demo(window: MainWindow, demo: DemoRun, shots: Path | None) -> int
     if demo.expect == "complete":
         return 0 if outcome.outcome == "complete" else 1
     return 0 if outcome.error is not None and outcome.error.get("code") == demo.expect else 1
+
+
+async def run_oauth(window: MainWindow, demo: ProtectedDemo, shots: Path | None) -> int:
+    """The OAuth demo, run: connect (the flow runs on the first 401), then delete_file, then a look at the
+    authorization drawn before its rounds and at the Auth tab."""
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    window.explorer.show_entry(demo.entry())
+    if await window.studio.connect(demo.entry()) is None:
+        return 1
+    code = await run_demo(window, DEMO_RUNS["delete_file"], shots)
+    window.diagram.scroll_to_top()
+    await settle(app, 0.3)
+    if shots is not None:
+        window.grab().save(str(shots / "90-authorization.png"))
+    window.show_inspector(window.auth_view)
+    await settle(app, 0.3)
+    if shots is not None:
+        window.grab().save(str(shots / "91-auth-tab.png"))
+    return code
 
 
 TEACHING_SCENARIOS = ("lab", "eras", "cluster")
@@ -149,8 +171,9 @@ def run_gui(args: argparse.Namespace) -> int:
         return 2
     if shots_dir and screen is None:  # reproducible shots: a common laptop screen unless told otherwise
         screen = QRect(0, 0, 1366, 768)
-    if scenario and scenario not in DEMO_RUNS and not is_teaching(scenario):
-        known = [*sorted(DEMO_RUNS), *TEACHING_SCENARIOS, *(f"lesson:{lesson}" for lesson in LESSONS_BY_ID)]
+    if scenario and scenario not in DEMO_RUNS and not is_teaching(scenario) and scenario != OAUTH_SCENARIO:
+        known = [*sorted(DEMO_RUNS), OAUTH_SCENARIO, *TEACHING_SCENARIOS,
+                 *(f"lesson:{lesson}" for lesson in LESSONS_BY_ID)]
         print(f"unknown scenario {scenario!r}; known: {', '.join(known)}", file=sys.stderr)
         return 2
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -188,7 +211,16 @@ def run_gui(args: argparse.Namespace) -> int:
 
         app.lastWindowClosed.connect(on_closed)
         await window.start()
-        if scenario and auto:
+        if protected is not None:
+            window.studio.auth.adopt(protected.url, protected.flow())
+            if auto:
+                code = await run_oauth(window, protected, shots)
+                if shots is not None:
+                    window.close()
+                    return code
+            else:
+                window.connect_to(protected.entry())
+        elif scenario and auto:
             teaching = is_teaching(scenario)
             code = await (run_teaching(window, scenario, shots) if teaching
                           else run_demo(window, DEMO_RUNS[scenario], shots))
@@ -201,7 +233,14 @@ def run_gui(args: argparse.Namespace) -> int:
             prepare(window, DEMO_RUNS[scenario])
         return int(await closed)
 
-    with loop:
-        code = loop.run_until_complete(main())
-        loop.run_until_complete(studio.close())
+    protected = ProtectedDemo() if scenario == OAUTH_SCENARIO else None
+    try:
+        if protected is not None:
+            protected.start()
+        with loop:
+            code = loop.run_until_complete(main())
+            loop.run_until_complete(studio.close())
+    finally:
+        if protected is not None:
+            protected.stop()
     return code

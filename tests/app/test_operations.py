@@ -31,6 +31,10 @@ def test_rows_follow_live_operations_and_error_codes() -> None:
     stdio = store.begin_operation("tools/call", "t", {}, "legacy", "python -m srv")
     assert index.get(served.id) is not None and index.get(served.id).source == "served to an outside client"  # type: ignore[union-attr]
     assert index.get(stdio.id).source == "stdio python -m srv"  # type: ignore[union-attr]
+    named = store.begin_operation("tools/call", "t", {}, "modern", "work: https://mcp.example/mcp")
+    named_stdio = store.begin_operation("tools/call", "t", {}, "modern", "local: python srv.py")
+    assert index.get(named.id).source == "HTTP work: https://mcp.example/mcp"  # type: ignore[union-attr]
+    assert index.get(named_stdio.id).source == "stdio local: python srv.py"  # type: ignore[union-attr]
     store.finish_operation(stdio.id, "aborted", "stopped")
     assert index.get(stdio.id).outcome == "aborted"  # type: ignore[union-attr]
 

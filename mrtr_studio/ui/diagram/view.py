@@ -415,6 +415,10 @@ class SequenceDiagramView(QWidget):
 
     # --- selection --------------------------------------------------------------------------
 
+    def scroll_to_top(self) -> None:
+        """Show the flow from its start (a live flow scrolls along with its newest arrow)."""
+        self.canvas.verticalScrollBar().setValue(self.canvas.verticalScrollBar().minimum())
+
     def arrow_clicked(self, arrow: Arrow) -> None:
         if arrow.seq is not None:
             self.selection.select_message(arrow.seq, self.operation_id)
