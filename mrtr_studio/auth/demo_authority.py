@@ -9,16 +9,12 @@ them checks exactly what it would check for a real issuer. Nothing is stored on 
 minute, and every table is bounded.
 """
 
-import asyncio
 import json
-import socket
-import threading
 import time
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-import uvicorn
 from authlib.common.security import generate_token
 from authlib.oauth2.rfc7636.challenge import compare_s256_code_challenge
 from starlette.applications import Starlette
@@ -27,6 +23,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from .local_issuer import LocalIssuer
+from .loopback_app import LoopbackApp
 
 #: Clients, codes and refresh tokens kept at most (the oldest go first): a demo, not a directory.
 MAX_ENTRIES = 1000
@@ -55,45 +52,24 @@ class DemoAuthority:
         self._clients: dict[str, list[str]] = {}
         self._codes: dict[str, _Grant] = {}
         self._refresh: dict[str, _Grant] = {}
-        self._uv: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
+        self._host: LoopbackApp | None = None
 
     # --- running ---------------------------------------------------------------------------------
 
     def start(self, timeout: float = 10.0) -> str:
         """Listen on a free loopback port; returns the issuer URL."""
-        sock = socket.socket()
-        sock.bind((self.host, 0))
-        self.issuer = f"http://{self.host}:{sock.getsockname()[1]}"
+        self._host = LoopbackApp(self.host, "mrtr-demo-authority")
+        self.issuer = self._host.url
         self._signer = LocalIssuer(self.issuer, kid="demo-1")
         routes = [Route("/.well-known/oauth-authorization-server", self._metadata),
                   Route("/jwks", self._jwks), Route("/register", self._register, methods=["POST"]),
                   Route("/authorize", self._authorize), Route("/token", self._token, methods=["POST"])]
-        self._uv = uvicorn.Server(uvicorn.Config(Starlette(routes=routes), log_level="warning", lifespan="off"))
-        ready = threading.Event()
-
-        def run() -> None:
-            async def main() -> None:
-                assert self._uv is not None
-                serving = asyncio.create_task(self._uv.serve(sockets=[sock]))
-                while not self._uv.started and not serving.done():
-                    await asyncio.sleep(0.01)
-                ready.set()
-                await serving
-
-            asyncio.run(main())
-
-        self._thread = threading.Thread(target=run, daemon=True, name="mrtr-demo-authority")
-        self._thread.start()
-        if not ready.wait(timeout):
-            raise TimeoutError("the demo authorization server did not start in time")
+        self._host.start(Starlette(routes=routes), timeout)
         return self.issuer
 
     def stop(self, timeout: float = 10.0) -> None:
-        if self._uv is not None:
-            self._uv.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout)
+        if self._host is not None:
+            self._host.stop(timeout)
 
     def __enter__(self) -> "DemoAuthority":
         self.start()

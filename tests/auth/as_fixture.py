@@ -10,15 +10,14 @@ The JWT-bearer grant (RFC 7523 §2.1, workload identity federation) trusts one w
 assertion (signature, `iss`, `aud` = this server, `exp`), and the token is for the assertion's `sub`.
 """
 
-import asyncio
 import base64
-import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote_plus, urlencode
 
-import uvicorn
 from authlib.common.security import generate_token
 from authlib.oauth2.rfc6749 import OAuth2Error
 from authlib.oauth2.rfc7523 import JWTBearerGrant
@@ -29,6 +28,13 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
+
+from mrtr_studio.auth.jwt_verifier import JwtVerifier
+from mrtr_studio.auth.loopback_app import LoopbackApp
+from mrtr_studio.engine import McpServer
+from mrtr_studio.scenarios.demo import build_demo_server
+from mrtr_studio.transport.http_host import ServerThread
+from mrtr_studio.transport.http_server import HttpServerConfig
 
 JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 #: The workload identity provider whose JWTs the JWT-bearer grant accepts.
@@ -96,8 +102,7 @@ class AuthServer:
         self.codes: dict[str, Grant] = {}
         self.refresh: dict[str, Grant] = {}
         self.issuer = ""
-        self._uv: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
+        self._host: LoopbackApp | None = None
 
     # --- tokens ----------------------------------------------------------------------------------
 
@@ -237,32 +242,20 @@ class AuthServer:
                                 Route("/jwks", self._jwks), Route("/register", self._register, methods=["POST"]),
                                 Route("/authorize", self._authorize), Route("/token", self._token, methods=["POST"]),
                                 Route("/idp/token", self._idp_token, methods=["POST"])])
-        import socket
-
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        self.issuer = f"http://127.0.0.1:{sock.getsockname()[1]}"
-        self._uv = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-        ready = threading.Event()
-
-        def run() -> None:
-            async def main() -> None:
-                assert self._uv is not None
-                task = asyncio.create_task(self._uv.serve(sockets=[sock]))
-                while not self._uv.started and not task.done():
-                    await asyncio.sleep(0.01)
-                ready.set()
-                await task
-
-            asyncio.run(main())
-
-        self._thread = threading.Thread(target=run, daemon=True, name="as-fixture")
-        self._thread.start()
-        assert ready.wait(10), "the authorization server fixture did not start"
+        self._host = LoopbackApp(name="as-fixture")
+        self.issuer = self._host.url
+        self._host.start(app)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._uv is not None:
-            self._uv.should_exit = True
-        if self._thread is not None:
-            self._thread.join(10)
+        if self._host is not None:
+            self._host.stop()
+
+
+@contextmanager
+def protected(issuer: AuthServer, server: McpServer | None = None) -> Iterator[tuple[str, JwtVerifier]]:
+    """The demo engine (or `server`) on loopback HTTP, accepting only `issuer`'s tokens for its own URL."""
+    verifier = JwtVerifier(issuer.issuer, audience="")
+    with ServerThread(server or build_demo_server(), config=HttpServerConfig(verifier=verifier)) as thread:
+        verifier.audience = thread.url  # the resource the client asks a token for
+        yield thread.url, verifier

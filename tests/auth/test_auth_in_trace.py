@@ -14,7 +14,6 @@ from mrtr_studio.auth.redirect import HeadlessRedirect
 from mrtr_studio.client import responders as R
 from mrtr_studio.client.session import ClientSession
 from mrtr_studio.client.settings import ClientSettings
-from mrtr_studio.scenarios.demo import build_demo_server
 from mrtr_studio.trace import TraceStore
 from mrtr_studio.trace.diagram_layout import AUTH_LANE, layout_operation
 from mrtr_studio.trace.files import open_trace, save
@@ -22,10 +21,9 @@ from mrtr_studio.trace.html_export import svg_diagram
 from mrtr_studio.trace.mermaid import to_mermaid
 from mrtr_studio.trace.model import TraceMessage
 from mrtr_studio.transport.http_client import HttpClientTransport
-from mrtr_studio.transport.http_host import ServerThread
-from mrtr_studio.transport.http_server import HttpServerConfig
 
 from .as_fixture import AuthServer
+from .as_fixture import protected as protected_by
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
 CONFIRM = R.table({"*": {"action": "accept", "content": {"confirm": True}}})
@@ -41,10 +39,8 @@ def issuer() -> Iterator[AuthServer]:
 
 @pytest.fixture
 def protected(issuer: AuthServer) -> Iterator[tuple[str, JwtVerifier]]:
-    verifier = JwtVerifier(issuer.issuer, audience="")
-    with ServerThread(build_demo_server(), config=HttpServerConfig(verifier=verifier)) as thread:
-        verifier.audience = thread.url
-        yield thread.url, verifier
+    with protected_by(issuer) as served:
+        yield served
 
 
 def run(url: str, store: TraceStore, steps: list[str], listed_first: bool,

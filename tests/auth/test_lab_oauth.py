@@ -8,29 +8,24 @@ import pytest
 
 from mrtr_studio.app.lab import ATTACKS, Lab, LabTarget
 from mrtr_studio.auth.flow import OAuthClient
-from mrtr_studio.auth.jwt_verifier import JwtVerifier
 from mrtr_studio.auth.redirect import HeadlessRedirect
 from mrtr_studio.engine import MrtrOptions, ServerOptions
 from mrtr_studio.scenarios.demo import build_demo_server
 from mrtr_studio.trace import TraceStore
 from mrtr_studio.transport.base import ClientTransport
 from mrtr_studio.transport.http_client import HttpClientTransport
-from mrtr_studio.transport.http_host import ServerThread
-from mrtr_studio.transport.http_server import HttpServerConfig
 
 from .as_fixture import AuthServer
+from .as_fixture import protected as protected_by
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
 
 
 @pytest.fixture
 def protected() -> Iterator[tuple[str, AuthServer]]:
-    with AuthServer() as issuer:
-        verifier = JwtVerifier(issuer.issuer, audience="")
-        server = build_demo_server(ServerOptions(mrtr=MrtrOptions(explain_rejections=True)))
-        with ServerThread(server, config=HttpServerConfig(verifier=verifier)) as thread:
-            verifier.audience = thread.url
-            yield thread.url, issuer
+    server = build_demo_server(ServerOptions(mrtr=MrtrOptions(explain_rejections=True)))
+    with AuthServer() as issuer, protected_by(issuer, server) as (url, _):
+        yield url, issuer
 
 
 def test_the_lab_attacks_an_oauth_server_with_two_real_identities(protected: tuple[str, AuthServer]) -> None:

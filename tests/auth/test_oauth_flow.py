@@ -20,9 +20,9 @@ from mrtr_studio.scenarios.demo import build_demo_server
 from mrtr_studio.transport.base import TransportError
 from mrtr_studio.transport.http_client import HttpClientTransport
 from mrtr_studio.transport.http_host import ServerThread
-from mrtr_studio.transport.http_server import HttpServerConfig
 
 from .as_fixture import AuthServer
+from .as_fixture import protected as protected_by
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
 
@@ -35,10 +35,8 @@ def issuer() -> Iterator[AuthServer]:
 
 @pytest.fixture
 def protected(issuer: AuthServer) -> Iterator[tuple[str, JwtVerifier]]:
-    verifier = JwtVerifier(issuer.issuer, audience="")
-    with ServerThread(build_demo_server(), config=HttpServerConfig(verifier=verifier)) as thread:
-        verifier.audience = thread.url  # the resource the client asks a token for
-        yield thread.url, verifier
+    with protected_by(issuer) as served:
+        yield served
 
 
 def list_tools(url: str, settings: OAuthSettings | None = None) -> tuple[list[str], OAuthClient]:

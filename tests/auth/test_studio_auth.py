@@ -12,24 +12,18 @@ from mrtr_studio.app.auth_log import AuthLog
 from mrtr_studio.app.server_entries import http_entry
 from mrtr_studio.app.studio import Studio
 from mrtr_studio.auth.flow import OAuthClient
-from mrtr_studio.auth.jwt_verifier import JwtVerifier
 from mrtr_studio.auth.redirect import HeadlessRedirect
-from mrtr_studio.scenarios.demo import build_demo_server
-from mrtr_studio.transport.http_host import ServerThread
-from mrtr_studio.transport.http_server import HttpServerConfig
 
 from .as_fixture import AuthServer
+from .as_fixture import protected as protected_by
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
 
 
 @pytest.fixture
 def protected() -> Iterator[tuple[str, AuthServer]]:
-    with AuthServer() as issuer:
-        verifier = JwtVerifier(issuer.issuer, audience="")
-        with ServerThread(build_demo_server(), config=HttpServerConfig(verifier=verifier)) as thread:
-            verifier.audience = thread.url
-            yield thread.url, issuer
+    with AuthServer() as issuer, protected_by(issuer) as (url, _):
+        yield url, issuer
 
 
 def test_the_studio_authorizes_then_runs(protected: tuple[str, AuthServer]) -> None:

@@ -13,20 +13,17 @@ from mrtr_studio.app.auth_log import AuthLog
 from mrtr_studio.app.server_entries import http_entry
 from mrtr_studio.app.studio import Studio
 from mrtr_studio.auth.flow import OAuthClient
-from mrtr_studio.auth.jwt_verifier import JwtVerifier
 from mrtr_studio.auth.redirect import HeadlessRedirect
 from mrtr_studio.client import responders as R
 from mrtr_studio.client.session import ClientSession
 from mrtr_studio.client.settings import ClientSettings
-from mrtr_studio.scenarios.demo import build_demo_server
 from mrtr_studio.transport.http_client import HttpClientTransport
-from mrtr_studio.transport.http_host import ServerThread
-from mrtr_studio.transport.http_server import HttpServerConfig
 from mrtr_studio.ui.auth_view import AuthView
 from mrtr_studio.ui.main_window import MainWindow
 from tests.ui.test_teaching_loop import qt_loop
 
 from ..auth.as_fixture import AuthServer
+from ..auth.as_fixture import protected as protected_by
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
 
@@ -39,11 +36,8 @@ def loop(qapp) -> Iterator[asyncio.AbstractEventLoop]:  # type: ignore[no-untype
 
 @pytest.fixture
 def protected() -> Iterator[tuple[str, AuthServer]]:
-    with AuthServer() as issuer:
-        verifier = JwtVerifier(issuer.issuer, audience="")
-        with ServerThread(build_demo_server(), config=HttpServerConfig(verifier=verifier)) as thread:
-            verifier.audience = thread.url
-            yield thread.url, issuer
+    with AuthServer() as issuer, protected_by(issuer) as (url, _):
+        yield url, issuer
 
 
 def list_tools(loop: asyncio.AbstractEventLoop, url: str, flow: OAuthClient) -> list[dict[str, object]]:

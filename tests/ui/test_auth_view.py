@@ -9,32 +9,27 @@ from PySide6.QtCore import Qt
 from mrtr_studio.app.auth_log import AuthLog
 from mrtr_studio.auth.exchanges import Exchange
 from mrtr_studio.auth.flow import OAuthClient
-from mrtr_studio.auth.jwt_verifier import JwtVerifier
 from mrtr_studio.auth.redirect import HeadlessRedirect
 from mrtr_studio.client import responders as R
 from mrtr_studio.client.session import ClientSession
 from mrtr_studio.client.settings import ClientSettings
-from mrtr_studio.scenarios.demo import build_demo_server
 from mrtr_studio.transport.http_client import HttpClientTransport
-from mrtr_studio.transport.http_host import ServerThread
-from mrtr_studio.transport.http_server import HttpServerConfig
 from mrtr_studio.ui.auth_view import AuthView
 
 from ..auth.as_fixture import AuthServer
+from ..auth.as_fixture import protected as protected_by
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
 
 
 def real_flow(log: AuthLog, issuer: AuthServer) -> None:
-    verifier = JwtVerifier(issuer.issuer, audience="")
-    with ServerThread(build_demo_server(), config=HttpServerConfig(verifier=verifier)) as thread:
-        verifier.audience = thread.url
-        flow = OAuthClient(thread.url, HeadlessRedirect())
-        log.adopt(thread.url, flow)
+    with protected_by(issuer) as (url, _):
+        flow = OAuthClient(url, HeadlessRedirect())
+        log.adopt(url, flow)
 
         async def go() -> None:
-            session = ClientSession(HttpClientTransport(thread.url, auth=flow), ClientSettings(), R.compose(),
-                                    server_label=thread.url)
+            session = ClientSession(HttpClientTransport(url, auth=flow), ClientSettings(), R.compose(),
+                                    server_label=url)
             try:
                 await session.list_tools()
             finally:
