@@ -3,7 +3,6 @@ an "auth" message, and the sequence diagram draws it (an "Auth server" lane) bef
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,24 +22,11 @@ from mrtr_studio.trace.model import TraceMessage
 from mrtr_studio.transport.http_client import HttpClientTransport
 
 from .as_fixture import AuthServer
-from .as_fixture import protected as protected_by
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
 CONFIRM = R.table({"*": {"action": "accept", "content": {"confirm": True}}})
 FLOW = ["challenge", "protected resource metadata", "authorization server metadata", "client registration",
         "authorization redirect", "authorization response", "token request"]
-
-
-@pytest.fixture
-def issuer() -> Iterator[AuthServer]:
-    with AuthServer() as server:
-        yield server
-
-
-@pytest.fixture
-def protected(issuer: AuthServer) -> Iterator[tuple[str, JwtVerifier]]:
-    with protected_by(issuer) as served:
-        yield served
 
 
 def run(url: str, store: TraceStore, steps: list[str], listed_first: bool,

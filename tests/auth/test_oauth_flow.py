@@ -4,7 +4,6 @@ verifying its JWTs, and the studio's client (HttpClientTransport consulting OAut
 import asyncio
 import base64
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,21 +21,8 @@ from mrtr_studio.transport.http_client import HttpClientTransport
 from mrtr_studio.transport.http_host import ServerThread
 
 from .as_fixture import AuthServer
-from .as_fixture import protected as protected_by
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
-
-
-@pytest.fixture
-def issuer() -> Iterator[AuthServer]:
-    with AuthServer() as server:
-        yield server
-
-
-@pytest.fixture
-def protected(issuer: AuthServer) -> Iterator[tuple[str, JwtVerifier]]:
-    with protected_by(issuer) as served:
-        yield served
 
 
 def list_tools(url: str, settings: OAuthSettings | None = None) -> tuple[list[str], OAuthClient]:
