@@ -8,6 +8,7 @@ log keeps is the flow's masked exchanges with their spec checks.
 
 import time
 import webbrowser
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -23,12 +24,22 @@ class AuthEntry:
     exchange: Exchange
 
 
+#: Exchanges kept for the Auth view (a server that makes the client re-authorize forever cannot grow it).
+KEPT = 1000
+#: Hears that a sign-in waits in the browser (server URL, authorization URL, whether a browser opened),
+#: and that it ended (authorization URL None).
+BrowserListener = Callable[[str, str | None, bool], None]
+
+
 class AuthLog:
     def __init__(self, open_url: Callable[[str], object] = webbrowser.open) -> None:
-        self.entries: list[AuthEntry] = []
+        self.entries: deque[AuthEntry] = deque(maxlen=KEPT)
         self.remember = False
         self.open_url = open_url
+        #: Server URL -> the authorization URL its sign-in waits on in the browser.
+        self.waiting: dict[str, str] = {}
         self._listeners: list[Callable[[AuthEntry], None]] = []
+        self._browser_listeners: list[BrowserListener] = []
         self._flows: dict[str, OAuthClient] = {}
         self._settings: dict[str, OAuthSettings] = {}
         self._memory = MemoryStore()
@@ -37,11 +48,31 @@ class AuthLog:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
+    def listen_browser(self, listener: BrowserListener) -> Callable[[], None]:
+        self._browser_listeners.append(listener)
+        return lambda: self._browser_listeners.remove(listener) if listener in self._browser_listeners else None
+
     def add(self, server_url: str, exchange: Exchange) -> None:
         entry = AuthEntry(server_url, exchange)
         self.entries.append(entry)
+        if exchange.method != "BROWSER" and self.waiting.pop(server_url, None) is not None:
+            self._tell_browser(server_url, None, False)  # the redirect came back (or the flow ended)
         for listener in list(self._listeners):
             listener(entry)
+
+    def sign_in(self, server_url: str, url: str) -> None:
+        """The flow's browser step: open the system browser on the authorization URL and say it waits there
+        (with whether a browser opened: without one the person needs the link itself)."""
+        try:
+            opened = bool(self.open_url(url))
+        except Exception:  # webbrowser raises on some broken setups: the link is still shown
+            opened = False
+        self.waiting[server_url] = url
+        self._tell_browser(server_url, url, opened)
+
+    def _tell_browser(self, server_url: str, url: str | None, opened: bool) -> None:
+        for listener in list(self._browser_listeners):
+            listener(server_url, url, opened)
 
     def store(self) -> CredentialStore:
         return KeyringStore() if self.remember else self._memory
@@ -55,7 +86,7 @@ class AuthLog:
         """The flow for one server, kept for the studio's lifetime so its tokens serve every reconnection."""
         flow = self._flows.get(server_url)
         if flow is None:
-            flow = OAuthClient(server_url, LoopbackRedirect(lambda url: self.open_url(url)),
+            flow = OAuthClient(server_url, LoopbackRedirect(lambda url: self.sign_in(server_url, url)),
                                settings or self._settings.get(server_url), store=self.store(),
                                on_exchange=lambda exchange: self.add(server_url, exchange))
             self._flows[server_url] = flow

@@ -64,7 +64,9 @@ class LoopbackRedirect:
             async with asyncio.timeout(self.timeout):
                 return await self._arrived
         except TimeoutError:
-            raise AuthError(f"no authorization response on {self.redirect_uri} within {self.timeout:g} s") from None
+            why = f"no authorization response on {self.redirect_uri} within {self.timeout:g} s"
+            http.record(Exchange("authorization response", "REDIRECT", self.redirect_uri, error=why), final=True)
+            raise AuthError(why) from None
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:

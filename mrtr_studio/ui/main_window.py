@@ -86,6 +86,7 @@ class MainWindow(QMainWindow):
         self.state_inspector = StateInspector(studio.store, self.selection, studio)
         self.controls = RunControls(self)
         self.auth_view = AuthView(studio.auth, lambda: studio.entry.url if studio.entry.kind == "http" else None)
+        self.auth_view.waiting.connect(self._sign_in_waiting)
         self.compare_views: list[FlowCompareView] = []
         self._cleared: tuple[list[Operation], list[TraceMessage]] | None = None
         self._last_loaded: str | None = None
@@ -252,6 +253,10 @@ class MainWindow(QMainWindow):
             if current is not self.diagram:
                 return None
         return FlowStepper(self.studio, self.selection)
+
+    def _sign_in_waiting(self, server_url: str) -> None:
+        self.show_inspector(self.auth_view)
+        self.show_info(f"Sign in to {server_url} in the browser; the Auth tab has the link.")
 
     def show_inspector(self, widget: QWidget) -> None:
         """Bring one inspector tab forward (and the inspectors back if they were hidden)."""

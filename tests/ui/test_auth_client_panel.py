@@ -122,3 +122,42 @@ def test_a_typed_secret_never_reaches_the_settings_file(qtbot, tmp_path: Path) -
     window.settings.sync()
     saved = path.read_text()
     assert "http://127.0.0.1:9/mcp" in saved and "never-in-settings-42" not in saved
+
+
+def test_a_sign_in_waiting_in_the_browser_shows_its_link(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Without a browser the person needs the link: the Auth tab shows it with Copy and Open; it goes when the
+    redirect comes back."""
+    from PySide6.QtGui import QGuiApplication
+
+    from mrtr_studio.auth.exchanges import Exchange
+
+    opened: list[str] = []
+    log = AuthLog(open_url=lambda url: opened.append(url) or False)  # no browser here
+    view = AuthView(log, lambda: "http://127.0.0.1:9/mcp")
+    qtbot.addWidget(view)
+    view.show()
+    with qtbot.waitSignal(view.waiting, timeout=2000):
+        log.sign_in("http://127.0.0.1:9/mcp", "http://127.0.0.1:8/authorize?client_id=c&state=s")
+    assert view.sign_in_box.isVisible()
+    assert "No browser could be opened" in view.sign_in.text()
+    assert view.sign_in_link.text() == "http://127.0.0.1:8/authorize?client_id=c&state=s"
+    qtbot.mouseClick(view.copy_button, Qt.MouseButton.LeftButton)
+    assert QGuiApplication.clipboard().text() == "http://127.0.0.1:8/authorize?client_id=c&state=s"
+    qtbot.mouseClick(view.open_button, Qt.MouseButton.LeftButton)
+    assert len(opened) == 2  # tried again on request
+    log.add("http://127.0.0.1:9/mcp", Exchange("authorization response", "REDIRECT", "http://127.0.0.1:7/cb"))
+    qtbot.waitUntil(lambda: not view.sign_in_box.isVisible())
+    assert log.waiting == {}
+
+
+def test_the_window_brings_the_auth_tab_forward_for_a_sign_in(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    studio = Studio()
+    studio.auth.open_url = lambda url: True
+    window = MainWindow(studio, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
+                        interactive_answers=False)
+    qtbot.addWidget(window)
+    window.show()
+    window.show_inspector(window.inspector)
+    studio.auth.sign_in("http://127.0.0.1:9/mcp", "http://127.0.0.1:8/authorize?x=1")
+    qtbot.waitUntil(lambda: window.auth_view.isVisible())
+    assert "Sign in to http://127.0.0.1:9/mcp in the browser" in window.statusBar().currentMessage()
