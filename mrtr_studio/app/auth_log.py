@@ -11,17 +11,19 @@ import webbrowser
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..auth.exchanges import Exchange
-from ..auth.flow import OAuthClient, OAuthSettings
-from ..auth.redirect import LoopbackRedirect
 from ..auth.tokens import CredentialStore, KeyringStore, MemoryStore
+
+if TYPE_CHECKING:  # the OAuth libraries (authlib, joserfc, httpx) load with the first flow, not at launch
+    from ..auth.exchanges import Exchange
+    from ..auth.flow import OAuthClient, OAuthSettings
 
 
 @dataclass(frozen=True)
 class AuthEntry:
     server_url: str
-    exchange: Exchange
+    exchange: "Exchange"
 
 
 #: Exchanges kept for the Auth view (a server that makes the client re-authorize forever cannot grow it).
@@ -52,7 +54,7 @@ class AuthLog:
         self._browser_listeners.append(listener)
         return lambda: self._browser_listeners.remove(listener) if listener in self._browser_listeners else None
 
-    def add(self, server_url: str, exchange: Exchange) -> None:
+    def add(self, server_url: str, exchange: "Exchange") -> None:
         entry = AuthEntry(server_url, exchange)
         self.entries.append(entry)
         if exchange.method != "BROWSER" and self.waiting.pop(server_url, None) is not None:
@@ -82,22 +84,27 @@ class AuthLog:
         return next((problem for flow in self._flows.values()
                      if (problem := getattr(flow.store, "problem", None))), None)
 
-    def flow_for(self, server_url: str, settings: OAuthSettings | None = None) -> OAuthClient:
+    def flow_for(self, server_url: str, settings: "OAuthSettings | None" = None) -> "OAuthClient":
         """The flow for one server, kept for the studio's lifetime so its tokens serve every reconnection."""
         flow = self._flows.get(server_url)
         if flow is None:
+            from ..auth.flow import OAuthClient
+            from ..auth.redirect import LoopbackRedirect
+
             flow = OAuthClient(server_url, LoopbackRedirect(lambda url: self.sign_in(server_url, url)),
                                settings or self._settings.get(server_url), store=self.store(),
                                on_exchange=lambda exchange: self.add(server_url, exchange))
             self._flows[server_url] = flow
         return flow
 
-    def settings_for(self, server_url: str) -> OAuthSettings:
+    def settings_for(self, server_url: str) -> "OAuthSettings":
         """The client settings the next authorization with this server uses."""
+        from ..auth.flow import OAuthSettings
+
         flow = self._flows.get(server_url)
         return flow.settings if flow is not None else self._settings.get(server_url) or OAuthSettings()
 
-    def configure(self, server_url: str, settings: OAuthSettings) -> None:
+    def configure(self, server_url: str, settings: "OAuthSettings") -> None:
         """Use these client settings (a pre-registered id and secret, scopes, a machine grant) from the next
         authorization on. A flow already made keeps serving its transports: it takes the settings in place,
         and a changed client drops the registration and tokens made for the old one."""
@@ -157,7 +164,7 @@ class AuthLog:
         flow = self._flows.get(server_url)
         return flow is not None and flow.state.tokens is not None
 
-    def adopt(self, server_url: str, flow: OAuthClient) -> None:
+    def adopt(self, server_url: str, flow: "OAuthClient") -> None:
         """Use a flow made elsewhere (a headless one in tests, a lesson's) for this server."""
         flow.http.on_exchange = lambda exchange: self.add(server_url, exchange)
         self._flows[server_url] = flow

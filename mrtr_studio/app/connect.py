@@ -11,9 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from ..transport.base import ClientTransport, TransportError
-from ..transport.http_client import HttpClientTransport
 from ..transport.memory import MemoryTransport
-from ..transport.stdio_client import StdioClientTransport
 from .identities import Identity
 from .server_entries import ServerEntry
 
@@ -27,10 +25,14 @@ async def default_transport_factory(entry: ServerEntry, identity: Identity, stud
     if entry.kind == "embedded":
         return MemoryTransport(studio.engine, user=identity.user)
     if entry.kind == "http":
+        from ..transport.http_client import HttpClientTransport  # httpx loads with the first HTTP server
+
         # No static token: a 401 runs the OAuth flow (the Auth view shows each of its exchanges).
         auth = None if identity.bearer else studio.auth.flow_for(entry.url)
         return HttpClientTransport(entry.url, bearer_token=identity.bearer, headers=entry.headers, auth=auth)
     if entry.kind == "stdio":
+        from ..transport.stdio_client import StdioClientTransport
+
         stdio = StdioClientTransport([entry.command, *entry.args],
                                      env={**os.environ, **entry.env} if entry.env else None, cwd=entry.cwd)
         await stdio.start()

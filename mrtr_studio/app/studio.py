@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..client.driver import DriveResult, Respond
 from ..client.session import ClientSession, RunResult
@@ -24,8 +24,6 @@ from ..scenarios import build_demo_server
 from ..trace import Operation, TraceMessage, TraceStore, files, lint
 from ..trace.autosave import Autosave, merged, recover, set_aside
 from ..transport.base import ClientTransport, Tap
-from ..transport.http_host import Serving
-from ..transport.http_server import HttpServerConfig
 from .auth_log import AuthLog
 from .auto_answers import auto_respond
 from .connect import TransportFactory, connect_error, default_transport_factory, listing_failure
@@ -35,6 +33,9 @@ from .server_entries import EMBEDDED, ServerEntry
 from .step_gate import Message, PendingSend, StepGate
 from .tampering import TAMPERS, carries_state, tamper_message
 from .watching import Watching
+
+if TYPE_CHECKING:  # uvicorn and starlette load when the engine is first served, not at launch
+    from ..transport.http_host import Serving
 
 StudioState = Literal["idle", "connecting", "running", "paused"]
 EventKind = Literal["state", "paused", "pending_changed", "resumed", "run_finished", "error", "catalog",
@@ -487,6 +488,9 @@ class Studio:
         """Serve the embedded engine on Streamable HTTP at 127.0.0.1 and record outside clients' flows."""
         if self._serving is not None:
             return self._serving.url
+        from ..transport.http_host import Serving
+        from ..transport.http_server import HttpServerConfig
+
         users = {i.bearer: i.user for i in IDENTITY_PRESETS.values() if i.bearer}
         tap = Tap()
         serving = Serving(self.engine, HttpServerConfig(users=users), tap)

@@ -5,13 +5,16 @@ source in the operations list (its server label), stitched and linted like the e
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..proxy.hosting import RunningProxy
 from ..proxy.intercept import Held
 from ..proxy.local_feed import FeedServer
 from ..proxy.stitch import Stitcher
 from ..trace import TraceStore
 from ..transport.base import Tap
+
+if TYPE_CHECKING:  # uvicorn and httpx load with the first proxy, not at launch
+    from ..proxy.hosting import RunningProxy
 
 PROXY_LABEL = "proxied client"
 
@@ -31,6 +34,8 @@ class Watching:
 
     async def start_proxy(self, upstream: str, port: int = 0) -> str:
         """A proxy on 127.0.0.1 in front of `upstream`; returns the URL to point the client at."""
+        from ..proxy.hosting import RunningProxy
+
         tap = Tap()
         proxy = RunningProxy(upstream, tap)
         url = await proxy.start(port)

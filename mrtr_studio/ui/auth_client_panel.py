@@ -9,6 +9,7 @@ the settings file, and no token is ever shown.
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import (
     QComboBox,
@@ -22,9 +23,11 @@ from PySide6.QtWidgets import (
 )
 
 from ..app.auth_log import AuthLog
-from ..auth.flow import Grant
 
-GRANTS: list[tuple[str, Grant]] = [("Browser sign-in (authorization code)", "authorization_code"),
+if TYPE_CHECKING:
+    from ..auth.flow import Grant
+
+GRANTS: list[tuple[str, "Grant"]] = [("Browser sign-in (authorization code)", "authorization_code"),
                                    ("Machine client (client credentials)", "client_credentials")]
 
 

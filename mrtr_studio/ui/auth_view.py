@@ -10,6 +10,7 @@ first round is refused with 401. Adapts `AuthLog` (Qt-free); tokens never reach 
 import itertools
 import json
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QGuiApplication, QShowEvent
@@ -30,9 +31,11 @@ from PySide6.QtWidgets import (
 )
 
 from ..app.auth_log import KEPT, AuthEntry, AuthLog
-from ..auth.exchanges import Exchange
 from . import tones
 from .auth_client_panel import AuthClientPanel
+
+if TYPE_CHECKING:
+    from ..auth.exchanges import Exchange
 
 #: The request (method and URL) and each check's comparison are in the tooltips and the detail pane below.
 COLUMNS = ["Phase", "Status", "Checks"]
