@@ -160,6 +160,9 @@ class OperationsView(QWidget):
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._selection_changed())
         selection.operationChanged.connect(self._show_operation)
         self.model.modelReset.connect(lambda: self._show_operation(self.selection.operation_id))
+        # The selection may name an operation before its row arrives (whoever heard the store first picked
+        # it): the row is selected as it is inserted.
+        self.model.rowsInserted.connect(lambda *_: self._show_operation(self.selection.operation_id))
         bar = QHBoxLayout()
         bar.addWidget(self.run_again)
         bar.addWidget(self.compare)

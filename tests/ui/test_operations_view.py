@@ -178,3 +178,23 @@ def test_recovered_operations_open_with_the_newest_picked(qtbot: Any, settings: 
     assert table.viewport().rect().contains(table.visualRect(table.currentIndex()))  # and in view
     assert win.diagram.operation_id == last.id
     assert "recovered" in str(win.operations.model.data(win.operations.model.index(0, COLUMNS.index("source"))))
+
+
+def test_an_operation_picked_before_its_row_arrives_is_selected_when_it_does(qtbot: Any) -> None:
+    """Whoever hears the store first may pick the new operation before the list has its row: the row is then
+    selected as it arrives (the list follows the flow just run, whatever the listeners' order)."""
+    from mrtr_studio.trace import TraceStore
+    from mrtr_studio.ui.operations_view import OperationsView
+    from mrtr_studio.ui.selection import Selection
+
+    store, selection = TraceStore(), Selection()
+    store.subscribe(lambda event: selection.select_operation(event.operation.id)
+                    if event.kind == "operation_added" and event.operation is not None else None)
+    view = OperationsView(store, selection)  # subscribed after the picker above
+    qtbot.addWidget(view)
+    first = store.begin_operation("tools/call", "a", {}, "modern", "embedded")
+    second = store.begin_operation("tools/call", "b", {}, "modern", "embedded")
+    qtbot.waitUntil(lambda: view.model.rowCount() == 2)
+    QApplication.processEvents()
+    assert selection.operation_id == second.id
+    assert view.selected_ids() == [second.id] and first.id not in view.selected_ids()
