@@ -11,8 +11,8 @@ import json
 import time
 from typing import Any
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -111,6 +111,11 @@ class StateInspector(QWidget):
         self.rejection_label.setWordWrap(True)
         self.checks_table = _table(["check", "status", "why"], 2)
         self.checks_table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # The reasons wrap rather than elide: a narrow panel shows each check's whole "why" on more lines.
+        self.checks_table.setWordWrap(True)
+        self.checks_table.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.checks_table.horizontalHeader().sectionResized.connect(lambda *_: self._fit_checks())
+        self.checks_table.viewport().installEventFilter(self)  # a stretched column resizes with the viewport
         self.checks_table.setAccessibleName("requestState checks")
         self.failed_label = QLabel("")  # the failed checks' reasons in full (the table elides them)
         self.failed_label.setObjectName("failedChecks")
@@ -233,6 +238,31 @@ class StateInspector(QWidget):
         self.timer.start()
         self._update_tamper_enabled()
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize and watched is self.checks_table.viewport():
+            QTimer.singleShot(0, self._fit_checks)  # after the header has stretched its last column
+        return super().eventFilter(watched, event)
+
+    def _fit_checks(self) -> None:
+        """Rows as tall as their wrapped reasons, the table as tall as its rows (it never scrolls)."""
+        table = self.checks_table
+        # Measured here: the delegate's own size hint wraps at a wider line than it paints, losing a line.
+        base = table.verticalHeader().defaultSectionSize()
+        for row in range(table.rowCount()):
+            needed = base
+            for column in range(table.columnCount()):
+                item = table.item(row, column)
+                if item is None or not item.text():
+                    continue
+                room = QRect(0, 0, max(table.columnWidth(column) - 10, 20), 10_000)
+                lines = QFontMetrics(item.font()).boundingRect(room, Qt.TextFlag.TextWordWrap, item.text())
+                needed = max(needed, lines.height() + 8)
+            table.setRowHeight(row, needed)
+        height = table.horizontalHeader().sizeHint().height() + 2 * table.frameWidth()
+        height += sum(table.rowHeight(row) for row in range(table.rowCount()))
+        if table.height() != height:
+            table.setFixedHeight(height)
+
     def _fill_checks(self, checks: list[tuple[str, str, str]], failed: str | None) -> None:
         """All seven rows, the table exactly as tall as them; the failed one marked and scrolled to."""
         table = self.checks_table
@@ -250,10 +280,7 @@ class StateInspector(QWidget):
             first.setData(NAME_ROLE, name)
             if marked:
                 marked_row, marked_item = row, first
-        table.resizeRowsToContents()
-        height = table.horizontalHeader().sizeHint().height() + 2 * table.frameWidth()
-        height += sum(table.rowHeight(row) for row in range(table.rowCount()))
-        table.setFixedHeight(height)
+        self._fit_checks()
         if marked_item is not None:
             table.setCurrentCell(marked_row, 0)
             table.scrollToItem(marked_item)

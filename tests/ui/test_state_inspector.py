@@ -137,6 +137,35 @@ def test_all_seven_checks_are_visible_and_the_failed_one_is_marked(qtbot) -> Non
     assert widget.payload_table.isVisible() and widget.payload_table.height() > 40
 
 
+def test_every_reason_reads_whole_in_a_narrow_panel(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The "why" column wraps instead of eliding, also after the panel is narrowed: each row is as tall as its
+    reason needs at the column's width, and the table as tall as its rows."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QFontMetrics
+
+    store = TraceStore()
+    op = run_flow(store, "delete_file", step=on_round(2, lambda m: tamper.flip_signature_byte(m).message))
+    widget, selection = inspector(qtbot, store, FakeStudio())
+    widget.resize(900, 600)
+    with qtbot.waitExposed(widget):
+        widget.show()
+    selection.select(store.messages_of(op.id)[2])
+    qtbot.wait(10)
+    table = widget.checks_table
+    one_line = [table.rowHeight(r) for r in range(table.rowCount())]
+    widget.resize(330, 600)  # narrowed after it was filled
+    qtbot.wait(50)
+    why = 2
+    room = QRect(0, 0, table.columnWidth(why) - 10, 10_000)
+    for r in range(table.rowCount()):
+        item = table.item(r, why)
+        needed = QFontMetrics(item.font()).boundingRect(room, Qt.TextFlag.TextWordWrap, item.text()).height()
+        assert table.rowHeight(r) >= needed, (item.text(), table.rowHeight(r), needed)
+    assert sum(table.rowHeight(r) for r in range(table.rowCount())) > sum(one_line)  # some reasons wrapped
+    assert table.height() >= sum(table.rowHeight(r) for r in range(table.rowCount()))
+    assert table.verticalScrollBar().maximum() == 0
+
+
 def test_expired_state_via_the_codec_clock(qtbot) -> None:  # type: ignore[no-untyped-def]
     server = demo_server()
     studio = FakeStudio()
