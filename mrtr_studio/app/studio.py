@@ -118,7 +118,7 @@ class Studio:
         self._task: asyncio.Task[RunResult | None] | None = None
         self._stopping = False
         self._listeners: list[Callable[[StudioEvent], None]] = []
-        self.store.subscribe(self._on_store)
+        self.store.subscribe(self._on_store, live=True)
         lint.attach(self.store)
         self.autosave: Autosave | None = None
         #: What starting the autosave found that the person should know: (level, text), for the window to show.

@@ -280,9 +280,10 @@ def operation_json(op: Operation) -> bytes:
 
 def message_json(entry: TraceMessage) -> bytes:
     """One message record as compact JSON, splicing in a packed message without decoding it."""
+    findings = [{"rule": f.rule, "severity": f.severity, "message": f.message} for f in entry.findings] \
+        if entry.findings else []
     head = encode({"seq": entry.seq, "operation_id": entry.operation_id, "round": entry.round,
                    "direction": entry.direction, "kind": entry.kind, "timestamp": entry.timestamp,
                    "method": entry.method, "jsonrpc_id": entry.jsonrpc_id, "transport": entry.transport,
-                   "findings": [{"rule": f.rule, "severity": f.severity, "message": f.message}
-                                for f in entry.findings]})
+                   "findings": findings})
     return head[:-1] + b',"message":' + entry.message_json() + b"}"

@@ -179,13 +179,14 @@ def attach(store: TraceStore) -> Callable[[], None]:
 
     def on_event(event: StoreEvent) -> None:
         if event.kind != "message_added" or event.message is None or event.loaded:
-            return  # a message opened from a file keeps the findings it was saved with (lint_all adds more)
+            return
         entry = event.message
         earlier = [m for m in store.messages_of(entry.operation_id) if m.seq < entry.seq]
         era = store.operation(entry.operation_id).era
         store.add_findings(entry, lint_message(entry, earlier, era))
 
-    return store.subscribe(on_event)
+    # Live only: a message opened from a file keeps the findings it was saved with (lint_all adds more).
+    return store.subscribe(on_event, live=True)
 
 
 def lint_all(store: TraceStore) -> None:

@@ -38,18 +38,20 @@ class TraceStore:
         self._operations_by_id: dict[str, Operation] = {}
         self._listeners: list[Listener] = []
         self._bulk: list[Listener] = []
+        self._live: list[Listener] = []
         self._loading = False
         self._seq = itertools.count(len(self.messages))
 
     # --- events ------------------------------------------------------------------------------
 
-    def subscribe(self, listener: Listener, *, bulk: bool = False) -> Callable[[], None]:
+    def subscribe(self, listener: Listener, *, bulk: bool = False, live: bool = False) -> Callable[[], None]:
         """Call `listener` on every change.
 
         A `bulk` listener is spared the add per item while `load` replaces the contents (100,000 of
         them for a big file): it gets `cleared`, then one `loaded` event, and reads the store itself.
+        A `live` one hears only what happens now: `cleared` and nothing of a load (a linter, say).
         Others get `cleared` and then every add, marked `loaded`."""
-        listeners = self._bulk if bulk else self._listeners
+        listeners = self._bulk if bulk else self._live if live else self._listeners
         listeners.append(listener)
         return lambda: listeners.remove(listener) if listener in listeners else None
 
@@ -57,6 +59,8 @@ class TraceStore:
         for listener in list(self._listeners):
             listener(event)
         if not self._loading:
+            for listener in list(self._live):
+                listener(event)
             for listener in list(self._bulk):
                 listener(event)
 
@@ -73,7 +77,8 @@ class TraceStore:
         self.operations.append(op)
         self._operations_by_id[op.id] = op
         self._by_operation.setdefault(op.id, [])
-        self._emit(StoreEvent("operation_added", operation=op, loaded=loaded))
+        if not loaded or self._listeners:  # a load that nobody hears item by item makes no events
+            self._emit(StoreEvent("operation_added", operation=op, loaded=loaded))
 
     def record(self, operation_id: str, round_number: int, direction: Direction, message: Any,
                method: str | None = None, timestamp: float | None = None, **transport: Any) -> TraceMessage:
@@ -100,7 +105,8 @@ class TraceStore:
     def _append(self, entry: TraceMessage, loaded: bool = False) -> None:
         self.messages.append(entry)
         self._by_operation.setdefault(entry.operation_id, []).append(entry)
-        self._emit(StoreEvent("message_added", message=entry, loaded=loaded))
+        if not loaded or self._listeners:
+            self._emit(StoreEvent("message_added", message=entry, loaded=loaded))
 
     def add_findings(self, entry: TraceMessage, findings: list[Finding]) -> None:
         if not findings:

@@ -30,3 +30,24 @@ def test_live_changes_still_reach_bulk_listeners_one_by_one() -> None:
     unsubscribe()
     store.clear()
     assert len(bulk) == 3
+
+
+def test_a_live_listener_hears_what_happens_now_not_a_load() -> None:
+    """The linter and the studio only care about live traffic: a load of 100,000 messages makes them no
+    calls, while a plain listener still hears every add marked loaded."""
+    from mrtr_studio.trace.synthetic import synthetic_trace
+
+    ops, messages = synthetic_trace(3)
+    store = TraceStore()
+    live: list[str] = []
+    plain: list[tuple[str, bool]] = []
+    store.subscribe(lambda event: live.append(event.kind), live=True)
+    store.load(ops, messages)
+    assert live == ["cleared"]
+    store.subscribe(lambda event: plain.append((event.kind, event.loaded)))
+    store.load(ops, messages)
+    assert plain.count(("message_added", True)) == len(messages) and plain[0] == ("cleared", False)
+    assert live == ["cleared", "cleared"]
+    op = store.begin_operation("tools/call", "t", {}, "modern", "embedded")
+    store.record(op.id, 1, "client->server", {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {}})
+    assert live[2:] == ["operation_added", "message_added", "operation_updated"]

@@ -42,8 +42,7 @@ class TraceMessageModel(QAbstractTableModel):
         self._search: dict[int, str] = {}
         self._pending: list[TraceMessage] | None = None  # gathered adds after `cleared`
         self._incoming: list[TraceMessage] = []  # live adds gathered on a big trace
-        for entry in self.rows:
-            self._note_method(entry)
+        self._methods.update(_methods_of(self.rows))
         self._bridge = StoreBridge(store, self)
         self._bridge.storeEvent.connect(self._on_event)
 
@@ -101,13 +100,11 @@ class TraceMessageModel(QAbstractTableModel):
         self.beginResetModel()
         self.rows = pending
         self._row_of = {m.seq: i for i, m in enumerate(pending)}
-        self._methods.clear()
         self._search.clear()
-        for entry in pending:
-            self._note_method(entry)
+        self._methods = _methods_of(pending)
         self.endResetModel()
 
-    def _note_method(self, entry: TraceMessage) -> None:
+    def _note_method(self, entry: TraceMessage) -> None:  # one live add; _methods_of does a whole load
         if entry.method and entry.kind in ("request", "server_request"):
             self._methods[(entry.operation_id, entry.jsonrpc_id)] = entry.method
 
@@ -180,3 +177,9 @@ class TraceMessageModel(QAbstractTableModel):
         if column == 7:
             return message_summary(entry)
         return findings_text(entry)
+
+
+def _methods_of(entries: list[TraceMessage]) -> dict[tuple[str, Any], str]:
+    """(operation, id) -> the request's method, for a whole trace at once (responses carry no method)."""
+    return {(m.operation_id, m.jsonrpc_id): m.method for m in entries
+            if m.method and (m.kind == "request" or m.kind == "server_request")}
