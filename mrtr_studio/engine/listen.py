@@ -1,7 +1,8 @@
 """`subscriptions/listen` (2026-07-28, SEP-2575): long-lived streams for list changes and resource updates.
 
 A client opens a stream naming the notifications it wants (`toolsListChanged`, `promptsListChanged`,
-`resourcesListChanged`, `resourceSubscriptions`); the server acknowledges the subset it honours
+`resourcesListChanged`, `resourceSubscriptions`, and the tasks extension's `taskIds`, which
+task_notifications.py serves); the server acknowledges the subset it honours
 (`notifications/subscriptions/acknowledged`, always the stream's first message) and from then on
 sends only those, each tagged with the stream's id in `_meta["io.modelcontextprotocol/subscriptionId"]`.
 The stream is the open request itself: the transport streams what the engine sends on the way and
@@ -12,12 +13,16 @@ after `MAX_LISTEN_SECONDS`, and holds at most `MAX_STREAMS` at once.
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, McpError
 from .handler_api import Notify
 
+if TYPE_CHECKING:
+    from .task_notifications import TaskFeed
+
 META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+TASK_NOTIFICATION = "notifications/tasks"
 #: A stream ends by itself after this long (the client may listen again).
 MAX_LISTEN_SECONDS = 3600.0
 #: Open streams the server keeps at once; one more is refused.
@@ -54,12 +59,13 @@ class ListenStreams:
         self.streams: list[Stream] = []
 
     async def listen(self, request_id: str | int, params: dict[str, Any], notify: Notify | None,
-                     offered: Callable[[str], bool], has_resource: Callable[[str], bool]) -> dict[str, Any]:
+                     offered: Callable[[str], bool], has_resource: Callable[[str], bool],
+                     tasks: "TaskFeed | None" = None) -> dict[str, Any]:
         """Serve one stream until it times out (graceful result) or the transport cancels it.
 
         `offered(flag)` says whether this server can send a list-changed kind; `has_resource(uri)`
-        whether a URI names one of its resources. Anything else the client asked for is left out of
-        the acknowledgement, as the spec says.
+        whether a URI names one of its resources; `tasks` which of the tasks asked for (`taskIds`) it
+        reports on. Anything else the client asked for is left out of the acknowledgement, as the spec says.
         """
         if notify is None:
             raise McpError(INTERNAL_ERROR, "this transport cannot hold a subscriptions/listen stream open")
@@ -69,17 +75,35 @@ class ListenStreams:
         if len(self.streams) >= MAX_STREAMS:
             raise McpError(INTERNAL_ERROR, f"too many open subscriptions/listen streams (at most {MAX_STREAMS})")
         accepted, methods, uris = _accept(wanted, offered, has_resource)
+        task_ids: list[str] = []
+        if wanted.get("taskIds") is not None and tasks is not None:
+            task_ids = await tasks.accept(wanted["taskIds"])
+            if task_ids:
+                accepted["taskIds"] = task_ids
         stream = Stream(request_id, notify, frozenset(methods), frozenset(uris))
         await notify("notifications/subscriptions/acknowledged",
                      {"_meta": {META_SUBSCRIPTION_ID: request_id}, "notifications": accepted})
         self.streams.append(stream)
+        watchers = [asyncio.create_task(self._forward(stream, tasks, task_id)) for task_id in task_ids] \
+            if tasks is not None else []
         try:
             await asyncio.wait_for(self._pump(stream), self.max_seconds)
         except TimeoutError:
             pass
         finally:
             self.streams.remove(stream)
+            for watcher in watchers:
+                watcher.cancel()
+            await asyncio.gather(*watchers, return_exceptions=True)
         return {"resultType": "complete", "_meta": {META_SUBSCRIPTION_ID: request_id}}
+
+    @staticmethod
+    async def _forward(stream: Stream, tasks: "TaskFeed", task_id: str) -> None:
+        """One watched task's DetailedTask at each change, onto the stream (waiting for room: a task's last
+        status is never dropped, and one watcher holds at most one notification)."""
+        async for task in tasks.watch(task_id):
+            await stream.queue.put((TASK_NOTIFICATION, {**task, "_meta": {META_SUBSCRIPTION_ID:
+                                                                            stream.subscription_id}}))
 
     async def _pump(self, stream: Stream) -> None:
         while True:

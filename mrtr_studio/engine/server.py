@@ -38,6 +38,7 @@ from .results import complete_result, scoped_notify
 from .session import Outbound, Session
 from .shared_store import MemoryReplayStore, ReplayStore, StoreUnavailable, store_unavailable_error
 from .state_token import StateCodec
+from .task_notifications import TaskFeed
 from .task_store import MemoryTaskStore, TaskStore
 from .tasks import TaskManager, missing_tasks
 from .values import check_params
@@ -193,8 +194,10 @@ class McpServer(LegacyRequests):
             principal = self.get_request_principal(session)
             return await self.tasks.serve(method, params, capabilities.from_meta(params), principal)
         if method == "subscriptions/listen" and modern:
+            feed = TaskFeed(self.tasks, self.get_request_principal(session),
+                            declares_tasks(capabilities.from_meta(params)))
             return await self.listeners.listen(message["id"], params, notify, self._offers,
-                                               lambda uri: self.registry.find_resource(uri) is not None)
+                                               lambda uri: self.registry.find_resource(uri) is not None, feed)
         if method == "completion/complete":
             return await complete(self.registry, self.completers, params, modern)
         if method == "logging/setLevel":

@@ -194,3 +194,64 @@ async def test_a_stream_that_does_not_read_holds_a_bounded_queue() -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+
+
+class TaskStream(Stream):
+    """A listen stream asking for task status notifications, as `principal`, with `caps`."""
+
+    def __init__(self, server: Any, request_id: int, task_ids: Any, session: Session,
+                 caps: dict[str, Any] | None = None) -> None:
+        self.server = server
+        self.frames = []
+        message = {"jsonrpc": "2.0", "id": request_id, "method": "subscriptions/listen",
+                   "params": {"_meta": meta(TASKS if caps is None else caps), "notifications": {"taskIds": task_ids}}}
+        self.task = asyncio.create_task(server.handle(message, session, self._notify))
+
+    async def _notify(self, method: str, params: dict[str, Any]) -> None:
+        self.frames.append(jsonrpc.notification(method, params))
+
+    async def until(self, done: Any) -> None:
+        for _ in range(2000):
+            if done():
+                return
+            await asyncio.sleep(0.005)
+        raise AssertionError(f"not reached; frames {self.frames}")
+
+
+async def test_task_status_notifications_follow_the_requesters_task_to_its_end() -> None:
+    server = build_demo_server()
+    alice, bob = Wire(server, user="alice"), Wire(server, user="bob")
+    created = (await alice.call("slow_compute", {"seconds": 0.2, "label": "x"}, caps=TASKS))["result"]
+    theirs = (await bob.call("slow_compute", {"seconds": 60, "label": "y"}, caps=TASKS))["result"]
+    stream = TaskStream(server, 51, [created["taskId"], theirs["taskId"], "no-such-task", created["taskId"]],
+                        alice.session)
+    await stream.until(lambda: any(f["method"] == "notifications/tasks" and f["params"]["status"] == "completed"
+                                   for f in stream.frames))
+    ack, *updates = stream.frames
+    assert ack["method"] == "notifications/subscriptions/acknowledged"
+    assert ack["params"]["notifications"] == {"taskIds": [created["taskId"]]}  # bob's and unknown ones: not here
+    assert [f["method"] for f in updates] == ["notifications/tasks"] * len(updates)
+    assert all(f["params"]["taskId"] == created["taskId"] and f["params"]["_meta"][TAG] == 51 for f in updates)
+    assert updates[0]["params"]["status"] == "working" and updates[-1]["params"]["status"] == "completed"
+    got = await alice.send("tasks/get", {"taskId": created["taskId"], "_meta": meta(TASKS)})
+    final = {k: v for k, v in updates[-1]["params"].items() if k != "_meta"}
+    assert final == {k: v for k, v in got["result"].items() if k != "resultType"}  # the DetailedTask tasks/get gives
+    assert "result" in final
+    await stream.close()
+    await bob.send("tasks/cancel", {"taskId": theirs["taskId"], "_meta": meta(TASKS)})
+
+
+async def test_task_notifications_need_the_extension_and_well_formed_ids() -> None:
+    server = build_demo_server()
+    session = server.open_session(user="alice")
+    refused = await server.handle({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": {
+        "_meta": meta(), "notifications": {"taskIds": ["t-1"]}}}, session, ignore)
+    assert refused["error"]["code"] == -32021
+    assert refused["error"]["data"]["requiredCapabilities"] == {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+    for bad in ("t-1", [1, 2], ["x" * 300], [f"t-{i}" for i in range(65)]):
+        reply = await server.handle({"jsonrpc": "2.0", "id": 2, "method": "subscriptions/listen", "params": {
+            "_meta": meta(TASKS), "notifications": {"taskIds": bad}}}, session, ignore)
+        assert reply["error"]["code"] == -32602, bad
