@@ -66,3 +66,11 @@ def union(*scopes: list[str]) -> list[str]:
 
 def is_loopback(url: str) -> bool:
     return (urlsplit(url).hostname or "") in ("127.0.0.1", "localhost", "::1")
+
+
+def is_http_url(value: object) -> bool:
+    """An absolute http(s) URL with a host: what an issuer or an endpoint in metadata must be."""
+    if not isinstance(value, str) or len(value) > 2048:
+        return False
+    parts = urlsplit(value)
+    return parts.scheme in ("http", "https") and bool(parts.netloc)

@@ -121,7 +121,7 @@ class AuthHttp:
                         if len(body) > self.max_body:
                             raise AuthError(f"{phase}: the response from {url} is over {self.max_body} bytes")
             text = body.decode("utf-8", errors="replace")
-        except (httpx.HTTPError, TimeoutError, AuthError) as exc:
+        except (httpx.HTTPError, httpx.InvalidURL, ValueError, TimeoutError, AuthError) as exc:
             exchange.error = str(exc) or type(exc).__name__
             self._done(exchange)
             if isinstance(exc, AuthError):

@@ -250,7 +250,11 @@ class OAuthClient:
             if not covered:
                 raise AuthError(f"the protected resource metadata names resource {resource!r}, not this server "
                                 f"({self.server_url}); not authorizing")
-            issuer = str(prm["authorization_servers"][0])
+            first = prm["authorization_servers"][0]
+            if not D.is_http_url(first):
+                raise AuthError(f"the protected resource metadata names authorization server {first!r}, which is "
+                                "not an http(s) URL")
+            issuer = str(first)
         else:
             resource, issuer = D.canonical_resource(self.server_url), D.origin(self.server_url)
         metadata = await self._as_metadata(issuer, legacy=prm is None)
@@ -265,6 +269,18 @@ class OAuthClient:
             if self.state.tokens:
                 self.book.add(self.state.tokens.access_token, self.state.tokens.refresh_token)
         self.state.discovered = Discovered(resource, issuer, prm, metadata)
+
+    def _check_endpoints(self, metadata: dict[str, Any], url: str) -> None:
+        """The endpoints the flow will call must be http(s) URLs; a registration endpoint that is not one
+        is treated as absent (the client then needs another way to register)."""
+        needed = ["token_endpoint"] + (["authorization_endpoint"] if self.settings.grant == "authorization_code"
+                                       else [])
+        for key in needed:
+            if not D.is_http_url(metadata.get(key)):
+                raise AuthError(f"authorization server metadata at {url}: {key} is {metadata.get(key)!r}, not an "
+                                "http(s) URL")
+        if "registration_endpoint" in metadata and not D.is_http_url(metadata["registration_endpoint"]):
+            del metadata["registration_endpoint"]
 
     def _choose_dpop(self, prm: dict[str, Any] | None, metadata: dict[str, Any]) -> None:
         """DPoP when the authorization server offers our algorithm; a resource that requires DPoP from a
@@ -294,6 +310,7 @@ class OAuthClient:
             if not same:
                 raise AuthError(f"authorization server metadata at {url} names issuer {body.get('issuer')!r}, "
                                 f"not {issuer!r}; not using it")
+            self._check_endpoints(body, url)
             if self.settings.grant == "authorization_code":  # judged here, refused when authorizing
                 methods = body.get("code_challenge_methods_supported")
                 reply.exchange.check("PKCE S256 offered", isinstance(methods, list) and "S256" in methods,
@@ -460,7 +477,11 @@ class OAuthClient:
         answer = reply.json()
         if reply.status != 200 or not isinstance(answer, dict) or not isinstance(answer.get("access_token"), str):
             error = answer.get("error") if isinstance(answer, dict) else None
-            raise AuthError(f"{phase} refused: HTTP {reply.status} {error or ''}".rstrip())
+            if reply.status == 200 and not error:
+                shape = "no JSON object" if not isinstance(answer, dict) else "no access_token string"
+                raise AuthError(f"{phase}: the token endpoint answered HTTP 200 with {shape}")
+            raise AuthError(f"{phase} refused: HTTP {reply.status} {error if isinstance(error, str) else ''}"
+                            .rstrip())
         self.book.add(answer.get("access_token"), answer.get("refresh_token"))
         self.state.tokens = TokenSet.from_response(answer, found.issuer, scope, self.state.tokens)
         self.store.save(found.resource, registration, self.state.tokens)
