@@ -45,6 +45,19 @@ def inspector(qtbot, store: TraceStore, studio: Any = None) -> tuple[StateInspec
     return widget, selection
 
 
+def tampered_signature_shown(qtbot, width: int, height: int) -> StateInspector:  # type: ignore[no-untyped-def]
+    """The inspector at this size, showing a retry whose requestState had a signature byte flipped."""
+    store = TraceStore()
+    op = run_flow(store, "delete_file", step=on_round(2, lambda m: tamper.flip_signature_byte(m).message))
+    widget, selection = inspector(qtbot, store, FakeStudio())
+    widget.resize(width, height)
+    with qtbot.waitExposed(widget):
+        widget.show()
+    selection.select(store.messages_of(op.id)[2])
+    qtbot.wait(10)
+    return widget
+
+
 def rejection(store: TraceStore, operation_id: str) -> Any:
     return store.messages_of(operation_id)[-1].message["error"]
 
@@ -115,14 +128,7 @@ def test_every_payload_field_is_named_by_its_meaning(qtbot) -> None:  # type: ig
 
 
 def test_all_seven_checks_are_visible_and_the_failed_one_is_marked(qtbot) -> None:  # type: ignore[no-untyped-def]
-    store = TraceStore()
-    op = run_flow(store, "delete_file", step=on_round(2, lambda m: tamper.flip_signature_byte(m).message))
-    widget, selection = inspector(qtbot, store, FakeStudio())
-    widget.resize(340, 430)  # a right-hand tab at 1366x768
-    with qtbot.waitExposed(widget):
-        widget.show()
-    selection.select(store.messages_of(op.id)[2])
-    qtbot.wait(10)
+    widget = tampered_signature_shown(qtbot, 340, 430)  # a right-hand tab at 1366x768
     table = widget.checks_table
     assert [name for name, _status, _marked in widget.checklist()] == list(CHECKS)
     viewport = table.viewport().rect()
@@ -143,14 +149,7 @@ def test_every_reason_reads_whole_in_a_narrow_panel(qtbot) -> None:  # type: ign
     from PySide6.QtCore import QRect
     from PySide6.QtGui import QFontMetrics
 
-    store = TraceStore()
-    op = run_flow(store, "delete_file", step=on_round(2, lambda m: tamper.flip_signature_byte(m).message))
-    widget, selection = inspector(qtbot, store, FakeStudio())
-    widget.resize(900, 600)
-    with qtbot.waitExposed(widget):
-        widget.show()
-    selection.select(store.messages_of(op.id)[2])
-    qtbot.wait(10)
+    widget = tampered_signature_shown(qtbot, 900, 600)
     table = widget.checks_table
     one_line = [table.rowHeight(r) for r in range(table.rowCount())]
     widget.resize(330, 600)  # narrowed after it was filled
@@ -254,14 +253,7 @@ def test_nothing_held_disables_tampering(qtbot) -> None:  # type: ignore[no-unty
 
 
 def test_a_short_panel_scrolls_instead_of_overlapping(qtbot) -> None:  # type: ignore[no-untyped-def]
-    store = TraceStore()
-    op = run_flow(store, "delete_file", step=on_round(2, lambda m: tamper.flip_signature_byte(m).message))
-    widget, selection = inspector(qtbot, store, FakeStudio())
-    widget.resize(340, 220)
-    with qtbot.waitExposed(widget):
-        widget.show()
-    selection.select(store.messages_of(op.id)[2])
-    qtbot.wait(10)
+    widget = tampered_signature_shown(qtbot, 340, 220)
     checks = widget.checks_table.geometry()
     below = widget.split.geometry()  # same parent: the scrolled content
     assert checks.bottom() < below.top()
