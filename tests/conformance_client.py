@@ -34,6 +34,7 @@ from mrtr_studio.client import responders as R
 from mrtr_studio.client.forms.validation import validate_content
 from mrtr_studio.client.session import ClientSession
 from mrtr_studio.client.settings import ClientSettings
+from mrtr_studio.client.skills import SkillRejected, SkillsClient
 from mrtr_studio.transport.http_client import HttpClientTransport
 
 SCENARIO = "sep-2322-client-request-state"
@@ -214,8 +215,38 @@ def example_arguments(tool: dict[str, Any], tools: dict[str, dict[str, Any]]) ->
     return arguments
 
 
+async def skills_scenario(url: str, load: bool) -> list[str]:
+    """The skills extension (SEP-2640) as a host uses it: list the skills (reading none of their files);
+    with `load`, the person picks the first: SKILL.md is read and verified (size, digest, frontmatter),
+    and only a verified skill's supporting files are read. A rejected skill is reported, not used."""
+    session = ClientSession(HttpClientTransport(url), ClientSettings(era="auto"), R.compose(), server_label=url)
+    skills = SkillsClient(session)
+    try:
+        listed = await skills.list()
+        print(f"skills: {', '.join(s.name for s in listed)}", file=sys.stderr)
+        if load and listed:
+            try:
+                loaded = await skills.load(listed[0])
+            except SkillRejected as exc:
+                print(f"skill rejected, not used: {exc}", file=sys.stderr)
+                return []
+            for entry in loaded.skill.files:
+                if entry.uri != loaded.skill.uri:
+                    await skills.read(loaded.skill, entry.uri)
+            print(f"loaded {loaded.skill.name} and its {len(loaded.skill.files)} file(s)", file=sys.stderr)
+    except SkillRejected as exc:
+        return [str(exc)]
+    finally:
+        await session.close()
+    return []
+
+
 SCENARIOS = {
     SCENARIO: request_state_scenario,
+    "sep-2640-client-no-prefetch": lambda url: skills_scenario(url, load=False),
+    "sep-2640-client-verify-digest": lambda url: skills_scenario(url, load=True),
+    "sep-2640-client-verify-size": lambda url: skills_scenario(url, load=True),
+    "sep-2640-client-verify-frontmatter": lambda url: skills_scenario(url, load=True),
     "sse-retry": lambda url: legacy_tool_scenario(url, "test_reconnection"),
     "elicitation-sep1034-client-defaults": lambda url: legacy_tool_scenario(url, "test_client_elicitation_defaults"),
 }
