@@ -7,7 +7,8 @@ diagram reads like the spec's "Basic Workflow" figure and pastes into Markdown a
 
 from typing import Any
 
-from .diagram_layout import AUTH_LANE, IDP_LANE, auth_label, auth_party, layout_operation
+from .auth_arrows import AUTH_LANE, IDP_LANE, auth_label, auth_party
+from .diagram_layout import layout_operation
 from .model import Operation, TraceMessage, auth_exchange, result_of
 
 #: Characters of trace text that could end a statement (`;`, a line break), start an entity (`#`), a

@@ -14,7 +14,8 @@ from mrtr_studio.client import responders as R
 from mrtr_studio.client.session import ClientSession
 from mrtr_studio.client.settings import ClientSettings
 from mrtr_studio.trace import TraceStore
-from mrtr_studio.trace.diagram_layout import AUTH_LANE, layout_operation
+from mrtr_studio.trace.auth_arrows import AUTH_LANE
+from mrtr_studio.trace.diagram_layout import layout_operation
 from mrtr_studio.trace.files import open_trace, save
 from mrtr_studio.trace.html_export import svg_diagram
 from mrtr_studio.trace.mermaid import to_mermaid

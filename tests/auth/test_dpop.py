@@ -18,7 +18,7 @@ from mrtr_studio.auth.exchanges import AuthError, AuthHttp
 from mrtr_studio.auth.flow import OAuthClient, OAuthSettings
 from mrtr_studio.auth.redirect import HeadlessRedirect
 from mrtr_studio.auth.secrets import SecretBook
-from mrtr_studio.trace.diagram_layout import auth_failed
+from mrtr_studio.trace.auth_arrows import auth_failed
 
 MCP = "https://mcp.example/mcp"
 AS = "https://as.example"

@@ -16,7 +16,8 @@ from mrtr_studio.auth.flow import JWT_BEARER, OAuthClient, OAuthSettings
 from mrtr_studio.auth.redirect import HeadlessRedirect
 from mrtr_studio.auth.secrets import SecretBook
 from mrtr_studio.trace import TraceStore
-from mrtr_studio.trace.diagram_layout import AUTH_LANE, IDP_LANE, layout_operation
+from mrtr_studio.trace.auth_arrows import AUTH_LANE, IDP_LANE
+from mrtr_studio.trace.diagram_layout import layout_operation
 
 MCP = "https://mcp.example/mcp"
 AS = "https://as.example"

@@ -4,7 +4,8 @@ exports draw any of them without failing, and mark refusals and failed checks.""
 import pytest
 
 from mrtr_studio.trace import TraceStore
-from mrtr_studio.trace.diagram_layout import AUTH_LANE, layout_operation, message_summary
+from mrtr_studio.trace.auth_arrows import AUTH_LANE
+from mrtr_studio.trace.diagram_layout import layout_operation, message_summary
 from mrtr_studio.trace.html_export import svg_diagram
 from mrtr_studio.trace.lint import lint_message
 from mrtr_studio.trace.mermaid import to_mermaid
