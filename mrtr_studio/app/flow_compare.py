@@ -1,7 +1,8 @@
 """Two flows side by side: their messages paired in order, each pair with the fields that differ.
 
 Messages are paired by position within their round, so a flow that needed an extra round shows
-that round unpaired instead of shifting every later pair. The JSON-RPC `id` differs between
+that round unpaired instead of shifting every later pair; an authorization flow's exchanges pair
+among themselves. The JSON-RPC `id` differs between
 any two runs and says nothing about the flow, so it is left out of the comparison.
 """
 
@@ -28,8 +29,8 @@ def compare_flows(left: list[TraceMessage], right: list[TraceMessage]) -> list[M
     """Pair the two flows' messages and diff each pair (the kind of message counts as a field)."""
     a, b = _by_round(left), _by_round(right)
     pairs: list[MessagePair] = []
-    for round_number in sorted(set(a) | set(b)):
-        lefts, rights = a.get(round_number, []), b.get(round_number, [])
+    for group in sorted(set(a) | set(b)):
+        lefts, rights = a.get(group, []), b.get(group, [])
         for i in range(max(len(lefts), len(rights))):
             one = lefts[i] if i < len(lefts) else None
             other = rights[i] if i < len(rights) else None
@@ -37,10 +38,12 @@ def compare_flows(left: list[TraceMessage], right: list[TraceMessage]) -> list[M
     return pairs
 
 
-def _by_round(messages: list[TraceMessage]) -> dict[int, list[TraceMessage]]:
-    grouped: dict[int, list[TraceMessage]] = {}
+def _by_round(messages: list[TraceMessage]) -> dict[tuple[int, int], list[TraceMessage]]:
+    """Each round's messages, the authorization flow's exchanges apart (first): a flow that had to
+    authorize pairs its MRTR messages with the other flow's all the same."""
+    grouped: dict[tuple[int, int], list[TraceMessage]] = {}
     for entry in messages:
-        grouped.setdefault(entry.round, []).append(entry)
+        grouped.setdefault((entry.round, 0 if entry.kind == "auth" else 1), []).append(entry)
     return grouped
 
 

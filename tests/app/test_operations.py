@@ -79,6 +79,25 @@ def test_flows_pair_by_round_and_mark_differences() -> None:
     assert [p.right is None for p in shorter] == [False, False, True, True]
 
 
+def test_an_authorization_inside_a_round_does_not_shift_the_mrtr_pairs() -> None:
+    store = TraceStore()
+    plain = store.begin_operation("tools/call", "t", {}, "modern", "http://127.0.0.1:1/mcp")
+    authorized = store.begin_operation("tools/call", "t", {}, "modern", "http://127.0.0.1:1/mcp")
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t"}}
+    answer = {"jsonrpc": "2.0", "id": 1, "result": {"content": []}}
+    store.record(plain.id, 1, "client->server", request)
+    store.record(plain.id, 1, "server->client", answer)
+    store.record(authorized.id, 1, "server->client", {"phase": "challenge", "status": 401}, auth_phase="challenge")
+    store.record(authorized.id, 1, "client->server", {"phase": "token request", "status": 200},
+                 auth_phase="token request")
+    store.record(authorized.id, 1, "client->server", request)
+    store.record(authorized.id, 1, "server->client", answer)
+    pairs = compare_flows(store.messages_of(plain.id), store.messages_of(authorized.id))
+    assert [(p.left.kind if p.left else None, p.right.kind if p.right else None) for p in pairs] == [
+        (None, "auth"), (None, "auth"), ("request", "request"), ("complete", "complete")]
+    assert not pairs[2].differs and not pairs[3].differs
+
+
 def test_recovered_operations_are_marked() -> None:
     store = TraceStore()
     index = indexed(store)
