@@ -63,11 +63,12 @@ def demo_verifier(host: str, port: int, path: str, scopes: list[str]) -> "tuple[
     for this server (audience: its own URL)."""
     from ..auth.demo_authority import DemoAuthority
     from ..auth.jwt_verifier import JwtVerifier
+    from ..transport.http_host import http_url
 
     authority = DemoAuthority()
     authority.start()
-    shown = f"[{host}]" if ":" in host else host
-    return authority, JwtVerifier(authority.issuer, f"http://{shown}:{port}{path}", authority.jwks(), scopes)
+    # The audience is the URL `serve` prints (the host as given): the resource a client asks its token for.
+    return authority, JwtVerifier(authority.issuer, http_url(host, port, path), authority.jwks(), scopes)
 
 
 def add_oauth_flags(parser: argparse.ArgumentParser) -> None:

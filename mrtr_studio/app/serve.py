@@ -22,7 +22,7 @@ from typing import Any
 
 from ..engine import MrtrOptions, ServerOptions
 from ..scenarios.demo import build_demo_server
-from ..transport.http_host import bind, create_app, make_server, wait_started
+from ..transport.http_host import bind, create_app, http_url, make_server, wait_started
 from ..transport.http_server import HttpServerConfig
 from .auth_flags import demo_verifier, verifier_of
 from .serve_flags import limits_of
@@ -114,8 +114,7 @@ async def serve_until_stopped(uv: Any, sock: socket.socket, command: str, noun: 
     except (RuntimeError, TimeoutError, SystemExit) as exc:
         print(f"mrtr-studio {command}: the {noun} did not start: {exc}", file=sys.stderr)
         return 1
-    shown = f"[{host}]" if ":" in host else host
-    print(f"listening on http://{shown}:{sock.getsockname()[1]}{path}", flush=True)
+    print(f"listening on {http_url(host, sock.getsockname()[1], path)}", flush=True)
     await task
     return 0
 

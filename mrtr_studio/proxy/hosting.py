@@ -4,7 +4,7 @@ import asyncio
 import socket
 
 from ..transport.base import Tap
-from ..transport.http_host import bind, make_server, stop, wait_started
+from ..transport.http_host import bind, make_server, stop, url_of, wait_started
 from .http_proxy import ProxyApp, ProxyLimits
 
 
@@ -26,9 +26,7 @@ class RunningProxy:
         except BaseException:
             await self.stop()
             raise
-        host, bound = self._sock.getsockname()[:2]
-        shown = f"[{host}]" if ":" in host else host
-        self.url = f"http://{shown}:{bound}{self.app.path}"
+        self.url = url_of(self._sock, self.app.path)
         return self.url
 
     async def stop(self) -> None:

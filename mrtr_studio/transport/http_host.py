@@ -64,10 +64,16 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def url_of(sock: socket.socket, path: str = "/mcp") -> str:
-    host, port = sock.getsockname()[:2]
+def http_url(host: str, port: int, path: str = "/mcp") -> str:
+    """`http://HOST:PORT/PATH`, an IPv6 host in brackets."""
     shown = f"[{host}]" if ":" in host else host
     return f"http://{shown}:{port}{path}"
+
+
+def url_of(sock: socket.socket, path: str = "/mcp") -> str:
+    """The URL of a bound socket's address."""
+    host, port = sock.getsockname()[:2]
+    return http_url(host, port, path)
 
 
 def make_server(app: Any, nodelay: bool = True, limits: HttpServerConfig | None = None) -> uvicorn.Server:
