@@ -10,6 +10,7 @@ The JWT-bearer grant (RFC 7523 §2.1, workload identity federation) trusts one w
 assertion (signature, `iss`, `aud` = this server, `exp`), and the token is for the assertion's `sub`.
 """
 
+import asyncio
 import base64
 import time
 from collections.abc import Iterator
@@ -29,10 +30,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from mrtr_studio.auth.flow import OAuthClient
 from mrtr_studio.auth.jwt_verifier import JwtVerifier
 from mrtr_studio.auth.loopback_app import LoopbackApp
+from mrtr_studio.client import responders as R
+from mrtr_studio.client.session import ClientSession
+from mrtr_studio.client.settings import ClientSettings
 from mrtr_studio.engine import McpServer
 from mrtr_studio.scenarios.demo import build_demo_server
+from mrtr_studio.transport.http_client import HttpClientTransport
 from mrtr_studio.transport.http_host import ServerThread
 from mrtr_studio.transport.http_server import HttpServerConfig
 
@@ -259,3 +265,26 @@ def protected(issuer: AuthServer, server: McpServer | None = None) -> Iterator[t
     with ServerThread(server or build_demo_server(), config=HttpServerConfig(verifier=verifier)) as thread:
         verifier.audience = thread.url  # the resource the client asks a token for
         yield thread.url, verifier
+
+
+async def tools_listed(url: str, flow: OAuthClient) -> list[str]:
+    """The tool names a modern session over `flow` lists (the flow runs on the server's 401); the flow
+    stays open for the caller."""
+    session = ClientSession(HttpClientTransport(url, auth=flow), ClientSettings(era="modern"), R.compose(),
+                            server_label=url)
+    try:
+        return [tool["name"] for tool in await session.list_tools()]
+    finally:
+        await session.close()
+
+
+def list_once(url: str, flow: OAuthClient) -> list[str]:
+    """`tools_listed` on a loop of its own, the flow closed after."""
+
+    async def go() -> list[str]:
+        try:
+            return await tools_listed(url, flow)
+        finally:
+            await flow.aclose()
+
+    return asyncio.run(go())

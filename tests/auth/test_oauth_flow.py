@@ -20,24 +20,14 @@ from mrtr_studio.transport.base import TransportError
 from mrtr_studio.transport.http_client import HttpClientTransport
 from mrtr_studio.transport.http_host import ServerThread
 
-from .as_fixture import AuthServer
+from .as_fixture import AuthServer, list_once
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
 
 
 def list_tools(url: str, settings: OAuthSettings | None = None) -> tuple[list[str], OAuthClient]:
     flow = OAuthClient(url, HeadlessRedirect(), settings or OAuthSettings())
-
-    async def go() -> list[str]:
-        session = ClientSession(HttpClientTransport(url, auth=flow), ClientSettings(era="modern"), R.compose(),
-                                server_label=url)
-        try:
-            return [tool["name"] for tool in await session.list_tools()]
-        finally:
-            await session.close()
-            await flow.aclose()
-
-    return asyncio.run(go()), flow
+    return list_once(url, flow), flow
 
 
 def seen(issuer: AuthServer, path: str) -> list[dict[str, Any]]:

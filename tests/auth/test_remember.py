@@ -1,7 +1,6 @@
 """"Remember": tokens kept in the OS keyring (through `keyring`) are reused by the next client, for the same
 server and issuer only; nothing is written anywhere else."""
 
-import asyncio
 from collections.abc import Iterator
 
 import keyring
@@ -12,15 +11,11 @@ from mrtr_studio.auth.flow import OAuthClient, OAuthSettings
 from mrtr_studio.auth.jwt_verifier import JwtVerifier
 from mrtr_studio.auth.redirect import HeadlessRedirect
 from mrtr_studio.auth.tokens import KEYRING_SERVICE, KeyringStore
-from mrtr_studio.client import responders as R
-from mrtr_studio.client.session import ClientSession
-from mrtr_studio.client.settings import ClientSettings
 from mrtr_studio.scenarios.demo import build_demo_server
-from mrtr_studio.transport.http_client import HttpClientTransport
 from mrtr_studio.transport.http_host import ServerThread
 from mrtr_studio.transport.http_server import HttpServerConfig
 
-from .as_fixture import AuthServer
+from .as_fixture import AuthServer, list_once
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
 
@@ -56,17 +51,7 @@ def ring() -> Iterator[DictKeyring]:
 
 
 def run(url: str, store: KeyringStore) -> None:
-    flow = OAuthClient(url, HeadlessRedirect(), OAuthSettings(), store=store)
-
-    async def go() -> None:
-        session = ClientSession(HttpClientTransport(url, auth=flow), ClientSettings(), R.compose(), server_label=url)
-        try:
-            await session.list_tools()
-        finally:
-            await session.close()
-            await flow.aclose()
-
-    asyncio.run(go())
+    list_once(url, OAuthClient(url, HeadlessRedirect(), OAuthSettings(), store=store))
 
 
 def test_remembered_tokens_are_reused_by_the_next_client(ring: DictKeyring) -> None:

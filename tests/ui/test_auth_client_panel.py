@@ -14,15 +14,11 @@ from mrtr_studio.app.server_entries import http_entry
 from mrtr_studio.app.studio import Studio
 from mrtr_studio.auth.flow import OAuthClient
 from mrtr_studio.auth.redirect import HeadlessRedirect
-from mrtr_studio.client import responders as R
-from mrtr_studio.client.session import ClientSession
-from mrtr_studio.client.settings import ClientSettings
-from mrtr_studio.transport.http_client import HttpClientTransport
 from mrtr_studio.ui.auth_view import AuthView
 from mrtr_studio.ui.main_window import MainWindow
 from tests.ui.test_teaching_loop import qt_loop
 
-from ..auth.as_fixture import AuthServer
+from ..auth.as_fixture import AuthServer, tools_listed
 from ..auth.as_fixture import protected as protected_by
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
@@ -40,15 +36,8 @@ def protected() -> Iterator[tuple[str, AuthServer]]:
         yield url, issuer
 
 
-def list_tools(loop: asyncio.AbstractEventLoop, url: str, flow: OAuthClient) -> list[dict[str, object]]:
-    async def go() -> list[dict[str, object]]:
-        session = ClientSession(HttpClientTransport(url, auth=flow), ClientSettings(), R.compose(), server_label=url)
-        try:
-            return await session.list_tools()
-        finally:
-            await session.close()
-
-    return loop.run_until_complete(asyncio.wait_for(go(), 30))
+def list_tools(loop: asyncio.AbstractEventLoop, url: str, flow: OAuthClient) -> list[str]:
+    return loop.run_until_complete(asyncio.wait_for(tools_listed(url, flow), 30))
 
 
 def authorizations(issuer: AuthServer) -> int:

@@ -10,13 +10,9 @@ from mrtr_studio.app.auth_log import AuthLog
 from mrtr_studio.auth.exchanges import Exchange
 from mrtr_studio.auth.flow import OAuthClient
 from mrtr_studio.auth.redirect import HeadlessRedirect
-from mrtr_studio.client import responders as R
-from mrtr_studio.client.session import ClientSession
-from mrtr_studio.client.settings import ClientSettings
-from mrtr_studio.transport.http_client import HttpClientTransport
 from mrtr_studio.ui.auth_view import AuthView
 
-from ..auth.as_fixture import AuthServer
+from ..auth.as_fixture import AuthServer, list_once
 from ..auth.as_fixture import protected as protected_by
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
@@ -26,17 +22,7 @@ def real_flow(log: AuthLog, issuer: AuthServer) -> None:
     with protected_by(issuer) as (url, _):
         flow = OAuthClient(url, HeadlessRedirect())
         log.adopt(url, flow)
-
-        async def go() -> None:
-            session = ClientSession(HttpClientTransport(url, auth=flow), ClientSettings(), R.compose(),
-                                    server_label=url)
-            try:
-                await session.list_tools()
-            finally:
-                await session.close()
-                await flow.aclose()
-
-        asyncio.run(go())
+        list_once(url, flow)
 
 
 def test_rows_checks_and_details_of_a_real_flow(qtbot) -> None:  # type: ignore[no-untyped-def]
