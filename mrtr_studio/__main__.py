@@ -6,8 +6,8 @@ The only place that joins the command line to the GUI, so no layer below `ui` ev
 import argparse
 import sys
 
-from .app.cli import main as _main
-from .app.qt_libraries import platform_problem
+from .cli.parser import main as _main
+from .studio.qt_libraries import platform_problem
 
 
 def _gui(args: argparse.Namespace) -> int:

@@ -23,7 +23,7 @@ async def redis() -> AsyncIterator[Any]:
     reason, where redis-server is not installed (`.ci/run` installs it)."""
     if shutil.which("redis-server") is None:
         pytest.skip("redis-server is not installed (Debian: apt-get install redis-server)")
-    from mrtr_studio.app.cluster_services import start_redis
+    from mrtr_studio.teaching.cluster_services import start_redis
 
     service = await start_redis()
     try:

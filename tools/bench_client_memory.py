@@ -24,7 +24,7 @@ SERVER_BYTES = 4 * 1024**3
 CHILD = """
 import resource, sys, time
 sys.argv = ["mrtr-studio", *sys.argv[1:]]
-from mrtr_studio.app.cli import main
+from mrtr_studio.cli.parser import main
 started = time.monotonic()
 code = main(sys.argv[1:])
 print(f"@@ {code} {time.monotonic() - started:.2f} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}",

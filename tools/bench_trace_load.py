@@ -36,7 +36,7 @@ if sys.argv[3] == "window":  # what a person waits for: the file opened in the w
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
-    from mrtr_studio.app.studio import Studio
+    from mrtr_studio.studio.controller import Studio
     from mrtr_studio.ui.main_window import MainWindow
     app = QApplication([])
     scratch = Path(tempfile.mkdtemp(prefix="mrtr-bench-"))
@@ -58,7 +58,7 @@ if sys.argv[3] == "window":  # what a person waits for: the file opened in the w
 elif sys.argv[3] == "studio":  # the studio's own path: linter attached, the autosave journaling the load
     import tempfile
     from pathlib import Path
-    from mrtr_studio.app.studio import Studio
+    from mrtr_studio.studio.controller import Studio
     studio = Studio()
     studio.start_autosave(Path(tempfile.mkdtemp(prefix="mrtr-bench-")) / "autosave.mrtr.jsonl")
     store = studio.store

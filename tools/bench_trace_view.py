@@ -37,7 +37,7 @@ import sys, tempfile, time
 from pathlib import Path
 from PySide6.QtCore import QEvent, QObject, QSettings
 from PySide6.QtWidgets import QApplication
-from mrtr_studio.app.studio import Studio
+from mrtr_studio.studio.controller import Studio
 from mrtr_studio.ui.main_window import MainWindow
 app = QApplication(sys.argv[:1])
 settings = QSettings(str(Path(tempfile.mkdtemp()) / "s.ini"), QSettings.Format.IniFormat)
@@ -257,7 +257,7 @@ def window_trace(operations: int) -> list[tuple[str, float]]:
     """The same trace into the whole window: every view that listens to the store gets every event."""
     from PySide6.QtCore import QRect, QSettings
 
-    from mrtr_studio.app.studio import Studio
+    from mrtr_studio.studio.controller import Studio
     from mrtr_studio.ui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv)

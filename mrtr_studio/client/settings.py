@@ -3,6 +3,7 @@
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .. import defaults
 from ..protocol.tasks import TASKS_EXTENSION
 from ..protocol.versions import (
     LEGACY_VERSION,
@@ -56,7 +57,7 @@ class ClientSettings:
     #: Bearer token sent over HTTP; for the embedded engine, `user` is the principal directly.
     bearer_token: str | None = None
     user: str = ""
-    max_rounds: int = 10
+    max_rounds: int = defaults.ROUND_LIMIT
     extra_meta: dict[str, Any] = field(default_factory=dict)
     #: How much the client accepts from a server and how long it waits (bytes, nesting, seconds).
     limits: TransportLimits = field(default_factory=TransportLimits)

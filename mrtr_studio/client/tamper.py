@@ -13,6 +13,7 @@ import os
 import time
 from typing import Any, NamedTuple
 
+from .. import defaults
 from ..protocol.token_format import PREFIX, arguments_digest, b64url_decode, b64url_encode, canonical_json
 from ..trace.model import params_of
 
@@ -92,7 +93,8 @@ def drop_state(message: Message) -> Tampered:
     return Tampered(_with_state(message, None), "removed the requestState from the retry")
 
 
-def invent_state(message: Message, principal: str = "", now: float | None = None, ttl: int = 600) -> Tampered:
+def invent_state(message: Message, principal: str = "", now: float | None = None,
+                 ttl: int = defaults.STATE_TTL) -> Tampered:
     """A plausible v1 state for this request, signed with a random key the server does not have."""
     params = message.get("params") or {}
     issued = int(time.time() if now is None else now)

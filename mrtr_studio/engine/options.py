@@ -2,9 +2,11 @@
 
 from dataclasses import dataclass, field
 
+from .. import defaults
+
 #: How deep an MRTR request's arguments (and other params) may nest; one number for the whole engine.
 MAX_ARGUMENT_DEPTH = 32
-DEFAULT_STATE_TTL = 600
+DEFAULT_STATE_TTL = defaults.STATE_TTL
 
 
 def check_state_ttl(ttl: object) -> int:
@@ -25,7 +27,7 @@ class MrtrOptions:
     #: (or for keys never asked) are ignored, so the handler asks again. Entries may override it.
     bind_inputs_to_state: bool = True
     #: How long a legacy server-initiated request waits for the client's answer.
-    legacy_request_timeout: float = 300.0
+    legacy_request_timeout: float = defaults.LEGACY_REQUEST_TIMEOUT
 
     def __post_init__(self) -> None:
         check_state_ttl(self.state_ttl)
@@ -36,14 +38,14 @@ class TaskOptions:
     """The tasks extension (SEP-2663): how long tasks live and how often clients should poll."""
 
     #: A task's lifetime from creation (ms); None for unlimited. Handlers may ask for their own.
-    ttl_ms: int | None = 600_000
+    ttl_ms: int | None = defaults.TASK_TTL_MS
     poll_interval_ms: int = 1000
     #: Live (non-terminal) tasks one principal may have at once; more get -32603 on creation.
     max_live_per_principal: int = 32
     #: How long a task's runner waits on the store before looking again (a shared store may not wake it).
     runner_recheck: float = 1.0
     #: A runner retries its store writes through an outage until the task's TTL; this long for tasks without one.
-    store_retry_bound: float = 600.0
+    store_retry_bound: float = defaults.TASK_STORE_RETRY_BOUND
     #: The longest pause between two retries (the pause doubles from 50 ms up to this).
     store_retry_max_pause: float = 2.0
 

@@ -22,6 +22,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..protocol.roundtrip import result_type_of
 from ..protocol.tasks import TASK_METHODS
 from ..protocol.versions import META_PROTOCOL_VERSION, MODERN_VERSION, MRTR_METHODS, NAME_FIELDS
 from ..trace import TraceStore
@@ -224,10 +225,10 @@ class Stitcher:
         del self._open[exchange]
         self._sessions.pop(exchange, None)
         result = message.get("result")
-        if isinstance(result, dict) and result.get("resultType") == "input_required":
+        if isinstance(result, dict) and result_type_of(result) == "input_required":
             self._remember(where, result)
             return  # the operation goes on when (if) the client retries
-        if isinstance(result, dict) and result.get("resultType") == "task" and isinstance(result.get("taskId"), str):
+        if isinstance(result, dict) and result_type_of(result) == "task" and isinstance(result.get("taskId"), str):
             self._tasks[result["taskId"]] = (where[0], where[1] + 1)
             self.store.note_task(where[0], result["taskId"], str(result.get("status") or "working"), where[1])
             while len(self._tasks) > MAX_REMEMBERED:

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..protocol import capabilities
 from ..protocol.answer_schema import elicitation_answer_problems
+from ..protocol.roundtrip import result_type_of
 from ..protocol.schema import message_problems
 from ..protocol.tasks import TASK_METHODS
 from ..protocol.versions import LEGACY_VERSION, META_PROTOCOL_VERSION, MODERN_VERSION, MRTR_METHODS
@@ -71,7 +72,7 @@ def lint_message(entry: TraceMessage, earlier: list[TraceMessage], era: str = "m
         found += _answer_rules(f"the answer to {request.jsonrpc_id!r}", params_of(request.message),
                                result_of(entry.message))
     if entry.direction == "server->client" and isinstance(message, dict) and isinstance(message.get("result"), dict):
-        result_type = message["result"].get("resultType", "complete")
+        result_type = result_type_of(message["result"])
         if result_type not in ("complete", "input_required", "task"):
             found.append(Finding(UNKNOWN_RESULT_TYPE, "error", f"unknown resultType {result_type!r}"))
     if entry.kind == "input_required":

@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 import orjson
 
+from ..protocol.roundtrip import result_type_of
+
 Direction = Literal["client->server", "server->client"]
 MessageKind = Literal[
     "request",  # client request (first call or retry)
@@ -183,7 +185,7 @@ def kind_of(message: Any, direction: Direction) -> MessageKind:
     body = message.get("result")
     if not isinstance(body, dict):
         return "invalid"
-    kind = body.get("resultType")
+    kind = result_type_of(body)
     if kind == "input_required":
         return "input_required"
     return "task" if kind == "task" else "complete"

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from .. import defaults
 from ..protocol import jsonrpc, wire_json
 from ..protocol.errors import INTERNAL_ERROR, INVALID_REQUEST
 
@@ -94,14 +95,14 @@ class TransportLimits:
     """
 
     #: One JSON body, one SSE event or one stdio line.
-    max_body_bytes: int = 16 * 1024 * 1024
+    max_body_bytes: int = defaults.PEER_MAX_BODY_BYTES
     #: Everything one request's streams may carry (an endless stream of small events ends here).
     max_stream_bytes: int = 64 * 1024 * 1024
     max_depth: int = wire_json.MAX_DEPTH
     #: Silence allowed between two messages of one response (paused while the client answers).
-    idle_timeout: float = 30.0
+    idle_timeout: float = defaults.CLIENT_IDLE_TIMEOUT
     #: The whole request, however many events keep arriving.
-    request_timeout: float = 300.0
+    request_timeout: float = defaults.REQUEST_TIMEOUT
     #: Legacy server-initiated requests answered at once, and how many more may wait for a turn.
     max_concurrent_answers: int = 8
     max_waiting_answers: int = 64

@@ -4,7 +4,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QWidget
 
-from ..app.studio import AnswerCancelled
+from ..studio.controller import AnswerCancelled
 from .forms.input_round_dialog import ask_input_round
 
 

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..app.auth_log import AuthLog
+from ..studio.auth_log import AuthLog
 
 if TYPE_CHECKING:
     from ..auth.flow import Grant

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..app.auth_log import KEPT, AuthEntry, AuthLog
+from ..studio.auth_log import KEPT, AuthEntry, AuthLog
 from . import tones
 from .auth_client_panel import AuthClientPanel
 

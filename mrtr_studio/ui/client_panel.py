@@ -17,9 +17,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..app.identities import IDENTITY_PRESETS, Identity, custom_identity
-from ..app.studio import Studio, StudioEvent
 from ..client.settings import CAPABILITY_FLAGS
+from ..studio.controller import Studio, StudioEvent
+from ..studio.identities import IDENTITY_PRESETS, Identity, custom_identity
 
 ERAS = (("modern", "Modern (2026-07-28, MRTR)"), ("legacy", "Legacy (2025-11-25)"), ("auto", "Auto (probe)"))
 CUSTOM = "custom"

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..app.flow_compare import MessagePair, compare_flows
+from ..studio.flow_compare import MessagePair, compare_flows
 from ..trace import TraceMessage, TraceStore
 from ..trace.diagram_layout import message_summary
 from . import theme

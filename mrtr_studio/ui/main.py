@@ -15,11 +15,11 @@ from typing import Any
 from PySide6.QtCore import QRect, QSettings, QStandardPaths
 from PySide6.QtWidgets import QApplication
 
-from ..app.demo_runs import DEMO_RUNS, DemoRun
-from ..app.lessons import LESSONS_BY_ID
-from ..app.oauth_demo import SCENARIO as OAUTH_SCENARIO
-from ..app.oauth_demo import ProtectedDemo
-from ..app.studio import Studio, describe_error
+from ..studio.controller import Studio, describe_error
+from ..studio.demo_runs import DEMO_RUNS, DemoRun
+from ..studio.oauth_demo import SCENARIO as OAUTH_SCENARIO
+from ..studio.oauth_demo import ProtectedDemo
+from ..teaching.lessons import LESSONS_BY_ID
 from .async_bridge import install_event_loop
 from .main_window import MainWindow
 

@@ -15,10 +15,10 @@ from PySide6.QtCore import QByteArray, QRect, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence, QShowEvent
 from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMainWindow, QStatusBar, QToolBar, QWidget
 
-from ..app.operations import RunSettings
-from ..app.server_entries import EMBEDDED, ServerEntry
-from ..app.studio import Studio, StudioEvent, describe_error
 from ..protocol.errors import INVALID_PARAMS
+from ..studio.controller import Studio, StudioEvent, describe_error
+from ..studio.operations import RunSettings
+from ..studio.server_entries import EMBEDDED, ServerEntry
 from ..trace import Operation, StoreEvent, TraceMessage, html_export
 from ..trace.mermaid import to_mermaid
 from .answering import GuiAnswerer

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..app.operations import OperationRow, OperationsIndex, format_duration
+from ..studio.operations import OperationRow, OperationsIndex, format_duration
 from ..trace import StoreEvent, TraceStore
 from .selection import Selection
 from .store_bridge import StoreBridge

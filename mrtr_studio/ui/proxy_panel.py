@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..app.studio import Studio
+from ..studio.controller import Studio
 from .async_bridge import spawn
 from .step_editor import StepEditor
 

@@ -4,8 +4,8 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QToolBar, QWidget
 
-from ..app.studio import StudioState
-from ..app.tampering import TAMPERS
+from ..studio.controller import StudioState
+from ..studio.tampering import TAMPERS
 
 TAMPER_LABELS = {
     "signature": "Corrupt the state's &signature",

@@ -31,9 +31,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..app.server_entries import EMBEDDED, ServerEntry, http_entry, load_mcp_servers, stdio_entry
-from ..app.studio import Catalog, Studio, StudioEvent
 from ..scenarios.task_fixtures import SUITE_TASK_TOOLS
+from ..studio.controller import Catalog, Studio, StudioEvent
+from ..studio.server_entries import EMBEDDED, ServerEntry, http_entry, load_mcp_servers, stdio_entry
 from .async_bridge import spawn
 
 KINDS = (("embedded", "Embedded engine"), ("http", "Streamable HTTP"), ("stdio", "stdio command"))

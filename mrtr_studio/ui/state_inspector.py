@@ -28,9 +28,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..app.state_analysis import StateView, analyse, check_label, field_label, first_difference, ttl_left
 from ..client import tamper
 from ..engine.state_token import CHECKS, StateRejected, decode
+from ..studio.state_analysis import StateView, analyse, check_label, field_label, first_difference, ttl_left
 from ..trace import StoreEvent, TraceStore
 from ..trace.diagram_layout import request_state_of
 from .selection import Selection

@@ -11,7 +11,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
-from ..app.studio import Studio, StudioEvent
+from ..studio.controller import Studio, StudioEvent
 
 ERROR_STYLE = "color: #b00020;"
 

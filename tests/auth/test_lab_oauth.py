@@ -6,11 +6,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from mrtr_studio.app.lab import ATTACKS, Lab, LabTarget
 from mrtr_studio.auth.flow import OAuthClient
 from mrtr_studio.auth.redirect import HeadlessRedirect
 from mrtr_studio.engine import MrtrOptions, ServerOptions
 from mrtr_studio.scenarios.demo import build_demo_server
+from mrtr_studio.teaching.lab import ATTACKS, Lab, LabTarget
 from mrtr_studio.trace import TraceStore
 from mrtr_studio.transport.base import ClientTransport
 from mrtr_studio.transport.http_client import HttpClientTransport

@@ -8,11 +8,11 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from mrtr_studio.app.auth_log import AuthLog
-from mrtr_studio.app.server_entries import http_entry
-from mrtr_studio.app.studio import Studio
 from mrtr_studio.auth.flow import OAuthClient
 from mrtr_studio.auth.redirect import HeadlessRedirect
+from mrtr_studio.studio.auth_log import AuthLog
+from mrtr_studio.studio.controller import Studio
+from mrtr_studio.studio.server_entries import http_entry
 
 from .as_fixture import AuthServer
 from .as_fixture import protected as protected_by

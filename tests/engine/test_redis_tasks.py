@@ -4,10 +4,10 @@ import asyncio
 
 import pytest
 
-from mrtr_studio.app.cluster_services import start_redis
 from mrtr_studio.engine.redis_tasks import RedisTaskStore
 from mrtr_studio.engine.shared_store import StoreUnavailable
 from mrtr_studio.engine.task_store import TaskLimitReached, TaskRecord
+from mrtr_studio.teaching.cluster_services import start_redis
 from tests.engine.task_records import Clock, record
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]

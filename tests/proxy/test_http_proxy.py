@@ -107,7 +107,7 @@ def test_forwardable_drops_hop_by_hop_and_what_connection_names() -> None:
 async def test_breakpoints_hold_edit_and_drop_messages_from_either_side() -> None:
     """Intercept on: the request is held and edited (its arguments), the response held and forwarded;
     a dropped request is answered by the proxy with an error for its id, and never reaches the server."""
-    from mrtr_studio.app.studio import Studio
+    from mrtr_studio.studio.controller import Studio
 
     server = Studio()
     served = await server.start_serving()

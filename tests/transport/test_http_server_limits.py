@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mrtr_studio.app.serve_flags import LEGACY_REQUEST_TIMEOUT, LIMIT_DEFAULTS
+from mrtr_studio.cli.flags.serve import LEGACY_REQUEST_TIMEOUT, LIMIT_DEFAULTS
 from mrtr_studio.engine.options import MrtrOptions
 from mrtr_studio.scenarios.demo import build_demo_server
 from mrtr_studio.transport.http_server import HttpServerConfig
@@ -200,7 +200,7 @@ def test_flag_defaults_are_the_servers_own() -> None:
                                   "--keep-alive-timeout", "--max-connections", "--legacy-request-timeout"])
 @pytest.mark.parametrize("value", ["0", "-1", "soon"])
 def test_non_positive_limits_are_refused(flag: str, value: str) -> None:
-    from mrtr_studio.app.cli import build_parser
+    from mrtr_studio.cli.parser import build_parser
 
     with pytest.raises(SystemExit) as exited:
         build_parser().parse_args(["serve", flag, value])

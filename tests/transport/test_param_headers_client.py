@@ -2,7 +2,7 @@
 
 import pytest
 
-from mrtr_studio.app.auto_answers import auto_respond
+from mrtr_studio.client.auto_answers import auto_respond
 from mrtr_studio.client.session import ClientSession
 from mrtr_studio.client.settings import ClientSettings
 from mrtr_studio.scenarios import build_demo_server

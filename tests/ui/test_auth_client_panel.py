@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings, Qt
 
-from mrtr_studio.app.auth_log import AuthLog
-from mrtr_studio.app.server_entries import http_entry
-from mrtr_studio.app.studio import Studio
 from mrtr_studio.auth.flow import OAuthClient
 from mrtr_studio.auth.redirect import HeadlessRedirect
+from mrtr_studio.studio.auth_log import AuthLog
+from mrtr_studio.studio.controller import Studio
+from mrtr_studio.studio.server_entries import http_entry
 from mrtr_studio.ui.auth_view import AuthView
 from mrtr_studio.ui.main_window import MainWindow
 from tests.ui.test_teaching_loop import qt_loop

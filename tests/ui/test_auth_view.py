@@ -6,10 +6,10 @@ import asyncio
 import pytest
 from PySide6.QtCore import Qt
 
-from mrtr_studio.app.auth_log import AuthLog
 from mrtr_studio.auth.exchanges import Exchange
 from mrtr_studio.auth.flow import OAuthClient
 from mrtr_studio.auth.redirect import HeadlessRedirect
+from mrtr_studio.studio.auth_log import AuthLog
 from mrtr_studio.ui.auth_view import AuthView
 
 from ..auth.as_fixture import AuthServer, list_once
@@ -81,8 +81,8 @@ def test_the_remember_box_picks_the_keyring_for_new_flows(qtbot) -> None:  # typ
 def test_no_token_reaches_the_window_settings(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
     from PySide6.QtCore import QSettings
 
-    from mrtr_studio.app.server_entries import http_entry
-    from mrtr_studio.app.studio import Studio
+    from mrtr_studio.studio.controller import Studio
+    from mrtr_studio.studio.server_entries import http_entry
     from mrtr_studio.ui.main_window import MainWindow
 
     studio = Studio()

@@ -10,10 +10,10 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPalette, QWheelEvent
 from PySide6.QtWidgets import QApplication
 
-from mrtr_studio.app.cluster import RoundRobinTransport, cluster_lanes, node_lane
-from mrtr_studio.app.studio import Studio
 from mrtr_studio.client.session import ClientSession
 from mrtr_studio.client.settings import ClientSettings
+from mrtr_studio.studio.controller import Studio
+from mrtr_studio.teaching.cluster import RoundRobinTransport, cluster_lanes, node_lane
 from mrtr_studio.trace import Operation, TraceStore
 from mrtr_studio.trace.diagram_layout import HEADER, natural_width
 from mrtr_studio.transport.memory import MemoryTransport

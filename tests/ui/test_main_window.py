@@ -16,7 +16,7 @@ import qasync
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
-from mrtr_studio.app.studio import Studio
+from mrtr_studio.studio.controller import Studio
 from mrtr_studio.ui.main_window import MainWindow
 
 Runner = Callable[[Awaitable[Any]], Any]
@@ -321,7 +321,7 @@ def test_trace_save_open_and_flow_export_from_the_window(window: MainWindow, aru
 
 
 def test_serving_the_engine_records_an_outside_client(window: MainWindow, arun: Runner) -> None:
-    from mrtr_studio.app.auto_answers import auto_respond
+    from mrtr_studio.client.auto_answers import auto_respond
     from mrtr_studio.client.session import ClientSession
     from mrtr_studio.client.settings import ClientSettings
     from mrtr_studio.transport.http_client import HttpClientTransport

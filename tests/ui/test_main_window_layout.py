@@ -13,7 +13,7 @@ from PySide6.QtCore import QPoint, QRect, QSettings, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
 
-from mrtr_studio.app.studio import Studio
+from mrtr_studio.studio.controller import Studio
 from mrtr_studio.ui import theme
 from mrtr_studio.ui.main_window import MainWindow
 from tests.ui.test_main_window import Runner, arun, run_tool, until  # noqa: F401  (fixtures)

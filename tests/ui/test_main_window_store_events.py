@@ -8,7 +8,7 @@ from typing import Any
 from PySide6.QtCore import QRect, QSettings
 from PySide6.QtWidgets import QApplication
 
-from mrtr_studio.app.studio import Studio
+from mrtr_studio.studio.controller import Studio
 from mrtr_studio.trace import StoreEvent, TraceStore
 from mrtr_studio.trace.synthetic import synthetic_trace
 from mrtr_studio.ui.main_window import MainWindow

@@ -6,7 +6,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from mrtr_studio.app.flow_compare import compare_flows
+from mrtr_studio.studio.flow_compare import compare_flows
 from mrtr_studio.ui.main_window import MainWindow
 from mrtr_studio.ui.operations_view import COLUMNS
 from tests.ui.test_main_window import Runner, arun, run_tool, settings, until, window  # noqa: F401  (fixtures)
@@ -160,7 +160,7 @@ def test_compare_shows_where_two_request_states_differ(window: MainWindow, arun:
 
 
 def test_recovered_operations_open_with_the_newest_picked(qtbot: Any, settings: Any) -> None:  # noqa: F811
-    from mrtr_studio.app.studio import Studio
+    from mrtr_studio.studio.controller import Studio
     from tests.trace.view_flows import run_flow
 
     studio = Studio()

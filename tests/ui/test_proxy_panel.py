@@ -9,10 +9,10 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 
-from mrtr_studio.app.auto_answers import auto_respond
-from mrtr_studio.app.studio import Studio
+from mrtr_studio.client.auto_answers import auto_respond
 from mrtr_studio.client.session import ClientSession
 from mrtr_studio.client.settings import ClientSettings
+from mrtr_studio.studio.controller import Studio
 from mrtr_studio.transport.http_client import HttpClientTransport
 from mrtr_studio.ui.proxy_panel import ProxyPanel
 from tests.ui.test_main_window import Runner, arun  # noqa: F401  (the qasync loop fixture)

@@ -8,9 +8,9 @@ import pytest
 import qasync
 from PySide6.QtWidgets import QApplication
 
-from mrtr_studio.app.connect import default_transport_factory
-from mrtr_studio.app.server_entries import EMBEDDED, http_entry
-from mrtr_studio.app.studio import Studio
+from mrtr_studio.studio.connection import default_transport_factory
+from mrtr_studio.studio.controller import Studio
+from mrtr_studio.studio.server_entries import EMBEDDED, http_entry
 from mrtr_studio.transport.base import TransportError
 from mrtr_studio.ui.server_explorer import ServerExplorer, schema_text
 

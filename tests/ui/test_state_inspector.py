@@ -7,9 +7,9 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 
-from mrtr_studio.app.state_analysis import PAYLOAD_FIELDS
 from mrtr_studio.client import tamper
 from mrtr_studio.engine.state_token import CHECKS, decode
+from mrtr_studio.studio.state_analysis import PAYLOAD_FIELDS
 from mrtr_studio.trace import TraceStore
 from mrtr_studio.transport.memory import MemoryTransport
 from mrtr_studio.ui.selection import Selection

@@ -31,7 +31,7 @@ def test_live_polls_relabel_the_run_arrow_and_selecting_a_folded_poll_highlights
 
 
 def test_the_window_resumes_the_selected_task(qtbot, arun, window) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
-    from tests.app.test_studio_tasks import _request, _start
+    from tests.studio.test_studio_tasks import _request, _start
     from tests.ui.test_main_window import until
 
     studio = window.studio

@@ -142,7 +142,7 @@ def test_replay_through_haproxy_names_the_node_haproxy_chose(qtbot, loop, view) 
 
 
 def test_a_missing_program_names_its_package(qtbot, loop, view, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import mrtr_studio.app.cluster_services as services
+    import mrtr_studio.teaching.cluster_services as services
 
     real_which = services.shutil.which
     monkeypatch.setattr(services.shutil, "which", lambda name: None if name == "redis-server" else real_which(name))

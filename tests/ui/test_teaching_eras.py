@@ -6,7 +6,7 @@ from collections.abc import Iterator
 import pytest
 from PySide6.QtCore import Qt
 
-from mrtr_studio.app.studio import Studio
+from mrtr_studio.studio.controller import Studio
 from mrtr_studio.trace import TraceStore
 from mrtr_studio.ui.teaching.eras_view import ErasView
 from tests.ui.test_teaching_loop import qt_loop, run_until

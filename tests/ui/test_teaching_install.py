@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings
 
-from mrtr_studio.app.studio import Studio
+from mrtr_studio.studio.controller import Studio
 from mrtr_studio.trace import TraceStore
 from mrtr_studio.ui.diagram import SequenceDiagramView
 from mrtr_studio.ui.main_window import MainWindow

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 import pytest
 from PySide6.QtCore import Qt
 
-from mrtr_studio.app.lab import ATTACKS
-from mrtr_studio.app.studio import Studio
+from mrtr_studio.studio.controller import Studio
+from mrtr_studio.teaching.lab import ATTACKS
 from mrtr_studio.trace import TraceStore
 from mrtr_studio.ui.selection import Selection
 from mrtr_studio.ui.teaching.lab_view import ANSWER, COLUMNS, VERDICT, LabView
@@ -77,7 +77,7 @@ def test_bad_arguments_are_refused_before_anything_is_sent(qtbot, loop) -> None:
 
 
 def test_the_studio_connection_is_offered_when_it_is_not_the_embedded_engine(qtbot, loop) -> None:
-    from mrtr_studio.app.server_entries import ServerEntry
+    from mrtr_studio.studio.server_entries import ServerEntry
 
     studio = Studio(store=TraceStore())
     studio.entry = ServerEntry("http", name="remote", url="http://127.0.0.1:9/mcp")
@@ -95,8 +95,8 @@ def test_the_studio_connection_is_offered_when_it_is_not_the_embedded_engine(qtb
 
 @pytest.mark.slow
 def test_the_grid_runs_against_an_external_server_too(qtbot, loop) -> None:
-    from mrtr_studio.app.cluster import start_cluster
-    from mrtr_studio.app.server_entries import ServerEntry
+    from mrtr_studio.studio.server_entries import ServerEntry
+    from mrtr_studio.teaching.cluster import start_cluster
 
     cluster = loop.run_until_complete(start_cluster(1))  # one real `mrtr-studio serve` process
     try:
@@ -117,7 +117,7 @@ def test_the_grid_runs_against_an_external_server_too(qtbot, loop) -> None:
 
 
 def test_a_tool_that_becomes_a_task_gets_the_task_attacks(qtbot, loop) -> None:
-    from mrtr_studio.app.task_lab import TASK_ATTACKS
+    from mrtr_studio.teaching.task_lab import TASK_ATTACKS
 
     studio = Studio(store=TraceStore())
     view, _selection = make_view(qtbot, studio)

@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextDocument
 
-from mrtr_studio.app.lessons import LESSONS, step_key
+from mrtr_studio.teaching.lessons import LESSONS, step_key
 from mrtr_studio.ui.teaching.lesson_view import LessonView
 from tests.ui.test_teaching_loop import qt_loop, run_until
 

@@ -34,11 +34,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...app.auto_answers import auto_respond
-from ...app.cluster import Cluster, RoundRobinTransport, cluster_lanes, node_lane, start_cluster
-from ...app.studio import describe_error
+from ...client.auto_answers import auto_respond
 from ...client.session import ClientSession, RunResult
 from ...client.settings import ClientSettings
+from ...studio.controller import describe_error
+from ...teaching.cluster import Cluster, RoundRobinTransport, cluster_lanes, node_lane, start_cluster
 from ...trace import TraceStore
 from ...trace.diagram_layout import message_summary
 from ..async_bridge import spawn

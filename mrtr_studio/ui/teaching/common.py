@@ -9,8 +9,8 @@ from typing import Any
 from PySide6.QtGui import QColor, QIcon, QPalette
 from PySide6.QtWidgets import QApplication, QComboBox, QLineEdit, QStyle, QWidget
 
-from ...app.lesson_runner import LessonReport
-from ...app.lessons import LESSONS
+from ...teaching.lesson_runner import LessonReport
+from ...teaching.lessons import LESSONS
 from ...trace.mermaid import to_mermaid
 from ..diagram.palette import pick
 

@@ -10,9 +10,9 @@ from typing import Any
 
 from PySide6.QtWidgets import QComboBox, QWidget
 
-from ...app.identities import Identity
-from ...app.server_entries import EMBEDDED, ServerEntry
-from ...app.studio import Studio
+from ...studio.controller import Studio
+from ...studio.identities import Identity
+from ...studio.server_entries import EMBEDDED, ServerEntry
 from ...transport.base import ClientTransport
 from .common import DEMO_TARGETS
 

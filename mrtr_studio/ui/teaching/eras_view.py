@@ -14,10 +14,10 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
-from ...app.auto_answers import auto_respond
-from ...app.eras import SideBySide, run_side_by_side
-from ...app.studio import Studio, StudioEvent, describe_error
+from ...client.auto_answers import auto_respond
 from ...client.session import RunResult
+from ...studio.controller import Studio, StudioEvent, describe_error
+from ...teaching.eras import SideBySide, run_side_by_side
 from ...trace import StoreEvent, TraceStore
 from ...trace.diagram_layout import natural_width
 from ..async_bridge import spawn

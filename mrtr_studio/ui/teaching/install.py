@@ -12,7 +12,7 @@ from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMainWindow, QMenu, QTabWidget, QWidget
 
-from ...app.studio import Studio
+from ...studio.controller import Studio
 from ...trace import TraceStore
 from ..selection import Selection
 from .cluster_view import ClusterView

@@ -25,11 +25,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...app.identities import IDENTITY_PRESETS, Identity
-from ...app.lab import ATTACKS, Lab, LabRun, LabTarget
-from ...app.studio import Studio, StudioEvent
-from ...app.task_lab import TaskLab
 from ...client.settings import ClientSettings
+from ...studio.controller import Studio, StudioEvent
+from ...studio.identities import IDENTITY_PRESETS, Identity
+from ...teaching.lab import ATTACKS, Lab, LabRun, LabTarget
+from ...teaching.task_lab import TaskLab
 from ...trace import StoreEvent, TraceStore
 from ..async_bridge import spawn
 from ..diagram import SequenceDiagramView

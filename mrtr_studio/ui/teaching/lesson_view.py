@@ -32,10 +32,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...app.lesson_export import lesson_html, lesson_markdown
-from ...app.lesson_runner import LessonReport, find_handler, lesson_server, run_lesson
-from ...app.lessons import LESSONS, LESSONS_BY_ID, Lesson, Step, step_key
-from ...app.line_recorder import handler_source
+from ...teaching.lesson_export import lesson_html, lesson_markdown
+from ...teaching.lesson_runner import LessonReport, find_handler, lesson_server, run_lesson
+from ...teaching.lessons import LESSONS, LESSONS_BY_ID, Lesson, Step, step_key
+from ...teaching.line_recorder import handler_source
 from ...trace import StoreEvent, TraceMessage, TraceStore
 from ..async_bridge import spawn
 from ..diagram import SequenceDiagramView, TextZoom

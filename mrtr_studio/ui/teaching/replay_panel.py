@@ -26,9 +26,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...app.cluster_services import PACKAGES, install_hint, missing_programs
-from ...app.replay_across import Attempt, ReplayReport
-from ...app.replay_lab import LabOutcome, ReplayLab
+from ...teaching.cluster_services import PACKAGES, install_hint, missing_programs
+from ...teaching.replay_across import Attempt, ReplayReport
+from ...teaching.replay_lab import LabOutcome, ReplayLab
 from ..async_bridge import spawn
 from .task_across_box import TaskAcrossBox
 

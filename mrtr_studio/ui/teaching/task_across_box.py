@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from ...app.task_across import TaskAcrossReport
+from ...teaching.task_across import TaskAcrossReport
 
 COLUMNS = ("Step", "Request", "Node", "Task")
 

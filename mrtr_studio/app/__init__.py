@@ -1,1 +1,0 @@
-"""Wiring: the command line and the services that join engine, client, transport and trace."""

@@ -1,0 +1,150 @@
+"""`mrtr-studio` command line (DESIGN.md): the GUI by default, plus serve, call and state decode."""
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+
+from .flags.auth import add_oauth_flags, add_serve_auth_flags
+from .flags.own import (
+    add_check_client_parser,
+    add_check_parser,
+    add_proxy_parser,
+    add_wrap_config_parser,
+    add_wrap_parser,
+)
+from .flags.serve import add_limit_flags
+from .flags.state import DEFAULT_STATE_TTL, SECRET_ENV, SECRET_HELP, secrets_from, state_ttl
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mrtr-studio", description="Debugger for MCP Multi Round-Trip Requests")
+    parser.add_argument("--scenario", help="open the studio on this demo scenario")
+    parser.add_argument("--auto", action="store_true", help="run the scenario, answering with schema defaults")
+    parser.add_argument("--screenshot-dir", help="save one PNG per step into this folder, then exit")
+    parser.add_argument("--screen-size", metavar="WxH",
+                        help="open the window as on a screen of this size (e.g. 1366x768), for screenshots")
+    commands = parser.add_subparsers(dest="command")
+
+    serve = commands.add_parser("serve", help="serve the demo server on Streamable HTTP at /mcp")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--secret", action="append", default=None, metavar="S", help=SECRET_HELP)
+    serve.add_argument("--state-ttl", type=state_ttl, default=DEFAULT_STATE_TTL, metavar="SEC",
+                       help=f"requestState lifetime in seconds, above 0 (default {DEFAULT_STATE_TTL})")
+    serve.add_argument("--user", action="append", default=[], metavar="NAME:TOKEN",
+                       help="map bearer TOKEN to principal NAME (repeatable)")
+    serve.add_argument("--explain-rejections", action="store_true",
+                       help="name the failed check in error.data.reason")
+    serve.add_argument("--store", default="memory", metavar="memory|redis://HOST:PORT/DB",
+                       help="where what nodes must share lives (consumed single-use states): this process's "
+                            "memory (default), or a Redis database every node names")
+    add_limit_flags(serve)
+    add_serve_auth_flags(serve)
+
+    call = commands.add_parser("call", help="run one operation headless, every round")
+    call.add_argument("url", help="http(s)://…/mcp, or stdio:COMMAND, or memory: for the embedded engine")
+    target = call.add_mutually_exclusive_group(required=True)
+    target.add_argument("--tool")
+    target.add_argument("--prompt")
+    target.add_argument("--resource")
+    call.add_argument("--args", default="{}", help="arguments as a JSON object")
+    call.add_argument("--era", choices=["modern", "legacy", "auto"], default="modern")
+    call.add_argument("--caps", default="elicitation,elicitation.url,sampling,roots",
+                      help="comma-separated declared capabilities ('' for none); 'tasks' declares the "
+                           "io.modelcontextprotocol/tasks extension")
+    call.add_argument("--answers", help="JSON file: input key -> the result to send ('*' as fallback)")
+    call.add_argument("--bearer", help="Authorization: Bearer token")
+    call.add_argument("--step", action="store_true", help="ask on the terminal before every retry")
+    call.add_argument("--json", action="store_true", help="print result, error and rounds as JSON")
+    call.add_argument("--max-rounds", type=int, default=10)
+    call.add_argument("--trace", metavar="FILE", help="also save the recorded trace to FILE (.mrtr.json)")
+    call.add_argument("--max-body", metavar="SIZE",
+                      help="largest response body, SSE event or stdio line accepted (bytes, or 512K, 16M; "
+                           "default 16M)")
+    call.add_argument("--timeout", type=float, metavar="SEC",
+                      help="silence allowed while waiting for a response (default 30)")
+    call.add_argument("--request-timeout", type=float, metavar="SEC",
+                      help="overall deadline of each request, however many events keep arriving (default 300)")
+    add_oauth_flags(call)
+
+    add_proxy_parser(commands)
+    add_check_parser(commands)
+    add_wrap_parser(commands)
+    add_wrap_config_parser(commands)
+    add_check_client_parser(commands)
+
+    state = commands.add_parser("state", help="requestState tools")
+    state_commands = state.add_subparsers(dest="state_command", required=True)
+    decode = state_commands.add_parser("decode", help="print a requestState's payload and each check")
+    decode.add_argument("token")
+    decode.add_argument("--secret", action="append", default=None, metavar="S",
+                        help="a server secret to verify the signature with; repeatable, any one may match "
+                             f"(default: ${SECRET_ENV})")
+    decode.add_argument("--state-ttl", type=state_ttl, default=DEFAULT_STATE_TTL, metavar="SEC",
+                        help="the server's --state-ttl: a longer lifetime fails the expiry check "
+                             f"(default {DEFAULT_STATE_TTL})")
+    decode.add_argument("--json", action="store_true")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, gui: Callable[[argparse.Namespace], int] | None = None) -> int:
+    """Run a command; the GUI launcher is passed in so this layer never imports Qt."""
+    args = build_parser().parse_args(argv)
+    if args.command == "serve":
+        from .serve import run_serve
+
+        return run_serve(args)
+    if args.command == "call":
+        from .call import run_call
+
+        return run_call(args)
+    if args.command == "proxy":
+        from .proxy import run_proxy
+
+        return run_proxy(args)
+    if args.command == "check-client":
+        from .check_client import run_check_client
+
+        return run_check_client(args)
+    if args.command == "wrap-config":
+        from .wrap_config import run_wrap_config
+
+        return run_wrap_config(args)
+    if args.command == "wrap":
+        from .wrap import run_wrap
+
+        return run_wrap(args)
+    if args.command == "check":
+        from .check import run_check
+
+        return run_check(args)
+    if args.command == "state":
+        return state_decode(args)
+    if gui is None:
+        print("mrtr-studio: the GUI is not available from here; run `mrtr-studio` or `python -m mrtr_studio`",
+              file=sys.stderr)
+        return 2
+    return gui(args)
+
+
+def state_decode(args: argparse.Namespace) -> int:
+    from ..engine.state_inspect import inspect_token
+
+    inspection = inspect_token(args.token, secrets=secrets_from(args) or None, ttl=args.state_ttl)
+    if args.json:
+        print(json.dumps(inspection.as_dict(), indent=2))
+    else:
+        if inspection.payload is not None:
+            print("payload:")
+            for key, value in inspection.payload.items():
+                print(f"  {key:6} {json.dumps(value, ensure_ascii=False)}")
+        print("checks:")
+        for check in inspection.checks:
+            print(f"  {check.status.upper():7} {check.name:10} {check.why}")
+        print(f"verdict: {inspection.verdict}")
+    return 0 if inspection.verdict != "fail" else 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

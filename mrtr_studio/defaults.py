@@ -1,0 +1,46 @@
+"""Every default the studio has, written once: the engine's options, the command line's flags, the
+client's settings and the window all read them from here, so a changed default changes everywhere.
+
+Kept free of imports (the command line must stay quick to load; every layer may import it).
+Limits that belong to different sides are different names on purpose: a server accepts smaller
+request bodies (1 MiB) than a client or the proxy accepts answers (16 MiB), and a client waits less
+between two messages of one answer (30 s) than the proxy lets an upstream stay silent (300 s).
+"""
+
+from typing import Any
+
+# --- requestState and rounds ------------------------------------------------------------------
+#: Lifetime of a requestState the engine mints, in seconds.
+STATE_TTL = 600
+#: Rounds a client drives before it gives up on a server that keeps asking.
+ROUND_LIMIT = 10
+#: How long a legacy server-initiated request (elicitation, sampling, roots) waits for the client.
+LEGACY_REQUEST_TIMEOUT = 300.0
+#: The longest one client request may take, however many events keep arriving.
+REQUEST_TIMEOUT = 300.0
+#: A task's lifetime from creation (ms), and how long a runner retries its store writes without one.
+TASK_TTL_MS = 600_000
+TASK_STORE_RETRY_BOUND = 600.0
+
+# --- serving ---------------------------------------------------------------------------------------
+#: Set in a child `serve`'s environment: the server exits when its stdin closes (the cluster's nodes).
+EXIT_WITH_STDIN_ENV = "MRTR_STUDIO_EXIT_WITH_STDIN"
+#: `serve`'s HTTP limits: flag destination -> default, the same names as HttpServerConfig's fields.
+SERVER_LIMITS: dict[str, Any] = {
+    "max_sessions": 1000,
+    "session_idle_seconds": 1800.0,
+    "max_connections": 1000,
+    "header_timeout": 10.0,
+    "body_timeout": 30.0,
+    "keep_alive_timeout": 30.0,
+}
+#: The largest request body `serve` reads.
+SERVER_MAX_BODY_BYTES = 1 << 20
+
+# --- reading from peers ------------------------------------------------------------------------------
+#: The largest JSON body, SSE event or stdio line a client (or the proxy) reads from a peer.
+PEER_MAX_BODY_BYTES = 16 * 1024 * 1024
+#: Silence a client allows between two messages of one answer (paused while a person answers).
+CLIENT_IDLE_TIMEOUT = 30.0
+#: Silence the proxy allows on an upstream POST response.
+PROXY_IDLE_TIMEOUT = 300.0
