@@ -69,7 +69,7 @@ def late(params: dict) -> dict:
         minted = "step=confirmed" if MODE == "late-plain" else seal(f"step=confirmed;n={secrets.token_hex(8)}")
         return {"result": {"resultType": "input_required", "requestState": minted}}
     if MODE == "late-signed":
-        text, _, mac = state.rpartition(".")
+        text = state.rpartition(".")[0]
         if not text or not hmac.compare_digest(seal(text), state):
             return {"error": {"code": -32600, "message": "bad state"}}
         state = text.split(";")[0]
