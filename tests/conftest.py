@@ -11,6 +11,24 @@ from typing import Any
 import pytest
 
 
+@pytest.fixture(autouse=True)
+def tap_listeners_never_fail(request: pytest.FixtureRequest) -> Any:
+    """A recorder or view that raises on a wire event would drop a message from the trace: fail loudly
+    (a test that breaks a listener on purpose says so with `@pytest.mark.tap_failure_expected`)."""
+    from mrtr_studio.transport.base import on_listener_failure
+
+    if request.node.get_closest_marker("tap_failure_expected"):
+        yield
+        return
+
+    failures: list[str] = []
+    stop = on_listener_failure(lambda exc, event: failures.append(f"{type(exc).__name__}: {exc} "
+                                                                 f"({event.direction})"))
+    yield
+    stop()
+    assert not failures, f"a tap listener raised, so the trace lost messages: {failures}"
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     """Async tests (`pytest.mark.anyio`) run on asyncio, the loop the studio uses."""

@@ -21,7 +21,6 @@ A server that refuses the checker (HTTP 401/403) cannot be checked: one line say
 
 import argparse
 import asyncio
-import contextvars
 import json
 import sys
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ from ..protocol.roundtrip import Done, Event, Failed, NeedInput, RoundTrip, Send
 from ..protocol.versions import META_CLIENT_CAPABILITIES
 from ..teaching.lab import ATTACKS, Lab, LabTarget
 from ..trace import TraceStore, files, lint
+from ..trace.recorder import Recorder
 from ..transport.base import ClientTransport, TransportError, WireEvent
 from .call import UsageError, make_transport
 from .check_report import CheckResult, any_must_failed, json_document, print_table, verdict_for, wire, write_junit
@@ -54,7 +54,6 @@ SERVER_RULES = frozenset({lint.UNKNOWN_RESULT_TYPE, lint.INPUT_REQUIRED_EMPTY, l
 OAUTH_IDENTITY = "(oauth)"
 #: How much of the header check's answer is read (a JSON-RPC error is a few hundred bytes).
 HEADER_CHECK_BYTES = 64 * 1024
-_where: contextvars.ContextVar[tuple[str, int] | None] = contextvars.ContextVar("_check_where", default=None)
 
 
 @dataclass
@@ -80,6 +79,7 @@ class Checker:
         self.identities = [OAUTH_IDENTITY, *identities] if oauth is not None else identities
         self.timeout = timeout
         self.store = TraceStore()
+        self.recorder = Recorder(self.store)
         lint.attach(self.store)
         self.ids = IdSource("check-")
         self.settings = ClientSettings(era="modern")
@@ -97,27 +97,22 @@ class Checker:
     def transport(self) -> ClientTransport:
         if self._transport is None:
             self._transport = self.connect(self.identities[0] if self.identities else "")
-            self._transport.tap.listen(self._record)
+            self.recorder.attach(self._transport.tap)
+            self._transport.tap.listen(self._watch_refusals)
         return self._transport
 
-    def _record(self, event: WireEvent) -> None:
+    def _watch_refusals(self, event: WireEvent) -> None:
         status = event.meta.get("http_status") if event.direction == "server->client" else None
         if isinstance(status, int):  # the last answer counts: an OAuth flow's 401 is followed by the retry's
             self._refused = status if status in (401, 403) else None
-        where = _where.get()
-        if where is not None:
-            self.store.record(where[0], where[1], event.direction, event.message, **event.meta)
 
     async def send(self, message: dict[str, Any], op_id: str, round_number: int) -> dict[str, Any] | None:
-        token = _where.set((op_id, round_number))
         # The first request of an OAuth run waits for the flow (a person may be authorizing in a browser):
         # the transport's own limits and the redirect's timeout bound it, not the per-request timeout.
         authorizing = self.oauth is not None and self.oauth.authorization() is None
         self._refused = None
-        try:
+        with self.recorder.at(op_id, round_number):
             reply = await asyncio.wait_for(self.transport.send(message), None if authorizing else self.timeout)
-        finally:
-            _where.reset(token)
         if self._refused is not None:
             raise Unauthorized(self.refusal(self._refused))
         return reply

@@ -7,7 +7,6 @@ by the tap at the transport seam, under the operation and round running in the c
 
 import asyncio
 import contextlib
-import contextvars
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -18,6 +17,7 @@ from ..protocol import jsonrpc
 from ..protocol.errors import HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION
 from ..protocol.versions import LEGACY_VERSION, LEGACY_VERSIONS, MODERN_VERSION, Era
 from ..trace import Operation, TraceStore
+from ..trace.recorder import Recorder
 from ..transport.base import ClientTransport, WireEvent
 from .driver import DriveResult, IdSource, Message, Respond, build_retry, drive
 from .settings import ClientSettings
@@ -26,7 +26,6 @@ from .tasks import TaskRun, follow_task
 #: Called before every send with the message and its round; returns the (edited) message, or None to stop.
 StepHook = Callable[[Message, int], Awaitable[Message | None]]
 
-_recording: contextvars.ContextVar[tuple[str, int] | None] = contextvars.ContextVar("_recording", default=None)
 #: Auth exchanges kept for the next operation when none runs (a hostile server cannot grow it).
 AUTH_KEPT = 100
 _MODERN_ERRORS = {UNSUPPORTED_PROTOCOL_VERSION, HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY}
@@ -89,20 +88,17 @@ class ClientSession:
         self.server_info: dict[str, Any] = {}
         #: Auth exchanges heard outside any operation, waiting for the next one (bounded: a flow is a few).
         self._authorized_before: deque[tuple[WireEvent, float]] = deque(maxlen=AUTH_KEPT)
-        self._unlisten = transport.tap.listen(self._on_wire)
+        self.recorder = Recorder(self.store, unplaced=self._outside_operations)
+        self._unlisten = self.recorder.attach(transport.tap)
         transport.on_server_request(self._answer_server_request)
 
     # --- recording ---------------------------------------------------------------------------
 
-    def _on_wire(self, event: WireEvent) -> None:
-        where = _recording.get()
-        if where is None:
-            # Housekeeping outside an operation (discovery, listings) is not part of a flow; but the
-            # authorization it ran unlocks the next operation, which draws it before its first round.
-            if "auth_phase" in event.meta:
-                self._authorized_before.append((event, time.time()))
-            return
-        self.store.record(where[0], where[1], event.direction, event.message, **event.meta)
+    def _outside_operations(self, event: WireEvent) -> None:
+        """Housekeeping outside an operation (discovery, listings) is not part of a flow; but the
+        authorization it ran unlocks the next operation, which draws it before its first round."""
+        if "auth_phase" in event.meta:
+            self._authorized_before.append((event, time.time()))
 
     def _record_authorization(self, op: Operation) -> None:
         """The auth exchanges made since the last operation, as this one's round 0 (at their own times)."""
@@ -204,11 +200,8 @@ class ClientSession:
         current_round = 1
 
         async def dispatch(message: Message) -> Message | None:
-            token = _recording.set((op.id, current_round))
-            try:
+            with self.recorder.at(op.id, current_round):
                 return await self.transport.send(message)
-            finally:
-                _recording.reset(token)
 
         async def retry(original: Message, input_required: dict[str, Any], round_number: int) -> Message | None:
             nonlocal current_round
@@ -250,12 +243,9 @@ class ClientSession:
         messages: list[Message] = []
 
         async def dispatch(message: Message) -> Message | None:
-            token = _recording.set((op.id, where["round"]))
-            try:
+            with self.recorder.at(op.id, where["round"]):
                 messages.append(message)
                 return await self.transport.send(message)
-            finally:
-                _recording.reset(token)
 
         def make(method: str, params: dict[str, Any]) -> Message:
             return self._request(method, params, Era.MODERN)
@@ -320,7 +310,7 @@ class ClientSession:
     async def _answer_server_request(self, request: Message) -> dict[str, Any]:
         """Answer a classic server request with the same responders MRTR uses (key = the request id)."""
         key = str(request.get("id"))
-        where = _recording.get()
+        where = self.recorder.where()
         round_number = where[1] if where else 1
         answers = await self.respond({key: {"method": request.get("method"), "params": request.get("params") or {}}},
                                      round_number)

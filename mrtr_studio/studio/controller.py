@@ -24,7 +24,7 @@ from ..engine.state_inspect import Inspection, inspect_token
 from ..scenarios import build_demo_server
 from ..trace import Operation, TraceMessage, TraceStore, files, lint
 from ..trace.autosave import Autosave, merged, recover, set_aside
-from ..transport.base import ClientTransport, Tap
+from ..transport.base import ClientTransport, Tap, WireEvent, on_listener_failure
 from .auth_log import AuthLog
 from .connection import TransportFactory, connect_error, default_transport_factory, listing_failure
 from .identities import IDENTITY_PRESETS, Identity
@@ -131,6 +131,7 @@ class Studio:
         self.watching = Watching(self.store, lambda text: self._emit(StudioEvent("info", text=text)))
         #: OAuth flows per server and the log of their exchanges (tokens never leave the flows).
         self.auth = AuthLog()
+        on_listener_failure(self._listener_failed)
 
     # --- events ------------------------------------------------------------------------------
 
@@ -150,6 +151,11 @@ class Studio:
     def _error(self, text: str) -> None:
         self.last_error = text
         self._emit(StudioEvent("error", text=text))
+
+    def _listener_failed(self, exc: BaseException, event: WireEvent) -> None:
+        method = event.message.get("method") if isinstance(event.message, dict) else None
+        self._error(f"a {event.direction} message{f' ({method})' if method else ''} may be missing from the "
+                    f"trace: recording it failed with {type(exc).__name__}: {exc}")
 
     def report_error(self, text: str) -> None:
         """Show a problem found outside the studio (a bad address, an unreadable file) like any other."""

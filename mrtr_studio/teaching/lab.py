@@ -8,7 +8,6 @@ powers the studio lacks over a remote server (its clock, a second identity) is s
 """
 
 import asyncio
-import contextvars
 import json
 import math
 from collections import Counter
@@ -24,7 +23,8 @@ from ..engine.state_token import StateRejected, decode
 from ..protocol import jsonrpc
 from ..protocol.roundtrip import Failed, NeedInput, RoundTrip, Send, result_type_of
 from ..trace import TraceStore
-from ..transport.base import ClientTransport, WireEvent
+from ..trace.recorder import Recorder
+from ..transport.base import ClientTransport
 
 MRTR = "https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr"
 Level = Literal["MUST", "SHOULD"]
@@ -105,7 +105,6 @@ class LabRun:
         return all(r.status in ("rejected", "re-asked") or r.status == "skipped" for r in self.results)
 
 
-_recording: contextvars.ContextVar[tuple[str, int] | None] = contextvars.ContextVar("_lab_recording", default=None)
 
 
 def classify(reply: Message | None) -> tuple[Status, str]:
@@ -170,6 +169,7 @@ class Lab:
                  respond: Respond = auto_respond) -> None:
         self.target = target
         self.store = store
+        self.recorder = Recorder(store)
         self.settings = settings or ClientSettings(era="modern")
         self.respond = respond
         self.ids = IdSource("lab-")
@@ -178,22 +178,14 @@ class Lab:
     def _transport(self, identity: str) -> ClientTransport:
         if identity not in self._transports:
             transport = self.target.connect(identity)
-            transport.tap.listen(self._record)
+            self.recorder.attach(transport.tap)
             self._transports[identity] = transport
         return self._transports[identity]
 
-    def _record(self, event: WireEvent) -> None:
-        where = _recording.get()
-        if where is not None:
-            self.store.record(where[0], where[1], event.direction, event.message, **event.meta)
-
     async def _send(self, transport: ClientTransport, message: Message, op_id: str,
                     round_number: int) -> Message | None:
-        token = _recording.set((op_id, round_number))
-        try:
+        with self.recorder.at(op_id, round_number):
             return await transport.send(message)
-        finally:
-            _recording.reset(token)
 
     def _first(self, method: str, target: str, arguments: dict[str, Any]) -> Message:
         params: dict[str, Any] = {"uri": target} if method == "resources/read" else {"name": target,

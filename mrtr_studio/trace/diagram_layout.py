@@ -220,14 +220,6 @@ def message_summary(entry: TraceMessage) -> str:
     return repr(message)[:120]
 
 
-def response_method(entry: TraceMessage, requests: dict[Any, TraceMessage]) -> str | None:
-    """Responses carry no method: take it from the request with the same id, if recorded."""
-    if entry.method:
-        return entry.method
-    asked = requests.get((entry.direction != "client->server", entry.jsonrpc_id))
-    return asked.method if asked else None
-
-
 class DiagramLayout:
     """Rows of one operation's diagram, grown one message at a time."""
 
@@ -245,7 +237,6 @@ class DiagramLayout:
         self._round = 0
         self._last_asked = ""
         # (sent by the client?, id) -> request, to name responses and close activations
-        self._requests: dict[Any, TraceMessage] = {}
         self._open: dict[Any, Activation] = {}
         # A task's polls: the arrow that stands for the current run of same-status answers, and a
         # tasks/get held back until its answer says whether it extends that run or starts a new one.
@@ -300,7 +291,7 @@ class DiagramLayout:
         if self._held is not None:
             held, self._held = self._held, None
             status = result_of(entry.message).get("status")
-            if self._answers(entry, held) and entry.kind == "complete" and status == self._run_status \
+            if entry.reply_to is held and entry.kind == "complete" and status == self._run_status \
                     and self._run is not None:
                 self._run.polls += 1
                 if self._run.seq is not None:
@@ -320,10 +311,6 @@ class DiagramLayout:
     def _is_poll(entry: TraceMessage) -> bool:
         return entry.kind == "request" and entry.method == "tasks/get"
 
-    @staticmethod
-    def _answers(entry: TraceMessage, request: TraceMessage) -> bool:
-        return entry.direction != request.direction and entry.jsonrpc_id == request.jsonrpc_id
-
     def _draw(self, entry: TraceMessage) -> Change:
         change = Change()
         if entry.round > self._round:
@@ -339,19 +326,18 @@ class DiagramLayout:
         server = self._server_lane(entry, change)
         src, dst = ("Client", server) if entry.direction == "client->server" else (server, "Client")
         y = self._row()
-        method = response_method(entry, self._requests)
+        method = entry.method_name
         arrow = Arrow(entry.seq, src, dst, y, self._label(entry, method), entry.kind, entry.round, depth,
                       message_summary(entry))
         self.arrows.append(arrow)
         change.added.append(arrow)
         if entry.kind in ("request", "server_request"):
-            self._requests[(entry.direction == "client->server", entry.jsonrpc_id)] = entry
             activation = Activation(dst, y, None, depth, entry.jsonrpc_id)
-            self._open[(entry.direction == "client->server", entry.jsonrpc_id)] = activation
+            self._open[entry.seq] = activation
             self.activations.append(activation)
             change.added.append(activation)
         elif entry.kind != "notification":
-            opened = self._open.pop((entry.direction != "client->server", entry.jsonrpc_id), None)
+            opened = self._open.pop(entry.reply_to.seq, None) if entry.reply_to is not None else None
             if opened is not None:
                 opened.y1 = y
                 change.updated.append(opened)

@@ -39,15 +39,6 @@ def _is_modern(request: Any) -> bool:
     return isinstance(meta, dict) and meta.get(META_PROTOCOL_VERSION) == MODERN_VERSION
 
 
-def _request_of(entry: TraceMessage, earlier: list[TraceMessage]) -> TraceMessage | None:
-    """The request this response answers: same id, the other direction."""
-    wanted = "request" if entry.kind != "client_response" else "server_request"
-    for candidate in reversed(earlier):
-        if candidate.kind == wanted and candidate.jsonrpc_id == entry.jsonrpc_id:
-            return candidate
-    return None
-
-
 def _last_input_required(before_round: int, earlier: list[TraceMessage]) -> TraceMessage | None:
     for candidate in reversed(earlier):
         if candidate.kind == "input_required" and candidate.round < before_round:
@@ -61,8 +52,7 @@ def lint_message(entry: TraceMessage, earlier: list[TraceMessage], era: str = "m
         return []  # an HTTP exchange of the authorization flow: its spec checks travel with it
     found: list[Finding] = []
     message = entry.message
-    request = _request_of(entry, earlier) if entry.kind not in ("request", "server_request", "notification") \
-        else None
+    request = entry.reply_to
     found += _schema(entry, request, era)
     if entry.kind in ("request", "server_request"):
         found += _reused_id(entry, earlier)

@@ -67,6 +67,7 @@ class TraceMessage:
         "kind",
         "method",
         "operation_id",
+        "reply_to",
         "round",
         "seq",
         "timestamp",
@@ -87,6 +88,16 @@ class TraceMessage:
         self.jsonrpc_id = jsonrpc_id
         self.transport: dict[str, Any] = {} if transport is None else transport
         self.findings: list[Finding] = [] if findings is None else findings
+        #: For a response: the request it answers, linked once by the store as it is recorded or loaded
+        #: (same operation, same id, the other direction), so no view pairs messages again.
+        self.reply_to: TraceMessage | None = None
+
+    @property
+    def method_name(self) -> str | None:
+        """The method, for a response the method of the request it answers (responses carry none)."""
+        if self.method:
+            return self.method
+        return self.reply_to.method if self.reply_to is not None else None
 
     @property
     def message(self) -> Any:

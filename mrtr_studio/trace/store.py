@@ -30,6 +30,32 @@ class StoreEvent:
 Listener = Callable[[StoreEvent], None]
 
 
+class ReplyLinker:
+    """Pairs each response with its request as messages arrive in order — the one place messages are
+    paired (same operation, same id, the other direction): `TraceMessage.reply_to`."""
+
+    def __init__(self) -> None:
+        #: Requests waiting for their answer: (operation, the requester's direction, id) -> the request.
+        self._awaiting: dict[tuple[str, str, Any], TraceMessage] = {}
+
+    def link(self, entry: TraceMessage) -> None:
+        if entry.jsonrpc_id is None or entry.kind in ("auth", "notification", "invalid"):
+            return
+        if entry.kind in ("request", "server_request"):
+            self._awaiting[(entry.operation_id, entry.direction, entry.jsonrpc_id)] = entry
+            return
+        asker = "server->client" if entry.direction == "client->server" else "client->server"
+        entry.reply_to = self._awaiting.pop((entry.operation_id, asker, entry.jsonrpc_id), None)
+
+
+def link_replies(entries: list[TraceMessage]) -> list[TraceMessage]:
+    """Link the responses of messages that never passed through a store (built by hand), in order."""
+    linker = ReplyLinker()
+    for entry in entries:
+        linker.link(entry)
+    return entries
+
+
 class TraceStore:
     def __init__(self) -> None:
         self.operations: list[Operation] = []
@@ -41,6 +67,7 @@ class TraceStore:
         self._live: list[Listener] = []
         self._loading = False
         self._seq = itertools.count(len(self.messages))
+        self._replies = ReplyLinker()
 
     # --- events ------------------------------------------------------------------------------
 
@@ -103,6 +130,7 @@ class TraceStore:
         return entry
 
     def _append(self, entry: TraceMessage, loaded: bool = False) -> None:
+        self._replies.link(entry)
         self.messages.append(entry)
         self._by_operation.setdefault(entry.operation_id, []).append(entry)
         if not loaded or self._listeners:
@@ -143,6 +171,7 @@ class TraceStore:
         self.messages.clear()
         self._by_operation.clear()
         self._operations_by_id.clear()
+        self._replies = ReplyLinker()
         self._emit(StoreEvent("cleared"))
 
     def load(self, operations: list[Operation], messages: list[TraceMessage]) -> None:

@@ -36,7 +36,7 @@ def lint_task_message(entry: TraceMessage, earlier: list[TraceMessage]) -> list[
 
 
 def _undeclared(entry: TraceMessage, earlier: list[TraceMessage]) -> list[Finding]:
-    request = next((m for m in reversed(earlier) if m.kind == "request" and m.jsonrpc_id == entry.jsonrpc_id), None)
+    request = entry.reply_to
     if request is None or declares_tasks(capabilities.from_meta(params_of(request.message))):
         return []
     return [Finding(TASK_UNDECLARED, "error", "the server answered with a task although the request did not "

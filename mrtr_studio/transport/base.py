@@ -6,6 +6,9 @@ transport's metadata (HTTP status, headers, SSE or JSON); the trace store listen
 
 import asyncio
 import contextvars
+import inspect
+import logging
+import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -28,8 +31,24 @@ class WireEvent:
 TapListener = Callable[[WireEvent], None]
 
 
+#: Told when a tap listener raises (a recorder, a view): the message still crossed the wire, but a
+#: trace may now lack it, so this must never pass unseen. The window shows it in Problems; the tests fail.
+ListenerFailureHook = Callable[[BaseException, WireEvent], None]
+#: Bound methods are held weakly (a window's controller that goes away takes its hook with it).
+_failure_hooks: list[Callable[[], ListenerFailureHook | None]] = []
+
+
+def on_listener_failure(hook: ListenerFailureHook) -> Callable[[], None]:
+    """Call `hook` whenever any tap's listener raises; returns the function that stops it."""
+    ref: Callable[[], ListenerFailureHook | None] = \
+        weakref.WeakMethod(hook) if inspect.ismethod(hook) else (lambda: hook)
+    _failure_hooks.append(ref)
+    return lambda: _failure_hooks.remove(ref) if ref in _failure_hooks else None
+
+
 class Tap:
-    """Fan-out of wire events to listeners; a failing listener never breaks the transport."""
+    """Fan-out of wire events to listeners. A failing listener never breaks the transport (the message
+    is on the wire either way); its failure is reported to every `on_listener_failure` hook."""
 
     def __init__(self) -> None:
         self.listeners: list[TapListener] = []
@@ -43,10 +62,14 @@ class Tap:
         for listener in list(self.listeners):
             try:
                 listener(event)
-            except Exception:  # pragma: no cover - a view's bug must not lose a message on the wire
-                import logging
-
+            except Exception as exc:
                 logging.getLogger(__name__).exception("tap listener failed")
+                for ref in list(_failure_hooks):
+                    hook = ref()
+                    if hook is None:
+                        _failure_hooks.remove(ref)
+                    else:
+                        hook(exc, event)
 
 
 class RequestAuth(Protocol):

@@ -241,3 +241,26 @@ def test_identities() -> None:
     carol = custom_identity(" carol ", "t0k")
     assert (carol.user, carol.bearer) == ("carol", "t0k")
     assert custom_identity("").name == "anonymous"
+
+
+@pytest.mark.tap_failure_expected
+def test_a_recorder_failure_is_a_problem_in_the_window_not_only_a_log_line() -> None:
+    """Tap.emit keeps the transport going when a listener raises, and says so where a person looks."""
+    from mrtr_studio.transport.base import Tap, on_listener_failure
+
+    studio = Studio()
+    events: list[StudioEvent] = []
+    studio.subscribe(events.append)
+    seen: list[BaseException] = []
+    stop = on_listener_failure(lambda exc, event: seen.append(exc))
+    tap = Tap()
+
+    def broken(event: object) -> None:
+        raise KeyError("recorder bug")
+
+    tap.listen(broken)
+    tap.emit("server->client", {"jsonrpc": "2.0", "id": 1, "method": "tools/call"})
+    stop()
+    assert len(seen) == 1
+    errors = [e.text for e in events if e.kind == "error"]
+    assert errors and "may be missing from the trace" in errors[-1] and "KeyError" in errors[-1], errors

@@ -7,6 +7,7 @@ import pytest
 
 from mrtr_studio.trace import Finding, TraceStore, lint
 from mrtr_studio.trace.model import Operation, TraceMessage
+from mrtr_studio.trace.store import link_replies
 
 from .flows import run, session
 
@@ -80,15 +81,21 @@ def request(msg_id: int, round_number: int = 1, method: str = "tools/call", **ex
                    {"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}, method)
 
 
+def lint_linked(entry: TraceMessage, earlier: list[TraceMessage]) -> list[Finding]:
+    """Lint a hand-built message as the store would: its reply link set first."""
+    link_replies([*earlier, entry])
+    return lint.lint_message(entry, earlier)
+
+
 def rules(entry: TraceMessage, earlier: list[TraceMessage]) -> list[str]:
-    return [f.rule for f in lint.lint_message(entry, earlier)]
+    return [f.rule for f in lint_linked(entry, earlier)]
 
 
 def test_input_required_on_tools_list_is_forbidden() -> None:
     listing = request(1, method="tools/list")
     reply = message(2, 1, "server->client", "input_required",
                     {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "requestState": "s"}})
-    found = lint.lint_message(reply, [listing])
+    found = lint_linked(reply, [listing])
     assert Finding("input-required-forbidden", "error", "input_required answers tools/list, which must not "
                    "return it (only tools/call, prompts/get, resources/read)") in found
 
@@ -96,7 +103,7 @@ def test_input_required_on_tools_list_is_forbidden() -> None:
 def test_undeclared_capability_and_empty_input_required() -> None:
     reply = message(2, 1, "server->client", "input_required", {"jsonrpc": "2.0", "id": 1, "result": {
         "resultType": "input_required", "inputRequests": {"u": ELICIT_URL}}})
-    found = lint.lint_message(reply, [request(1)])
+    found = lint_linked(reply, [request(1)])
     assert Finding("capability-not-declared", "error",
                    'asks for capabilities the client did not declare: {"elicitation":{"url":{}}}') in found
     empty = message(2, 1, "server->client", "input_required",
@@ -110,10 +117,10 @@ def test_reused_id_invented_state_leak_and_unknown_result_type() -> None:
         "resultType": "input_required", "inputRequests": {"k": {"method": "roots/list"}}}})
     retry = request(1, 2, inputResponses={"k": {"roots": []}}, requestState="made-up")
     assert rules(retry, [first, asked]) == ["reused-id", "state-invented"]
-    assert next(f.message for f in lint.lint_message(retry, [first, asked])) == (
+    assert next(f.message for f in lint_linked(retry, [first, asked])) == (
         "JSON-RPC id 1 was already used in round 1; every retry needs a new id")
     leaked = request(5, 1, requestState="from-another-flow")
-    assert lint.lint_message(leaked, []) == [Finding(
+    assert lint_linked(leaked, []) == [Finding(
         "mrtr-data-on-first-call", "error",
         "a first call carries requestState: MRTR data belongs only to the retry of the request that asked for it")]
     odd = message(3, 1, "server->client", "complete", {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "later"}})
@@ -123,12 +130,12 @@ def test_reused_id_invented_state_leak_and_unknown_result_type() -> None:
 def test_schema_invalid_names_the_problem() -> None:
     bad = message(1, 1, "client->server", "request",
                   {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"_meta": META}}, "tools/call")
-    found = lint.lint_message(bad, [])
+    found = lint_linked(bad, [])
     assert [f.rule for f in found] == ["schema-invalid"]
     assert found[0].message.startswith("invalid against the 2026-07-28 schema: ")
     assert "'name' is a required property" in found[0].message
     garbage = message(2, 1, "server->client", "invalid", "<html>")
-    assert lint.lint_message(garbage, [bad]) == [Finding("schema-invalid", "error", "not a JSON-RPC message: <html>")]
+    assert lint_linked(garbage, [bad]) == [Finding("schema-invalid", "error", "not a JSON-RPC message: <html>")]
 
 
 def test_lint_all_on_an_opened_trace_does_not_duplicate() -> None:

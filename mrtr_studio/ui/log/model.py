@@ -38,11 +38,9 @@ class TraceMessageModel(QAbstractTableModel):
         self.store = store
         self.rows: list[TraceMessage] = list(store.messages)
         self._row_of: dict[int, int] = {m.seq: i for i, m in enumerate(self.rows)}
-        self._methods: dict[tuple[str, Any], str] = {}  # (operation, id) -> request method, to name responses
         self._search: dict[int, str] = {}
         self._pending: list[TraceMessage] | None = None  # gathered adds after `cleared`
         self._incoming: list[TraceMessage] = []  # live adds gathered on a big trace
-        self._methods.update(_methods_of(self.rows))
         self._bridge = StoreBridge(store, self)
         self._bridge.storeEvent.connect(self._on_event)
 
@@ -76,7 +74,6 @@ class TraceMessageModel(QAbstractTableModel):
         self.beginInsertRows(QModelIndex(), row, row)
         self.rows.append(entry)
         self._row_of[entry.seq] = row
-        self._note_method(entry)
         self.endInsertRows()
 
     def flush_incoming(self) -> None:
@@ -89,7 +86,6 @@ class TraceMessageModel(QAbstractTableModel):
         for offset, entry in enumerate(batch):
             self.rows.append(entry)
             self._row_of[entry.seq] = first + offset
-            self._note_method(entry)
         self.endInsertRows()
 
     def flush(self) -> None:
@@ -101,12 +97,7 @@ class TraceMessageModel(QAbstractTableModel):
         self.rows = pending
         self._row_of = {m.seq: i for i, m in enumerate(pending)}
         self._search.clear()
-        self._methods = _methods_of(pending)
         self.endResetModel()
-
-    def _note_method(self, entry: TraceMessage) -> None:  # one live add; _methods_of does a whole load
-        if entry.method and entry.kind in ("request", "server_request"):
-            self._methods[(entry.operation_id, entry.jsonrpc_id)] = entry.method
 
     # --- reading ----------------------------------------------------------------------------
 
@@ -121,7 +112,7 @@ class TraceMessageModel(QAbstractTableModel):
         return row
 
     def method_of(self, entry: TraceMessage) -> str:
-        return entry.method or self._methods.get((entry.operation_id, entry.jsonrpc_id), "")
+        return entry.method_name or ""
 
     def search_text(self, row: int) -> str:
         """Lower-cased text the free-text filter matches, computed once per row on demand."""
@@ -177,9 +168,3 @@ class TraceMessageModel(QAbstractTableModel):
         if column == 7:
             return message_summary(entry)
         return findings_text(entry)
-
-
-def _methods_of(entries: list[TraceMessage]) -> dict[tuple[str, Any], str]:
-    """(operation, id) -> the request's method, for a whole trace at once (responses carry no method)."""
-    return {(m.operation_id, m.jsonrpc_id): m.method for m in entries
-            if m.method and (m.kind == "request" or m.kind == "server_request")}
