@@ -16,6 +16,7 @@ A run whose flows are of both eras judges each flow by its own era's rules (era 
 `Handshakes` is the tap listener that remembers what each legacy session declared; it does no I/O.
 """
 
+import json
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,7 +33,7 @@ MAX_SESSIONS = 10_000
 
 #: (check id, what the client must do, the lint rules that break it) for both eras.
 SHARED_GRADES: tuple[tuple[str, str, frozenset[str]], ...] = (
-    ("new-id", "every retry has a new JSON-RPC id", frozenset({lint.REUSED_ID})),
+    ("new-id", "every request and every retry has a new JSON-RPC id", frozenset({lint.REUSED_ID})),
     ("answer-schema", "every accepted answer fits its requestedSchema", frozenset({lint.ANSWER_SCHEMA})),
     ("schema-valid", "every message the client sent is valid against the shipped schema",
      frozenset({lint.SCHEMA_INVALID})),
@@ -136,8 +137,9 @@ def _legacy_grades(store: TraceStore, handshakes: Handshakes, operations: set[st
         needed = capabilities.required_for(asked.method or "", params_of(asked.message))
         declared = handshakes.declared(_header(answer.transport.get("request_headers"), SESSION_HEADER))
         if needed and not capabilities.declares(declared or {}, needed):
-            said = "no initialize was seen for its session" if declared is None else f"it declared {declared}"
-            overreach.append(f"{asked.method} answered, which needs {needed}, but {said} | "
+            said = "no initialize was seen for its session" if declared is None else \
+                f"it declared {json.dumps(declared, ensure_ascii=False)}"
+            overreach.append(f"{asked.method} answered, which needs {json.dumps(needed)}, but {said} | "
                              + wire("->", answer.message))
     results.append(CheckResult("capabilities-honoured", "no elicitation, sampling or roots answered that the "
                                "initialize did not declare", "MUST", verdict_for(not overreach, "MUST"),
