@@ -16,6 +16,7 @@ import json
 import os
 import signal
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from ..engine import MrtrOptions, ServerOptions
@@ -86,21 +87,31 @@ def run_check_client(args: argparse.Namespace) -> int:
         results.append(CheckResult("client-exit", "the client under test exits with status 0", "SHOULD",
                                    verdict_for(status == 0, "SHOULD"),
                                    "stopped after --timeout" if status is None else f"exit status {status}"))
-    if args.trace:
-        files.save(args.trace, store)
-    try:
-        if args.junit:
-            write_junit(args.junit, target, results, suite="mrtr-studio check-client")
-        if args.sarif:
-            write_sarif(args.sarif, target, results, tool="mrtr-studio check-client")
-    except OSError as exc:
-        flag = "--sarif" if args.sarif and exc.filename == args.sarif else "--junit"
-        print(f"mrtr-studio check-client: {flag}: cannot write {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
+    written = _write_files(args, target, results, store)
     if args.json:
         document: dict[str, Any] = json_document(target, results, era=era)
         # ASCII with \u escapes: a peer's lone surrogate is valid JSON text but cannot be written as UTF-8
         print(json.dumps(document, indent=2))
     else:
         print_table(target, results, sys.stdout, era=era)
-    return 1 if any_must_failed(results) else 0
+    return 1 if any_must_failed(results) or not written else 0
+
+
+def _write_files(args: argparse.Namespace, target: str, results: list[CheckResult], store: TraceStore) -> bool:
+    """Write --trace, --junit and --sarif; a file that cannot be written is one line naming its flag (the
+    report is still printed, and the exit status is 1)."""
+    writers: list[tuple[str, str | None, Callable[[str], object]]] = [
+        ("--trace", args.trace, lambda path: files.save(path, store)),
+        ("--junit", args.junit, lambda path: write_junit(path, target, results, suite="mrtr-studio check-client")),
+        ("--sarif", args.sarif, lambda path: write_sarif(path, target, results, tool="mrtr-studio check-client")),
+    ]
+    ok = True
+    for flag, path, write in writers:
+        if not path:
+            continue
+        try:
+            write(path)
+        except OSError as exc:
+            print(f"mrtr-studio check-client: {flag} {path}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+            ok = False
+    return ok

@@ -125,3 +125,13 @@ def test_control_characters_from_a_client_are_escaped_in_every_report(tmp_path: 
     (run,) = log["runs"]
     assert [r["ruleId"] for r in run["results"]] == ["answer-keys"] and run["results"][0]["level"] == "error"
     assert run["tool"]["driver"]["name"] == "mrtr-studio check-client"
+
+
+def test_a_report_file_that_cannot_be_written_is_one_line_naming_its_flag(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-dir" / "r.sarif"
+    done = check_client("--sarif", str(missing), "--", sys.executable, str(SDK_CLIENT), "{url}", "legacy")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"mrtr-studio check-client: --sarif {missing}: cannot write: No such file or directory" in done.stderr
+    assert "Traceback" not in done.stderr
+    _, verdicts = verdicts_of(done)  # the report is still printed, and the client passed
+    assert set(verdicts.values()) == {"pass"}
