@@ -23,7 +23,7 @@ from mrtr_studio.app.sarif import sarif_document, write_sarif
 SCHEMA = json.loads((Path(__file__).parents[2] / "resources" / "sarif-schema" / "sarif-schema-2.1.0.json")
                     .read_text(encoding="utf-8"))
 TOKEN = "alice-token"
-HOSTILE = "\x1b[2J\x1b]0;title\x07\x00\x0b\u202e\ud800\ufffe\u2028"
+HOSTILE = "\x1b[2J\x1b]0;title\x07\x00\x0b\u202e\ud800\ufffe\u2028\x9b1m"  # \x9b: the C1 CSI
 
 
 def results() -> list[CheckResult]:
@@ -64,7 +64,8 @@ def test_the_terminal_table_escapes_control_and_bidi_characters() -> None:
     print_table(f"target {HOSTILE}", [CheckResult(f"id{HOSTILE}", f"title{HOSTILE}", "MUST", "fail",
                                                   f"detail{HOSTILE}", [f"evidence{HOSTILE}"])], out, era="legacy")
     text = out.getvalue()
-    assert not any(c in text for c in "\x1b\x07\x00\x0b\u202e\ud800\u2028")
+    assert not any(c in text for c in "\x1b\x07\x00\x0b\u202e\ud800\u2028\x9b")
+    assert text.count("\\u2028\\x9b1m") == 5
     assert text.count("\\x1b[2J\\x1b]0;title\\x07\\x00\\x0b\\u202e\\ud800") == 5  # target, id, title, detail, evidence
     assert "era judged: legacy (2025-11-25 rules" in text
     assert terminal_text("plain é ✓ text") == "plain é ✓ text"
@@ -75,7 +76,9 @@ def test_junit_is_well_formed_whatever_the_peer_sent(tmp_path: Path) -> None:
     root = ET.parse(tmp_path / "j.xml").getroot()  # expat rejects any character XML 1.0 forbids
     failure = root.find(".//testcase[@name='other-identity']/failure")
     assert failure is not None and "key \\x1b[2J\\x1b]0;title\\x07\\x00\\x0b\u202e\\ud800\\ufffe" in failure.text
-    assert root.find("testsuite").get("name").endswith("\\x1b[2J\\x1b]0;title\\x07\\x00\\x0b\u202e\\ud800\\ufffe\u2028")
+    suite = root.find("testsuite")
+    assert suite is not None
+    assert suite.get("name", "").endswith("\\x1b[2J\\x1b]0;title\\x07\\x00\\x0b\u202e\\ud800\\ufffe\u2028\x9b1m")
     assert xml_text("tab\tnewline\ncr\r ok") == "tab\tnewline\ncr\r ok"  # what XML allows stays
     assert junit_tree("t", results()).getroot().get("failures") == "1"
 
