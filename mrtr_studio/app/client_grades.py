@@ -111,7 +111,7 @@ def _retry_loop(store: TraceStore, operations: set[str]) -> CheckResult:
 def _answers(store: TraceStore, operations: set[str]) -> list[tuple[TraceMessage, TraceMessage | None]]:
     """Each legacy server-initiated request with the client's answer to it (None: never answered)."""
     pairs = []
-    for op_id in operations:
+    for op_id in (op.id for op in store.operations if op.id in operations):  # in recorded order
         messages = store.messages_of(op_id)
         for asked in (m for m in messages if m.kind == "server_request"):
             answer = next((m for m in messages if m.kind == "client_response" and m.jsonrpc_id == asked.jsonrpc_id
