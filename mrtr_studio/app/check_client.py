@@ -44,10 +44,9 @@ async def serve_and_watch(args: argparse.Namespace, store: TraceStore, handshake
         command = args.client_command[1:] if args.client_command[:1] == ["--"] else args.client_command
         if command:
             argv = [part.replace("{url}", url) for part in command]
-            # with --json, stdout is the report's alone: what the client prints goes to stderr
             proc = await asyncio.create_subprocess_exec(*argv, env={**os.environ, "MRTR_STUDIO_URL": url},
                                                         stdin=asyncio.subprocess.DEVNULL,
-                                                        stdout=sys.stderr.fileno() if args.json else None)
+                                                        stdout=_client_stdout(args.json))
             try:
                 return await asyncio.wait_for(proc.wait(), args.timeout)
             except TimeoutError:
@@ -63,6 +62,17 @@ async def serve_and_watch(args: argparse.Namespace, store: TraceStore, handshake
         return None
     finally:
         await serving.stop()
+
+
+def _client_stdout(json_report: bool) -> int | None:
+    """Where the client's stdout goes: ours (None), but with --json stdout is the report's alone, so
+    stderr (or nowhere, when this process's stderr is no file)."""
+    if not json_report:
+        return None
+    try:
+        return sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return asyncio.subprocess.DEVNULL
 
 
 def run_check_client(args: argparse.Namespace) -> int:
