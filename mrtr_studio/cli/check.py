@@ -38,8 +38,18 @@ from ..trace import TraceStore, files, lint
 from ..trace.recorder import Recorder
 from ..transport.base import ClientTransport, TransportError, WireEvent
 from .call import UsageError, make_transport
-from .check_report import CheckResult, any_must_failed, json_document, print_table, verdict_for, wire, write_junit
+from .check_report import (
+    CheckResult,
+    any_must_failed,
+    json_document,
+    print_table,
+    terminal_text,
+    verdict_for,
+    wire,
+    write_junit,
+)
 from .flags.auth import oauth_client_of, oauth_settings_of
+from .sarif import write_sarif
 
 if TYPE_CHECKING:
     from ..auth.flow import OAuthClient
@@ -395,17 +405,30 @@ def run_check(args: argparse.Namespace) -> int:
     try:
         results = asyncio.run(checker.run(cases))
     except (TransportError, OSError, TimeoutError) as exc:
-        print(f"mrtr-studio check: cannot check {args.url}: {exc}", file=sys.stderr)
+        print(f"mrtr-studio check: cannot check {terminal_text(args.url)}: {terminal_text(str(exc))}",
+              file=sys.stderr)
         return 1
     except Exception as exc:  # a server so broken that a check itself failed: say so, no traceback
-        print(f"mrtr-studio check: checking {args.url} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"mrtr-studio check: checking {terminal_text(args.url)} failed: {type(exc).__name__}: "
+              f"{terminal_text(str(exc))}", file=sys.stderr)
         return 1
-    if args.trace:
-        files.save(args.trace, checker.store)
-    if args.junit:
-        write_junit(args.junit, args.url, results)
+    secrets = [token for token in args.identity if token]
+    writers = [("--trace", args.trace, lambda path: files.save(path, checker.store)),
+               ("--junit", args.junit, lambda path: write_junit(path, args.url, results, secrets=secrets)),
+               ("--sarif", getattr(args, "sarif", None), lambda path: write_sarif(path, args.url, results,
+                                                                                secrets=secrets))]
+    status = 0
+    for flag, path, write in writers:
+        if not path:
+            continue
+        try:
+            write(path)
+        except OSError as exc:
+            print(f"mrtr-studio check: cannot write {flag} {terminal_text(str(path))}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            status = 1
     if args.json:
-        print(json.dumps(json_document(args.url, results), indent=2, ensure_ascii=False))
+        print(json.dumps(json_document(args.url, results, secrets=secrets), indent=2, ensure_ascii=True))
     else:
-        print_table(args.url, results, sys.stdout)
-    return 1 if any_must_failed(results) else 0
+        print_table(args.url, results, sys.stdout, secrets=secrets)
+    return 1 if any_must_failed(results) else status

@@ -4,11 +4,19 @@ wire evidence that decided it, as a terminal table, a JSON document and JUnit XM
 JUnit: one <testsuite> per target inside <testsuites>; each check is a <testcase> (classname
 `mrtr.MUST` or `mrtr.SHOULD`); a failed MUST is a <failure> with the evidence as its text; a SHOULD
 not met stays a passing test with the warning in <system-out> (exit status 0 must agree with a
-green CI); a skipped check is <skipped>.
+green CI); a skipped check is <skipped>. SARIF 2.1.0 (`--sarif`) is written by `sarif.write_sarif`.
+
+Everything in a report may hold a peer's text (a client's answer keys, a server's error message), so
+each writer makes it safe for where it goes: `terminal_text` escapes control and bidi characters
+before they reach a terminal, `xml_text` replaces what XML 1.0 cannot hold (JUnit stays well-formed),
+and every writer takes `secrets` (the `--identity` tokens) and masks them with `mask_identity`.
 """
 
 import json
+import re
+import unicodedata
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
@@ -16,6 +24,9 @@ from typing import Any, Literal, TextIO
 Level = Literal["MUST", "SHOULD"]
 Verdict = Literal["pass", "fail", "warn", "skipped"]
 EVIDENCE_CHARS = 600
+MASK = "***"
+#: What XML 1.0 cannot carry at all, not even as a character reference.
+_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 @dataclass
@@ -48,27 +59,95 @@ def any_must_failed(results: list[CheckResult]) -> bool:
     return any(r.failed_must for r in results)
 
 
-def print_table(target: str, results: list[CheckResult], out: TextIO) -> None:
-    width = max([len(r.id) for r in results] + [5])
-    print(f"checks against {target}", file=out)
+def mask_identity(text: str, secrets: Sequence[str]) -> str:
+    """`text` with every secret (and its JSON-escaped spelling, as it appears inside wire evidence)
+    replaced by ***: a report goes to CI logs and artifacts, the tokens it acted with must not."""
+    spellings = {form for secret in secrets if secret
+                 for form in (secret, json.dumps(secret, ensure_ascii=False)[1:-1], json.dumps(secret)[1:-1])}
+    for form in sorted(spellings, key=len, reverse=True):  # a longer secret first: one may contain another
+        text = text.replace(form, MASK)
+    return text
+
+
+def _escape_char(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def terminal_text(text: str) -> str:
+    """`text` safe for a terminal: control, format (bidi overrides) and separator characters become
+    visible escapes, so a peer's text cannot move the cursor, recolour or reorder the table."""
+    return "".join(_escape_char(c) if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp") else c
+                   for c in text)
+
+
+def xml_text(text: str) -> str:
+    """`text` as XML 1.0 can hold it: the characters it forbids become visible escapes."""
+    return _XML_ILLEGAL.sub(lambda m: _escape_char(m.group()), text)
+
+
+def _masked(value: Any, secrets: Sequence[str]) -> Any:
+    if isinstance(value, str):
+        return mask_identity(value, secrets)
+    if isinstance(value, list):
+        return [_masked(v, secrets) for v in value]
+    if isinstance(value, dict):
+        return {_masked(k, secrets): _masked(v, secrets) for k, v in value.items()}
+    return value
+
+
+def masked_results(results: list[CheckResult], secrets: Sequence[str] | None) -> list[CheckResult]:
+    """Copies of `results` with the secrets masked in every text (the results themselves untouched)."""
+    if not secrets:
+        return results
+    return [CheckResult(r.id, mask_identity(r.title, secrets), r.level, r.verdict, mask_identity(r.detail, secrets),
+                        [mask_identity(line, secrets) for line in r.evidence]) for r in results]
+
+
+ERA_RULES = {
+    "modern": "2026-07-28 rules: retries with the state echoed and answers keyed like the requests",
+    "legacy": "2025-11-25 rules: server-initiated requests answered within the declared capabilities",
+    "modern+legacy": "each flow by its own era's rules",
+}
+
+
+def print_table(target: str, results: list[CheckResult], out: TextIO, secrets: Sequence[str] | None = None,
+                era: str | None = None) -> None:
+    """The terminal table; every text is masked, then escaped (`terminal_text`)."""
+    results = masked_results(results, secrets)
+    width = max([len(terminal_text(r.id)) for r in results] + [5])
+    print(f"checks against {terminal_text(mask_identity(target, secrets or []))}", file=out)
+    if era:
+        print(f"era judged: {era} ({ERA_RULES.get(era, 'no flow seen')})", file=out)
     print(f"{'LEVEL':6} {'RESULT':7} {'CHECK':{width}}  DETAIL", file=out)
     for r in results:
-        print(f"{r.level:6} {r.verdict.upper():7} {r.id:{width}}  {r.title}" + (f": {r.detail}" if r.detail else ""),
-              file=out)
+        print(f"{r.level:6} {r.verdict.upper():7} {terminal_text(r.id):{width}}  {terminal_text(r.title)}"
+              + (f": {terminal_text(r.detail)}" if r.detail else ""), file=out)
         if r.verdict in ("fail", "warn"):
             for line in r.evidence:
-                print(f"{'':15}{' ' * width}  {line}", file=out)
+                print(f"{'':15}{' ' * width}  {terminal_text(line)}", file=out)
     counts = {v: sum(1 for r in results if r.verdict == v) for v in ("pass", "fail", "warn", "skipped")}
     musts = sum(1 for r in results if r.failed_must)
     print(f"{counts['pass']} passed, {counts['fail']} failed ({musts} MUST), {counts['warn']} SHOULD not met, "
           f"{counts['skipped']} skipped", file=out)
 
 
-def json_document(target: str, results: list[CheckResult]) -> dict[str, Any]:
-    return {"target": target, "passed": not any_must_failed(results), "checks": [asdict(r) for r in results]}
+def json_document(target: str, results: list[CheckResult], secrets: Sequence[str] | None = None,
+                  era: str | None = None) -> dict[str, Any]:
+    """The `--json` document (JSON escapes control characters itself); `era` says which rules judged."""
+    document: dict[str, Any] = {"target": target, "passed": not any_must_failed(results)}
+    if era:
+        document["era"] = era
+    document["checks"] = [asdict(r) for r in results]
+    return _masked(document, secrets) if secrets else document
 
 
-def junit_tree(target: str, results: list[CheckResult], suite: str = "mrtr-studio check") -> ET.ElementTree:
+def junit_tree(target: str, results: list[CheckResult], suite: str = "mrtr-studio check",
+               secrets: Sequence[str] | None = None) -> ET.ElementTree:
+    """JUnit XML; every text is masked and made XML-safe (`xml_text`), so the file is always well-formed."""
+    results = [CheckResult(xml_text(r.id), xml_text(r.title), r.level, r.verdict, xml_text(r.detail),
+                           [xml_text(line) for line in r.evidence]) for r in masked_results(results, secrets)]
+    target = xml_text(mask_identity(target, secrets or []))
     failures = sum(1 for r in results if r.verdict == "fail")
     skipped = sum(1 for r in results if r.verdict == "skipped")
     root = ET.Element("testsuites", name=suite, tests=str(len(results)), failures=str(failures), errors="0",
@@ -89,5 +168,6 @@ def junit_tree(target: str, results: list[CheckResult], suite: str = "mrtr-studi
     return ET.ElementTree(root)
 
 
-def write_junit(path: str | Path, target: str, results: list[CheckResult], suite: str = "mrtr-studio check") -> None:
-    junit_tree(target, results, suite).write(path, encoding="utf-8", xml_declaration=True)
+def write_junit(path: str | Path, target: str, results: list[CheckResult], suite: str = "mrtr-studio check",
+                secrets: Sequence[str] | None = None) -> None:
+    junit_tree(target, results, suite, secrets).write(path, encoding="utf-8", xml_declaration=True)

@@ -251,7 +251,9 @@ class McpHttpApp:
         session = self.sessions.open(principal)
         response = await self.server.handle(message, session)
         assert response is not None
-        self._emit("server->client", response)
+        # the tap is told the session the response opens, so a recorder can tie later requests to this handshake
+        self._emit("server->client", response,
+                   **({} if "error" in response else {"response_headers": {SESSION_HEADER.decode(): session.id}}))
         if "error" in response:
             self.sessions.close(session.id)
             await send_bytes(send, 200, dumps(response))

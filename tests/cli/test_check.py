@@ -49,8 +49,11 @@ def test_check_against_serve_passes_every_must(tmp_path: Path) -> None:
     with serve("--user", "alice:alice-token", "--user", "bob:bob-token") as served:
         done = check(served.url, "--tool", "delete_file", "--args", '{"path": "/a"}', "--tool", "count_roots",
                      "--identity", "alice-token", "--identity", "bob-token", "--json",
-                     "--junit", str(tmp_path / "junit.xml"))
+                     "--junit", str(tmp_path / "junit.xml"), "--sarif", str(tmp_path / "check.sarif"))
     assert done.returncode == 0, done.stdout + done.stderr
+    for written in (done.stdout, (tmp_path / "junit.xml").read_text(), (tmp_path / "check.sarif").read_text()):
+        assert "alice-token" not in written and "bob-token" not in written  # identities masked everywhere
+    assert json.loads((tmp_path / "check.sarif").read_text())["version"] == "2.1.0"
     document = json.loads(done.stdout)
     assert document["passed"] is True
     checks = by_id(document)

@@ -42,6 +42,7 @@ def add_check_parser(commands: Any) -> None:
                             "--oauth, the OAuth identity comes first and one --identity is the other)")
     check.add_argument("--json", action="store_true", help="print the results as JSON")
     check.add_argument("--junit", metavar="FILE", help="write JUnit XML for CI")
+    check.add_argument("--sarif", metavar="FILE", help="write SARIF 2.1.0 for code-scanning dashboards")
     check.add_argument("--trace", metavar="FILE", help="save everything sent and received (.mrtr.json)")
     check.add_argument("--timeout", type=float, default=30.0, metavar="SEC", help="per request (default 30)")
     add_oauth_flags(check)
@@ -70,6 +71,7 @@ def add_check_client_parser(commands: Any) -> None:
                        help="stop the client (or the listener) after this long (default 120)")
     check.add_argument("--json", action="store_true", help="print the results as JSON")
     check.add_argument("--junit", metavar="FILE", help="write JUnit XML for CI")
+    check.add_argument("--sarif", metavar="FILE", help="write SARIF 2.1.0 for code-scanning dashboards")
     check.add_argument("--trace", metavar="FILE", help="save the client's traffic (.mrtr.json)")
     check.add_argument("client_command", nargs=argparse.REMAINDER, metavar="-- COMMAND ARGS...",
                        help="the client to run; {url} and $MRTR_STUDIO_URL give it the server's URL")
