@@ -2,12 +2,15 @@
 
 A legacy client cannot receive input_required, so a dual-era handler awaits the answer inside the
 open call instead: the request goes out through the transport's channel for the call being served
-(`current_outbound`), and the client's JSON-RPC response, arriving through `handle`, resolves it.
+(`McpServer.handle(..., outbound=...)`), and the client's JSON-RPC response, arriving through `handle`,
+resolves it.
 """
 
 import asyncio
+import contextlib
 import contextvars
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from ..protocol import jsonrpc
@@ -16,8 +19,18 @@ from .options import ServerOptions
 from .session import Outbound, Session
 from .values import check_params
 
-#: The outbound channel of the request being served (HTTP sets it to the request's SSE stream).
-current_outbound: contextvars.ContextVar[Outbound | None] = contextvars.ContextVar("current_outbound", default=None)
+#: The outbound channel of the call being served, private to the engine: transports pass it to `handle`.
+_call_outbound: contextvars.ContextVar[Outbound | None] = contextvars.ContextVar("call_outbound", default=None)
+
+
+@contextlib.contextmanager
+def call_outbound(outbound: Outbound) -> Iterator[None]:
+    """Inside this block (one call's handling), legacy requests go out on `outbound`."""
+    token = _call_outbound.set(outbound)
+    try:
+        yield
+    finally:
+        _call_outbound.reset(token)
 
 
 class LegacyRequests:
@@ -31,7 +44,7 @@ class LegacyRequests:
         session = self.sessions.get(session_id)
         if session is None:
             raise McpError(INTERNAL_ERROR, f"no open session {session_id}")
-        outbound = current_outbound.get() or session.outbound
+        outbound = _call_outbound.get() or session.outbound
         if outbound is None:
             raise McpError(INTERNAL_ERROR, "this session has no channel for server-initiated requests")
         request_id = session.next_request_id()

@@ -28,7 +28,7 @@ from ..protocol.versions import (
 from . import subscriptions
 from .completion import Completer, CompletionKey, complete
 from .handler_api import Notify, Response
-from .legacy import LegacyRequests
+from .legacy import LegacyRequests, call_outbound
 from .listen import LIST_CHANGED, ListenStreams
 from .logging_level import set_level
 from .mrtr import Call, input_required_result, invalid_state, make_request, run_handler, verify_state
@@ -141,8 +141,15 @@ class McpServer(LegacyRequests):
 
     # --- the entry point --------------------------------------------------------------------
 
-    async def handle(self, message: Any, session: Session, notify: Notify | None = None) -> dict[str, Any] | None:
-        """Serve one incoming JSON-RPC message; returns the response, or None for notifications."""
+    async def handle(self, message: Any, session: Session, notify: Notify | None = None,
+                     outbound: Outbound | None = None) -> dict[str, Any] | None:
+        """Serve one incoming JSON-RPC message; returns the response, or None for notifications.
+
+        `outbound`: the channel of this very call (HTTP: its SSE stream) for the legacy server-initiated
+        requests its handler sends; without it they go on the session's own channel."""
+        if outbound is not None:
+            with call_outbound(outbound):
+                return await self.handle(message, session, notify)
         session.server = self
         try:
             kind = jsonrpc.kind_of(message)

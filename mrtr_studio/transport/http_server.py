@@ -22,7 +22,6 @@ from urllib.parse import urlsplit
 
 from ..auth.jwt_verifier import PRM_PATH, JwtVerifier, TokenRejected
 from ..engine import McpServer, Session
-from ..engine.legacy import current_outbound
 from ..protocol import jsonrpc, param_headers, wire_json
 from ..protocol.errors import (
     HEADER_MISMATCH,
@@ -265,16 +264,13 @@ class McpHttpApp:
         """Run the engine; anything sent before the response (notifications, legacy requests) streams."""
         reply = Reply(send, receive)
         emit = reply.event if self.tap is None else self._tapped(reply)
-        token = current_outbound.set(emit)
         try:
-            response = await self.server.handle(message, session, _notifier(emit))
+            response = await self.server.handle(message, session, _notifier(emit), outbound=emit)
         except BaseException:
             if reply.client_gone:  # the client closed the stream: that is cancellation, not a failure
                 _uncancel()
                 return
             raise
-        finally:
-            current_outbound.reset(token)
         assert response is not None
         self._emit("server->client", response)
         status = STATUS_OF_CODE.get(response["error"]["code"], 200) if modern and "error" in response else 200
