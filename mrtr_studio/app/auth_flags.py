@@ -6,7 +6,9 @@ for the browser's redirect on a loopback URI; `--oauth-headless` follows the aut
 redirect itself (mock servers and CI).
 Tokens stay in memory unless `--oauth-remember` puts them in the OS keyring. The grants without a
 browser: `--client-credentials`, `--jwt-bearer` (a workload's JWT) and `--enterprise-idp` (SEP-990: the
-user's enterprise ID token exchanged for an ID-JAG). DPoP is used when offered, unless `--no-dpop`.
+user's enterprise ID token exchanged for an ID-JAG). A pre-registered client authenticates with its secret,
+or with `--client-key` (private_key_jwt). DPoP is used where both the resource and its authorization server
+support it, unless `--no-dpop`.
 """
 
 import argparse
