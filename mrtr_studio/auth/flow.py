@@ -20,29 +20,25 @@ authentication); the HTTP itself is ours, so every read is bounded and every exc
 """
 
 import asyncio
-import base64
 import json
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
-from urllib.parse import parse_qs, quote, urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from authlib.common.security import generate_token
-from authlib.oauth2.auth import ClientAuth
 from authlib.oauth2.rfc6749.parameters import prepare_grant_uri, prepare_token_request
-from authlib.oauth2.rfc7523 import PrivateKeyJWT
 from authlib.oauth2.rfc7636 import create_s256_code_challenge
-from joserfc.jwk import import_key
 
 from . import discovery as D
-from .challenge import bearer_params
-from .dpop import ALGORITHM as DPOP_ALGORITHM
-from .dpop import DpopKey
+from .challenge import bearer_params, reason, schemes
+from .client_auth import client_auth
+from .dpop import DpopKey, dpop_wanted
 from .enterprise import EnterpriseLogin, identity_assertion
 from .exchanges import AuthError, AuthHttp, Exchange, Reply
 from .secrets import SecretBook
-from .tokens import CredentialStore, MemoryStore, Registration, TokenSet
+from .tokens import CredentialStore, MemoryStore, Registration, TokenSet, checked_token_type
 
 #: Token endpoint auth methods this client can apply, by preference for a client with and without a secret.
 WITH_SECRET = ("client_secret_basic", "client_secret_post", "none")
@@ -51,18 +47,6 @@ FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 #: Marks metadata the flow assumed (2025-03-26 default endpoints) rather than read.
 FALLBACK = "x-mrtr-studio-fallback"
-
-
-def client_secret_basic(client: ClientAuth, method: str, uri: str, headers: dict[str, str],
-                        body: str) -> tuple[str, dict[str, str], str]:
-    """`client_secret_basic` as RFC 6749 §2.3.1 says: the id and the secret each form-urlencoded (UTF-8)
-    before they are joined with ':' and base64-encoded, so an id or secret with ':', '+', spaces or
-    non-ASCII survives. (authlib's `encode_client_secret_basic` joins them raw, as latin-1.) A space is
-    sent as %20, which form decoders read as a space and so do the plain percent-decoders of authlib's
-    and the MCP SDK's servers (a '+' would reach those as a '+')."""
-    pair = f"{quote(str(client.client_id), safe='')}:{quote(str(client.client_secret or ''), safe='')}"
-    headers["Authorization"] = "Basic " + base64.b64encode(pair.encode("ascii")).decode("ascii")
-    return uri, headers, body
 
 
 #: How the flow obtains its token: the browser's authorization code, or one of the grants without one.
@@ -102,7 +86,8 @@ class OAuthSettings:
     offline_access: bool = True
     #: 403 insufficient_scope step-ups allowed before the client gives up.
     max_step_ups: int = 3
-    #: DPoP-bound tokens (RFC 9449) when the authorization server offers them ("auto"), or never ("off").
+    #: DPoP-bound tokens (RFC 9449) when the authorization server offers them and the resource takes them
+    #: ("auto"), or never ("off").
     dpop: Literal["auto", "off"] = "auto"
     protocol_version: str = "2026-07-28"
 
@@ -139,8 +124,10 @@ class OAuthClient:
                       self.settings.enterprise.id_token if self.settings.enterprise else None)
         self.http = http or AuthHttp(self.book, on_exchange=on_exchange)
         self.state = FlowState()
-        #: The proof key once the flow uses DPoP (made when the authorization server offers it).
+        #: The proof key once the flow uses DPoP (made when both servers support it: see `dpop_wanted`).
         self.dpop: DpopKey | None = None
+        #: The resource challenged with the DPoP scheme (RFC 9449 §7.1): it takes DPoP-bound tokens.
+        self._dpop_challenged = False
         self._lock = asyncio.Lock()
 
     @property
@@ -186,6 +173,7 @@ class OAuthClient:
         held and the request may be retried. A refusal of a token already replaced only needs a retry, and
         a DPoP `use_dpop_nonce` refusal a retry with the server's nonce."""
         params = bearer_params(www_authenticate)
+        self._dpop_challenged = self._dpop_challenged or "dpop" in schemes(www_authenticate)
         if status == 401 and params.get("error") == "use_dpop_nonce" and self.dpop is not None \
                 and self.dpop.remember_nonce(self.server_url, dpop_nonce):
             return True
@@ -283,19 +271,9 @@ class OAuthClient:
             del metadata["registration_endpoint"]
 
     def _choose_dpop(self, prm: dict[str, Any] | None, metadata: dict[str, Any]) -> None:
-        """DPoP when the authorization server offers our algorithm; a resource that requires DPoP from a
-        server that cannot issue such tokens is a dead end, said before anything is authorized."""
-        offered = metadata.get("dpop_signing_alg_values_supported")
-        usable = isinstance(offered, list) and DPOP_ALGORITHM in offered
-        required = isinstance(prm, dict) and prm.get("dpop_bound_access_tokens_required") is True
-        if self.settings.dpop == "off":
-            if required:
-                raise AuthError("the server requires DPoP-bound tokens and DPoP is off")
-            return
-        if required and not usable:
-            raise AuthError(f"the server requires DPoP-bound tokens, and its authorization server offers "
-                            f"{offered!r}, not {DPOP_ALGORITHM}")
-        if usable and self.dpop is None:
+        """DPoP when both the authorization server and the resource support it (`dpop_wanted`): a Bearer-only
+        resource refuses `Authorization: DPoP`, however readily the authorization server binds tokens."""
+        if self.dpop is None and dpop_wanted(prm, metadata, self._dpop_challenged, self.settings.dpop):
             self.dpop = DpopKey()
 
     async def _as_metadata(self, issuer: str, legacy: bool) -> dict[str, Any]:
@@ -442,7 +420,7 @@ class OAuthClient:
         step = Exchange("authorization response", "REDIRECT", self.book.mask(callback))
         self.http.record(step)
         if "error" in query:
-            raise AuthError(f"the authorization server refused: {query['error']} {query.get('error_description', '')}")
+            raise AuthError(f"the authorization server refused: {reason(query)}")
         if not step.check("state matches", query.get("state") == state):
             raise AuthError("the authorization response's state is not the one sent; refusing it")
         iss, advertised = query.get("iss"), metadata.get("authorization_response_iss_parameter_supported") is True
@@ -457,21 +435,7 @@ class OAuthClient:
     async def _token_request(self, found: Discovered, registration: Registration, phase: str, body: str,
                              scope: list[str]) -> None:
         endpoint = str(found.metadata["token_endpoint"])
-        method: Any = registration.auth_method
-        secret: Any = registration.client_secret
-        if method == "client_secret_basic":
-            method = client_secret_basic
-        elif method == "private_key_jwt":
-            alg = self.settings.signing_alg
-            # The assertion's audience is the issuer identifier (RFC 7523bis; the token endpoint is ambiguous).
-            method = PrivateKeyJWT(found.issuer, alg=alg)
-            if alg.startswith("ES"):
-                secret = import_key(str(secret), "EC")
-            elif alg == "EdDSA":
-                secret = import_key(str(secret), "OKP")
-            else:
-                secret = import_key(str(secret), "RSA")
-        auth = ClientAuth(registration.client_id, secret, method)
+        auth = client_auth(registration, found.issuer, self.settings.signing_alg)
         _, headers, body = auth.prepare("POST", endpoint, dict(FORM), body)
         reply = await self._post_token(phase, endpoint, headers, body)
         answer = reply.json()
@@ -480,9 +444,10 @@ class OAuthClient:
             if reply.status == 200 and not error:
                 shape = "no JSON object" if not isinstance(answer, dict) else "no access_token string"
                 raise AuthError(f"{phase}: the token endpoint answered HTTP 200 with {shape}")
-            raise AuthError(f"{phase} refused: HTTP {reply.status} {error if isinstance(error, str) else ''}"
-                            .rstrip())
+            why = reason(answer)
+            raise AuthError(f"{phase} refused: HTTP {reply.status}" + (f" {why}" if why else ""))
         self.book.add(answer.get("access_token"), answer.get("refresh_token"))
+        answer["token_type"] = checked_token_type(answer.get("token_type"), phase, proved=self.dpop is not None)
         self.state.tokens = TokenSet.from_response(answer, found.issuer, scope, self.state.tokens)
         self.store.save(found.resource, registration, self.state.tokens)
 

@@ -133,12 +133,24 @@ class JwtVerifier:
             return _document(text)
         async with httpx.AsyncClient(timeout=self.timeout, follow_redirects=False) as client:
             if not source:
-                metadata = _document(await _get(client, self.issuer.rstrip("/")
-                                                + "/.well-known/oauth-authorization-server"))
+                metadata = await self._metadata(client)
                 source = str(metadata.get("jwks_uri") or "")
                 if not source:
                     raise ValueError(f"{self.issuer} publishes no jwks_uri")
             return _document(await _get(client, source))
+
+
+    async def _metadata(self, client: httpx.AsyncClient) -> dict[str, Any]:
+        """The issuer's metadata: RFC 8414's well-known URI, else OpenID Discovery's (an OpenID provider such
+        as oidc-provider may publish only that one); the first error is the one reported."""
+        base = self.issuer.rstrip("/")
+        try:
+            return _document(await _get(client, base + "/.well-known/oauth-authorization-server"))
+        except ValueError as first:
+            try:
+                return _document(await _get(client, base + "/.well-known/openid-configuration"))
+            except ValueError:
+                raise first from None
 
 
 async def _get(client: httpx.AsyncClient, url: str) -> bytes:

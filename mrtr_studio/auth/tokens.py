@@ -11,7 +11,29 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
+from ..protocol.peer_text import printable
+from .exchanges import AuthError
+
 KEYRING_SERVICE = "mrtr-studio-oauth"
+#: The token types this client can present (RFC 6750 Bearer, RFC 9449 DPoP), lower-cased.
+KNOWN_TOKEN_TYPES = ("bearer", "dpop")
+
+
+def checked_token_type(value: object, phase: str, proved: bool) -> str:
+    """The token type of a token response, checked: RFC 6749 §7.1 says a client MUST NOT use a token whose
+    type it does not understand (and sending it as Bearer would hand it to whoever asks). A DPoP-bound token
+    is only usable by a client that sent a proof (`proved`: it holds the key). An absent type is read as
+    Bearer (the common lapse of small servers). AuthError, with the type escaped, otherwise."""
+    if value is None or value == "":
+        return "Bearer"
+    kind = str(value).lower() if isinstance(value, str) else None
+    if kind == "dpop" and not proved:
+        raise AuthError(f"{phase}: the authorization server issued a DPoP-bound token though no DPoP proof was "
+                        "sent; not using it")
+    if kind not in KNOWN_TOKEN_TYPES:
+        raise AuthError(f"{phase}: the token endpoint issued a token of type '{printable(value, 60)}', which this "
+                        "client does not understand (RFC 6749 §7.1: not using it; Bearer and DPoP are)")
+    return "DPoP" if kind == "dpop" else "Bearer"
 
 
 @dataclass
@@ -103,6 +125,8 @@ class KeyringStore:
             tokens = TokenSet(**data["tokens"]) if data.get("tokens") else None
         except (ValueError, TypeError, KeyError):
             return None, None
+        if tokens is not None and str(tokens.token_type).lower() not in KNOWN_TOKEN_TYPES:
+            tokens = None  # never presented as something it is not (RFC 6749 §7.1): the flow gets a new one
         return registration, tokens
 
     def save(self, resource: str, registration: Registration | None, tokens: TokenSet | None) -> None:

@@ -27,6 +27,7 @@ from ..client import responders as R
 from ..client.driver import DriveResult, Respond
 from ..client.session import ClientSession, StepHook
 from ..client.settings import ClientSettings, parse_flags
+from ..protocol.peer_text import printable
 from ..protocol.roundtrip import result_type_of
 from ..trace import files
 from ..transport.base import ClientTransport, RequestAuth, TransportError, TransportLimits
@@ -290,7 +291,7 @@ def _run_call(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"result": None, "error": {"outcome": "transport_error", "message": failure},
                               "rounds": []}, indent=2, ensure_ascii=False))
-        print(f"mrtr-studio call: {failure}", file=sys.stderr)
+        print(f"mrtr-studio call: {printable(failure, 4000)}", file=sys.stderr)  # peer text: escaped
         return 1
     if args.json:
         print(json.dumps(json_document(drive), indent=2, ensure_ascii=False))

@@ -115,8 +115,8 @@ class AuthLog:
         before = flow.settings
         flow.settings = settings
         flow.book.add(settings.client_secret, settings.private_key_pem, settings.assertion)
-        if (before.client_id, before.client_secret, before.grant) != \
-                (settings.client_id, settings.client_secret, settings.grant):
+        if (before.client_id, before.client_secret, before.private_key_pem, before.grant) != \
+                (settings.client_id, settings.client_secret, settings.private_key_pem, settings.grant):
             self.sign_out(server_url, registration=True)
 
     def sign_out(self, server_url: str, registration: bool = False) -> bool:

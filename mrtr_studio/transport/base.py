@@ -94,8 +94,14 @@ class RequestAuth(Protocol):
 
 
 def masked_headers(headers: dict[str, str]) -> dict[str, str]:
-    """Headers as a trace may keep them: the Authorization value never leaves the transport."""
-    return {k: ("Bearer ***" if k.lower() == "authorization" else v) for k, v in headers.items()}
+    """Headers as a trace may keep them: the Authorization credentials never leave the transport; its scheme
+    (Bearer, DPoP) is kept, since which one was sent is what a refusal is often about."""
+    return {k: (_masked_authorization(v) if k.lower() == "authorization" else v) for k, v in headers.items()}
+
+
+def _masked_authorization(value: str) -> str:
+    scheme = value.split(" ", 1)[0]
+    return f"{scheme} ***" if scheme.isalnum() and len(scheme) <= 20 else "***"
 
 
 async def answer_server_request(handler: ServerRequestHandler | None, request: dict[str, Any]) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 
 import httpx
 
+from ..auth.challenge import refusal
 from ..auth.exchanges import Exchange, exchange_sink
 from ..protocol import param_headers
 from ..protocol.versions import META_PROTOCOL_VERSION, NAME_FIELDS
@@ -157,8 +158,8 @@ class HttpClientTransport:
             except _Challenged as refused:
                 challenges += 1
                 if self.auth is None or challenges > MAX_AUTH_CHALLENGES:
-                    raise TransportError(f"HTTP {refused.status} from {self.url}: still refused after "
-                                         f"{challenges - 1} authorization attempt(s)") from None
+                    raise TransportError(refusal(refused.status, self.url, refused.www_authenticate,
+                                                 challenges - 1)) from None
                 try:
                     again = await self._authorizing(self.auth.challenged(
                         refused.status, refused.www_authenticate, refused.sent, dpop_nonce=refused.dpop_nonce))
@@ -166,8 +167,7 @@ class HttpClientTransport:
                     raise TransportError(f"HTTP {refused.status} from {self.url}; authorization failed: {exc}") \
                         from exc
                 if not again:
-                    raise TransportError(f"HTTP {refused.status} from {self.url}: {refused.www_authenticate or ''}"
-                                         .rstrip(": ")) from None
+                    raise TransportError(refusal(refused.status, self.url, refused.www_authenticate)) from None
 
     async def _authorizing(self, step: Coroutine[Any, Any, _T]) -> _T:
         """Run a step of the auth flow with its exchanges going onto this transport's tap (into the trace

@@ -4,7 +4,9 @@ Many real servers accept no dynamic registration: they need a pre-registered cli
 or a machine client. Here the person gives them for the server the studio is connected to; they apply
 from the next authorization on. "Sign out" forgets the tokens, so the next request runs the flow again.
 Adapts `AuthLog` (Qt-free); the secret lives in memory only (the keyring when "remember" is on), never in
-the settings file, and no token is ever shown.
+the settings file, and no token is ever shown. A client that authenticates with `private_key_jwt` (RFC 7523)
+picks its PEM key file: the key is read when applied (checked, its algorithm taken from it) and held like
+the secret; neither the key nor its path is saved in settings.
 """
 
 from collections.abc import Callable
@@ -13,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import (
     QComboBox,
+    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -49,6 +52,14 @@ class AuthClientPanel(QWidget):
         self.secret.setEchoMode(QLineEdit.EchoMode.Password)
         self.secret.setPlaceholderText("none: a public client")
         self.secret.setToolTip("Kept in memory only (in the keyring with 'remember'); never saved in settings.")
+        self.key_path = QLineEdit()
+        self.key_path.setObjectName("authClientKey")
+        self.key_path.setPlaceholderText("none: the secret above (or a public client)")
+        self.key_path.setToolTip("A PEM private key (RSA, EC or Ed25519) for private_key_jwt client authentication; "
+                                 "read when applied, kept in memory only, never saved in settings.")
+        self.key_button = QPushButton("Choose…")
+        self.key_button.setObjectName("authChooseKey")
+        self.key_button.clicked.connect(self.choose_key)
         self.scope = QLineEdit()
         self.scope.setObjectName("authScope")
         self.scope.setPlaceholderText("the server's challenge")
@@ -70,6 +81,10 @@ class AuthClientPanel(QWidget):
         form.setContentsMargins(0, 0, 0, 0)
         form.addRow("Client ID", self.client_id)
         form.addRow("Secret", self.secret)
+        key_row = QHBoxLayout()
+        key_row.addWidget(self.key_path, 1)
+        key_row.addWidget(self.key_button)
+        form.addRow("Private key", key_row)
         form.addRow("Scopes", self.scope)
         form.addRow("Grant", self.grant)
         buttons = QHBoxLayout()
@@ -83,6 +98,8 @@ class AuthClientPanel(QWidget):
         layout.addLayout(buttons)
         layout.addWidget(self.notice)
         self._shown_for: str | None = None
+        #: Server URL -> the key file applied for it (shown again when the panel returns to that server).
+        self._key_files: dict[str, str] = {}
         self.refresh()
 
     def refresh(self) -> None:
@@ -90,8 +107,8 @@ class AuthClientPanel(QWidget):
         own settings in the fields."""
         url = self.current_url()
         editable = url is not None
-        for widget in (self.client_id, self.secret, self.scope, self.grant, self.apply_button,
-                       self.sign_out_button):
+        for widget in (self.client_id, self.secret, self.key_path, self.key_button, self.scope, self.grant,
+                       self.apply_button, self.sign_out_button):
             widget.setEnabled(editable)
         if url is None:
             self.status.setText("OAuth applies to HTTP servers; the embedded engine and stdio servers use the "
@@ -104,6 +121,7 @@ class AuthClientPanel(QWidget):
             settings = self.log.settings_for(url)
             self.client_id.setText(settings.client_id or "")
             self.secret.setText(settings.client_secret or "")
+            self.key_path.setText(self._key_files.get(url, "") if settings.private_key_pem else "")
             self.scope.setText(" ".join(settings.scope or []))
             index = self.grant.findData(settings.grant)
             self.grant.setCurrentIndex(max(index, 0))
@@ -118,11 +136,33 @@ class AuthClientPanel(QWidget):
         if grant == "client_credentials" and client_id is None:
             self.notice.setText("✖ A machine client needs its pre-registered Client ID.")
             return
+        key_file = self.key_path.text().strip()
+        key_pem, key_alg = None, "RS256"
+        if key_file:
+            from ..auth.client_auth import read_client_key
+
+            if client_id is None:
+                self.notice.setText("✖ A private key belongs to a pre-registered client: give its Client ID.")
+                return
+            try:
+                key_pem, key_alg = read_client_key(key_file, "Private key")
+            except ValueError as exc:
+                self.notice.setText(f"✖ {exc}")
+                return
+            self._key_files[url] = key_file
         self.log.configure(url, replace(self.log.settings_for(url), client_id=client_id,
                                         client_secret=self.secret.text() or None, grant=grant,
-                                        scope=self.scope.text().split() or None))
+                                        scope=self.scope.text().split() or None, private_key_pem=key_pem,
+                                        signing_alg=key_alg))
         self.notice.setText("✔ Used from the next sign-in with this server.")
         self.refresh()
+
+    def choose_key(self) -> None:
+        """Pick the PEM key file (only its path is shown; the key is read when applied)."""
+        path, _ = QFileDialog.getOpenFileName(self, "Client private key (PEM)", self.key_path.text(),
+                                              "PEM keys (*.pem *.key);;All files (*)")
+        if path:
+            self.key_path.setText(path)
 
     def sign_out(self) -> None:
         url = self.current_url()

@@ -59,3 +59,26 @@ def test_an_unknown_key_id_is_refused() -> None:
     other = LocalIssuer(ISSUER.issuer, kid="other")
     with pytest.raises(TokenRejected, match="no key 'other'"):
         principal(JwtVerifier(ISSUER.issuer, "aud-1", ISSUER.jwks()), other.mint("carol", "aud-1"))
+
+
+@pytest.mark.slow
+def test_an_openid_provider_without_rfc8414_metadata_has_its_keys_found_through_openid_discovery() -> None:
+    """An OpenID provider may publish only /.well-known/openid-configuration: its jwks_uri is found there."""
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse, Response
+    from starlette.routing import Route
+
+    from mrtr_studio.auth.loopback_app import LoopbackApp
+
+    host = LoopbackApp()
+    issuer = LocalIssuer(host.url)
+    routes = [Route("/.well-known/oauth-authorization-server", lambda request: Response(status_code=404)),
+              Route("/.well-known/openid-configuration",
+                    lambda request: JSONResponse({"issuer": host.url, "jwks_uri": f"{host.url}/jwks"})),
+              Route("/jwks", lambda request: JSONResponse(issuer.jwks()))]
+    host.start(Starlette(routes=routes))
+    try:
+        verifier = JwtVerifier(host.url, "aud-1")
+        assert asyncio.run(verifier.principal(issuer.mint("alice", "aud-1"))) == f"{host.url}#alice"
+    finally:
+        host.stop()

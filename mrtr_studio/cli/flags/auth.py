@@ -6,7 +6,9 @@ for the browser's redirect on a loopback URI; `--oauth-headless` follows the aut
 redirect itself (mock servers and CI).
 Tokens stay in memory unless `--oauth-remember` puts them in the OS keyring. The grants without a
 browser: `--client-credentials`, `--jwt-bearer` (a workload's JWT) and `--enterprise-idp` (SEP-990: the
-user's enterprise ID token exchanged for an ID-JAG). DPoP is used when offered, unless `--no-dpop`.
+user's enterprise ID token exchanged for an ID-JAG). A pre-registered client authenticates with its secret,
+or with `--client-key` (private_key_jwt). DPoP is used where both the resource and its authorization server
+support it, unless `--no-dpop`.
 """
 
 import argparse
@@ -79,6 +81,9 @@ def add_oauth_flags(parser: argparse.ArgumentParser) -> None:
                         help="run the OAuth flow following the authorization redirect itself (mock servers, CI)")
     parser.add_argument("--client-id", help="a pre-registered OAuth client id")
     parser.add_argument("--client-secret", help=f"its secret (or the env {CLIENT_SECRET_ENV})")
+    parser.add_argument("--client-key", metavar="PEM_FILE",
+                        help="its private key (PEM: RSA, EC or Ed25519) for private_key_jwt client authentication "
+                             "(RFC 7523); needs --client-id")
     parser.add_argument("--client-metadata-url", metavar="URL", help="a Client ID Metadata Document URL")
     parser.add_argument("--scope", help="scopes to ask for, space-separated (default: the server's challenge)")
     machine = parser.add_mutually_exclusive_group()
@@ -140,6 +145,9 @@ def oauth_settings_of(args: argparse.Namespace) -> "OAuthSettings | None":
     if not (getattr(args, "oauth", False) or getattr(args, "oauth_headless", False) or machine):
         if getattr(args, "idp_client_id", None) or getattr(args, "id_token", None):
             raise ValueError("--idp-client-id and --id-token go with --enterprise-idp TOKEN_ENDPOINT")
+        if getattr(args, "client_key", None):
+            raise ValueError("--client-key goes with --oauth, --oauth-headless or a machine grant "
+                             "(--client-credentials, --jwt-bearer)")
         return None
     from ...auth.flow import OAuthSettings
 
@@ -149,6 +157,7 @@ def oauth_settings_of(args: argparse.Namespace) -> "OAuthSettings | None":
         raise ValueError("--jwt-bearer needs --client-id (the pre-registered client the authorization server "
                          "exchanges the workload's JWT for)")
     secret = args.client_secret or os.environ.get(CLIENT_SECRET_ENV)
+    key_pem, key_alg = _client_key(args)
     login = _enterprise_login(args)
     grant: Grant = "client_credentials" if args.client_credentials else "jwt_bearer" if jwt_source is not None \
         else "enterprise" if login is not None else "authorization_code"
@@ -156,7 +165,22 @@ def oauth_settings_of(args: argparse.Namespace) -> "OAuthSettings | None":
                          client_metadata_url=args.client_metadata_url, grant=grant,
                          assertion=read_assertion(jwt_source) if jwt_source is not None else None,
                          enterprise=login, scope=args.scope.split() if args.scope else None,
-                         dpop="off" if getattr(args, "no_dpop", False) else "auto")
+                         dpop="off" if getattr(args, "no_dpop", False) else "auto",
+                         private_key_pem=key_pem, signing_alg=key_alg)
+
+
+def _client_key(args: argparse.Namespace) -> tuple[str | None, str]:
+    """`--client-key`: the PEM and its algorithm (the settings' default algorithm without one)."""
+    path = getattr(args, "client_key", None)
+    if path is None:
+        return None, "RS256"
+    if not args.client_id:
+        raise ValueError("--client-key needs --client-id (the pre-registered client whose key it is)")
+    if args.client_secret:
+        raise ValueError("--client-key and --client-secret cannot be combined (one client authentication)")
+    from ..auth.client_auth import read_client_key
+
+    return read_client_key(path)
 
 
 def _enterprise_login(args: argparse.Namespace) -> "EnterpriseLogin | None":
