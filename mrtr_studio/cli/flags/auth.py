@@ -178,7 +178,7 @@ def _client_key(args: argparse.Namespace) -> tuple[str | None, str]:
         raise ValueError("--client-key needs --client-id (the pre-registered client whose key it is)")
     if args.client_secret:
         raise ValueError("--client-key and --client-secret cannot be combined (one client authentication)")
-    from ..auth.client_auth import read_client_key
+    from ...auth.client_auth import read_client_key
 
     return read_client_key(path)
 
