@@ -32,6 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--secret", action="append", default=None, metavar="S", help=SECRET_HELP)
     serve.add_argument("--state-ttl", type=state_ttl, default=DEFAULT_STATE_TTL, metavar="SEC",
                        help=f"requestState lifetime in seconds, above 0 (default {DEFAULT_STATE_TTL})")
+    serve.add_argument("--state-audience", action="append", default=None, metavar="NAME",
+                       help="who the requestStates are for (their aud); repeatable: the first is minted, all are "
+                            "accepted. Nodes of one service share it (default: the server's name)")
     serve.add_argument("--user", action="append", default=[], metavar="NAME:TOKEN",
                        help="map bearer TOKEN to principal NAME (repeatable)")
     serve.add_argument("--explain-rejections", action="store_true",

@@ -24,6 +24,8 @@ PAYLOAD_FIELDS: dict[str, tuple[str, str]] = {
           "is never misread as this one."),
     "kid": ("key id (kid)", "Which of the server's keys signed the state. The first configured key signs and "
             "all of them verify, so keys can be rotated without breaking flows in progress."),
+    "aud": ("audience (aud)", "The server the state was minted by (its name or configured audience). Another "
+            "server sharing the secret refuses it, so a state cannot be carried from one service to another."),
     "iat": ("issued at (iat)", "When the server minted the state (unix seconds). A state issued more than 60 s "
             "in the future is rejected: the clocks disagree or the state was forged."),
     "exp": ("expires at (exp)", "iat plus the server's state TTL. After it the retry is rejected as expired, so "
@@ -58,6 +60,8 @@ CHECK_LABELS: dict[str, tuple[str, str]] = {
     "malformed": ("shape", "v1.<payload>.<signature>, strict base64url, a JSON payload with every field of the "
                   "right type (the server's reason for a failure: malformed)"),
     "signature": ("signature", "the HMAC over the payload bytes matches one of the server's keys"),
+    "audience": ("audience", "the state was minted for this server: its aud is one of the names the server "
+                 "answers to (reason: audience)"),
     "expired": ("expiry", "now is before exp, and iat is at most 60 s in the future (reason: expired)"),
     "method": ("method", "the retry's method is the one the state was minted for"),
     "name": ("name", "the retry targets the same tool, prompt or resource"),
@@ -197,7 +201,8 @@ def analyse(store: TraceStore, entry: TraceMessage, studio: Any = None) -> State
         binding = Binding(str(request.method), str(name), params.get("arguments") or {}, "")
     engine = getattr(studio, "engine", None) if embedded else None
     ttl = engine.codec.ttl if engine is not None else None  # the embedded engine's TTL bounds exp - iat
-    inspection = inspect_token(token, secrets=secrets or None, binding=binding, now=now, ttl=ttl)
+    audiences = list(getattr(engine.codec, "audiences", None) or []) or None if engine is not None else None
+    inspection = inspect_token(token, secrets=secrets or None, binding=binding, now=now, ttl=ttl, audiences=audiences)
     _explain(inspection, secrets)
     view = StateView(token, entry, inspection, embedded)
     if request is not None and request_state_of(request) == token:
@@ -229,7 +234,7 @@ def _explain(inspection: Inspection, secrets: list[str]) -> None:
                 "principal", "unknown", f"bound to {inspection.payload['p']!r}; the trace does not say who sent it")
 
 
-_SERVER_CHECKS = ("signature", "method", "name", "arguments", "principal")
+_SERVER_CHECKS = ("signature", "audience", "method", "name", "arguments", "principal")
 
 
 def _overlay_verdict(inspection: Inspection, response: TraceMessage | None, rejected: str | None,
