@@ -1,7 +1,6 @@
 """`mrtr-studio` command line (DESIGN.md): the GUI by default, plus serve, call and state decode."""
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Sequence
 
@@ -14,6 +13,7 @@ from .own_flags import (
     add_wrap_parser,
 )
 from .serve_flags import add_limit_flags
+from .state_decode import add_decode_flags
 from .state_flags import DEFAULT_STATE_TTL, SECRET_ENV, SECRET_HELP, secrets_from, state_ttl
 
 
@@ -88,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the server's --state-ttl: a longer lifetime fails the expiry check "
                              f"(default {DEFAULT_STATE_TTL})")
     decode.add_argument("--json", action="store_true")
+    add_decode_flags(decode)
     return parser
 
 
@@ -132,21 +133,9 @@ def main(argv: Sequence[str] | None = None, gui: Callable[[argparse.Namespace], 
 
 
 def state_decode(args: argparse.Namespace) -> int:
-    from ..engine.state_inspect import inspect_token
+    from .state_decode import run_state_decode
 
-    inspection = inspect_token(args.token, secrets=secrets_from(args) or None, ttl=args.state_ttl)
-    if args.json:
-        print(json.dumps(inspection.as_dict(), indent=2))
-    else:
-        if inspection.payload is not None:
-            print("payload:")
-            for key, value in inspection.payload.items():
-                print(f"  {key:6} {json.dumps(value, ensure_ascii=False)}")
-        print("checks:")
-        for check in inspection.checks:
-            print(f"  {check.status.upper():7} {check.name:10} {check.why}")
-        print(f"verdict: {inspection.verdict}")
-    return 0 if inspection.verdict != "fail" else 1
+    return run_state_decode(args, secrets_from(args))
 
 
 if __name__ == "__main__":  # pragma: no cover
