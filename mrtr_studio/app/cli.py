@@ -82,8 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
     decode = state_commands.add_parser("decode", help="print a requestState's payload and each check")
     decode.add_argument("token")
     decode.add_argument("--secret", action="append", default=None, metavar="S",
-                        help="a server secret to verify the signature with; repeatable, any one may match "
-                             f"(default: ${SECRET_ENV})")
+                        help="a key to verify or decrypt with: hex:…, base64:… or the key's UTF-8 text; "
+                             f"repeatable, any one may match (default: ${SECRET_ENV})")
     decode.add_argument("--state-ttl", type=state_ttl, default=DEFAULT_STATE_TTL, metavar="SEC",
                         help="the server's --state-ttl: a longer lifetime fails the expiry check "
                              f"(default {DEFAULT_STATE_TTL})")

@@ -87,3 +87,11 @@ def test_control_characters_from_the_token_are_escaped(capsys: pytest.CaptureFix
     _, out, _ = decode(capsys, token)
     assert not any(c in out for c in "\x1b\x07\x9b\u202e")
     assert "\\x9b2J" in out and "\\u202eevil" in out and "\\x9bkey" in out
+
+
+def test_opaque_rounds_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = decode(capsys, "handle-0002", "--round", "handle-0001", "--json")
+    shown = json.loads(out)
+    assert code == 0 and shown["format"] == "opaque" and shown["payload"]["length"] == 11
+    assert {"name": "changes between rounds", "status": "pass", "why": "a new state in each of 2 rounds"} \
+        in shown["checks"]
