@@ -1,7 +1,7 @@
 """`mrtr-studio check URL|stdio:CMD [--tool NAME --args JSON ...] [--identity TOKEN ...] [--oauth ...] [--json]
 [--junit FILE]`
 
-Runs the lab's attacks (app/lab.py) and the protocol checks on each named tool of a server, prints
+Runs the lab's attacks (teaching/lab.py) and the protocol checks on each named tool of a server, prints
 a MUST/SHOULD table with the wire evidence of every failure, writes JUnit XML, and exits 1 when a
 MUST fails (2 for a usage error), so a server's CI can run it against a freshly started server.
 

@@ -1,7 +1,6 @@
 """`mrtr-studio` command line (DESIGN.md): the GUI by default, plus serve, call and state decode."""
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Sequence
 
@@ -14,7 +13,7 @@ from .flags.own import (
     add_wrap_parser,
 )
 from .flags.serve import add_limit_flags
-from .flags.state import DEFAULT_STATE_TTL, SECRET_ENV, SECRET_HELP, secrets_from, state_ttl
+from .flags.state import DEFAULT_STATE_TTL, SECRET_ENV, SECRET_HELP, add_decode_flags, secrets_from, state_ttl
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,6 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--secret", action="append", default=None, metavar="S", help=SECRET_HELP)
     serve.add_argument("--state-ttl", type=state_ttl, default=DEFAULT_STATE_TTL, metavar="SEC",
                        help=f"requestState lifetime in seconds, above 0 (default {DEFAULT_STATE_TTL})")
+    serve.add_argument("--state-audience", action="append", default=None, metavar="NAME",
+                       help="who the requestStates are for (their aud); repeatable: the first is minted, all are "
+                            "accepted. Nodes of one service share it (default: the server's name)")
     serve.add_argument("--user", action="append", default=[], metavar="NAME:TOKEN",
                        help="map bearer TOKEN to principal NAME (repeatable)")
     serve.add_argument("--explain-rejections", action="store_true",
@@ -79,12 +81,13 @@ def build_parser() -> argparse.ArgumentParser:
     decode = state_commands.add_parser("decode", help="print a requestState's payload and each check")
     decode.add_argument("token")
     decode.add_argument("--secret", action="append", default=None, metavar="S",
-                        help="a server secret to verify the signature with; repeatable, any one may match "
-                             f"(default: ${SECRET_ENV})")
+                        help="a key to verify or decrypt with: hex:…, base64:… or the key's UTF-8 text; "
+                             f"repeatable, any one may match (default: ${SECRET_ENV})")
     decode.add_argument("--state-ttl", type=state_ttl, default=DEFAULT_STATE_TTL, metavar="SEC",
                         help="the server's --state-ttl: a longer lifetime fails the expiry check "
                              f"(default {DEFAULT_STATE_TTL})")
     decode.add_argument("--json", action="store_true")
+    add_decode_flags(decode)
     return parser
 
 
@@ -129,21 +132,9 @@ def main(argv: Sequence[str] | None = None, gui: Callable[[argparse.Namespace], 
 
 
 def state_decode(args: argparse.Namespace) -> int:
-    from ..engine.state_inspect import inspect_token
+    from .state_decode import run_state_decode
 
-    inspection = inspect_token(args.token, secrets=secrets_from(args) or None, ttl=args.state_ttl)
-    if args.json:
-        print(json.dumps(inspection.as_dict(), indent=2))
-    else:
-        if inspection.payload is not None:
-            print("payload:")
-            for key, value in inspection.payload.items():
-                print(f"  {key:6} {json.dumps(value, ensure_ascii=False)}")
-        print("checks:")
-        for check in inspection.checks:
-            print(f"  {check.status.upper():7} {check.name:10} {check.why}")
-        print(f"verdict: {inspection.verdict}")
-    return 0 if inspection.verdict != "fail" else 1
+    return run_state_decode(args, secrets_from(args))
 
 
 if __name__ == "__main__":  # pragma: no cover

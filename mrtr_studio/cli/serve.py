@@ -59,6 +59,7 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"mrtr-studio serve: {problem}", file=sys.stderr)
         return 2
     options = ServerOptions(mrtr=MrtrOptions(secret=secrets_from(args), state_ttl=args.state_ttl,
+                                             audience=[a for a in args.state_audience or [] if a],
                                              explain_rejections=args.explain_rejections))
     server = build_demo_server(options)
     config = HttpServerConfig(users=users, verifier=verifier, **limits_of(args))

@@ -100,12 +100,26 @@ def invent_state(message: Message, principal: str = "", now: float | None = None
     issued = int(time.time() if now is None else now)
     name = params.get("uri") if message.get("method") == "resources/read" else params.get("name")
     data = {
-        "v": 1, "kid": "00000000", "iat": issued, "exp": issued + ttl, "m": str(message.get("method")),
+        "v": 1, "kid": "00000000", "aud": _audience_of(state_of(message)), "iat": issued, "exp": issued + ttl,
+        "m": str(message.get("method")),
         "n": str(name), "a": arguments_digest(params.get("arguments")),
         "p": principal, "k": {}, "r": 1, "nonce": b64url_encode(os.urandom(9)), "s": None,
     }
     token = f"{PREFIX}{b64url_encode(canonical_json(data))}.{b64url_encode(os.urandom(32))}"
     return Tampered(_with_state(message, token), "replaced the requestState with a fresh one signed by another key")
+
+
+def _audience_of(token: str | None) -> str | None:
+    """The `aud` of the state being replaced (readable: it is signed, not encrypted), so the invented one
+    differs only in its key; None when there is none to copy."""
+    if not token or not token.startswith(PREFIX) or len(token) > 64 * 1024:
+        return None
+    try:
+        payload = json.loads(b64url_decode(token[len(PREFIX):].partition(".")[0]))
+    except (ValueError, RecursionError):
+        return None
+    aud = payload.get("aud") if isinstance(payload, dict) else None
+    return aud if isinstance(aud, str) else None
 
 
 def swap_state(message: Message, other_state: str, origin: str = "another operation") -> Tampered:

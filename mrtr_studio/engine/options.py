@@ -21,6 +21,9 @@ class MrtrOptions:
     #: One secret, or several for rotation (the first signs, all verify); empty -> random per instance.
     secret: str | list[str] = ""
     state_ttl: int = DEFAULT_STATE_TTL
+    #: Who the states are for (`aud`): one name, or several (the first is minted, all are accepted).
+    #: Empty -> the server's name. Servers sharing a secret refuse each other's states unless they share it.
+    audience: str | list[str] = ""
     #: Put the failed check's name in `error.data.reason` (the studio's own engine turns this on).
     explain_rejections: bool = False
     #: Answers count only for the keys the verified requestState asked for; answers sent without a state

@@ -60,7 +60,8 @@ class McpServer(LegacyRequests):
         self.name = name
         self.options = options or ServerOptions()
         self.registry = Registry()
-        self.codec = StateCodec.from_secrets(self.options.mrtr.secret, ttl=self.options.mrtr.state_ttl)
+        self.codec = StateCodec.from_secrets(self.options.mrtr.secret, ttl=self.options.mrtr.state_ttl,
+                                             audiences=self.options.mrtr.audience or name)
         self.sessions: dict[str, Session] = {}
         #: Consumed single-use nonces; replace it with a shared store (redis_store) when running as a cluster.
         self.replay_guard: ReplayStore = MemoryReplayStore(clock=lambda: self.codec.clock())

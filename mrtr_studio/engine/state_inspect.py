@@ -8,7 +8,17 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .state_token import CHECKS, Binding, SplitToken, StateCodec, StateRejected, expiry_problem, parse_payload, split
+from .state_token import (
+    CHECKS,
+    Binding,
+    SplitToken,
+    StateCodec,
+    StateRejected,
+    audience_problem,
+    expiry_problem,
+    parse_payload,
+    split,
+)
 
 Status = Literal["pass", "fail", "unknown"]
 
@@ -43,8 +53,12 @@ class Inspection:
 
 
 def inspect_token(token: Any, secrets: list[str] | None = None, binding: Binding | None = None,
-                  now: float | None = None, ttl: int | None = None) -> Inspection:
+                  now: float | None = None, ttl: int | None = None,
+                  audiences: list[str] | None = None) -> Inspection:
     """Every check of DESIGN.md's order, each on its own.
+
+    `audiences` are the names the verifying server answers to; None when not known, and then the
+    `audience` check only says whom the state was minted for.
 
     `ttl` is the verifying server's state TTL, which bounds the lifetime `exp - iat`; None (the
     default) when it is not known, say another team's server, and then only `iat` and `exp`
@@ -65,7 +79,8 @@ def inspect_token(token: Any, secrets: list[str] | None = None, binding: Binding
         checks = [Check("malformed", "fail", rejected.detail), signature]
         checks += [Check(name, "unknown", "the payload cannot be read") for name in CHECKS[2:]]
         return Inspection(token, None, checks)
-    checks = [Check("malformed", "pass", "v1 token, strict base64url, JSON payload"), signature]
+    checks = [Check("malformed", "pass", "v1 token, strict base64url, JSON payload"), signature,
+              _audience_check(payload, audiences)]
     lifetime = payload["exp"] - payload["iat"]
     problem = expiry_problem(payload, moment, lifetime if ttl is None else ttl)
     if problem is not None:
@@ -95,6 +110,16 @@ def inspect_token(token: Any, secrets: list[str] | None = None, binding: Binding
             what = "argument digest differs" if name == "arguments" else f"bound to {bound!r}, request has {actual!r}"
             checks.append(Check(name, "fail", what))
     return Inspection(token, payload, checks)
+
+
+def _audience_check(payload: dict[str, Any], audiences: list[str] | None) -> Check:
+    if audiences:
+        problem = audience_problem(payload, audiences)
+        return Check("audience", "fail", problem) if problem else Check("audience", "pass",
+                                                                         f"minted for {payload['aud']!r}")
+    if payload.get("aud") is None:
+        return Check("audience", "fail", "minted without an audience (by an older studio); servers refuse it")
+    return Check("audience", "unknown", f"minted for {payload['aud']!r}; no server to compare with")
 
 
 def _signature_check(pieces: SplitToken, secrets: list[str] | None) -> Check:

@@ -6,8 +6,14 @@ so any instance holding one of the keys can continue a flow another instance sta
 
 Verification follows DESIGN.md's order and trusts nothing before the MAC: the token's shape and
 strict base64url, then the HMAC over the raw `v1.<payload>` bytes, and only then is the payload
-parsed as JSON and its claims checked (expiry, including a lifetime no longer than the TTL, method,
-name, arguments, principal).
+parsed as JSON and its claims checked (audience, expiry, including a lifetime no longer than the TTL,
+method, name, arguments, principal).
+
+The audience (`aud`) names the server a state was minted by (its name, or `MrtrOptions.audience`):
+two servers that share a secret would otherwise accept each other's states. A state without `aud`
+(minted by a studio older than the claim) is refused as `audience` too: failing closed costs at
+most one restarted flow per upgrade, since states live only the TTL, while accepting them would
+leave a way around the check.
 """
 
 import hashlib
@@ -33,13 +39,15 @@ from ..protocol.token_format import (
 from .options import DEFAULT_STATE_TTL, check_state_ttl
 
 MAX_CLOCK_SKEW = 60
+#: The audience of a codec built without one (a bare StateCodec in tests and tools); servers pass their name.
+DEFAULT_AUDIENCE = "mrtr-studio"
 #: Longest token minted or read: a client echoes it every round, and an oversized one is refused as
 #: `malformed` before any base64 decoding or MAC work is spent on it.
 MAX_TOKEN_CHARS = 64 * 1024
 #: The payload is our own flat object (its `k` map one level down); a deeper one is not a v1 state.
 _PAYLOAD_DEPTH = 4
 #: Verification checks in the order they run; `reason` names the first that fails.
-CHECKS = ("malformed", "signature", "expired", "method", "name", "arguments", "principal")
+CHECKS = ("malformed", "signature", "audience", "expired", "method", "name", "arguments", "principal")
 
 
 class StateRejected(Exception):
@@ -147,7 +155,7 @@ def parse_payload(body: bytes, *, authentic: bool = False) -> dict[str, Any]:
     if type(payload) is not dict or payload.get("v") != 1:
         raise StateRejected("malformed", "payload is not a v1 state")
     if not _well_typed(payload):
-        bad = next(key for key, kind in _FIELD_TYPES if type(payload.get(key)) is not kind)
+        bad = next((key for key, kind in _FIELD_TYPES if type(payload.get(key)) is not kind), "aud")
         raise StateRejected("malformed", f"payload field {bad!r} missing or of the wrong type")
     return payload
 
@@ -162,7 +170,8 @@ def _well_typed(payload: dict[str, Any]) -> bool:
     """Exact types (a bool is no timestamp), checked without a loop: this runs on every retry."""
     get = payload.get
     return (type(get("iat")) is int and type(get("exp")) is int and type(get("m")) is str
-            and type(get("n")) is str and type(get("a")) is str and type(get("p")) is str)
+            and type(get("n")) is str and type(get("a")) is str and type(get("p")) is str
+            and (get("aud") is None or type(get("aud")) is str))
 
 
 @dataclass
@@ -171,6 +180,8 @@ class StateCodec:
 
     keys: list[bytes] = field(default_factory=lambda: [os.urandom(32)])
     ttl: int = DEFAULT_STATE_TTL
+    #: The first is minted as `aud`, every one is accepted (a server renamed, or reached by two names).
+    audiences: list[str] = field(default_factory=lambda: [DEFAULT_AUDIENCE])
     #: Seconds since the epoch; the studio shifts it to show what expiry looks like without waiting.
     clock: Callable[[], float] = time.time
 
@@ -178,15 +189,21 @@ class StateCodec:
         check_state_ttl(self.ttl)
         if not self.keys:
             raise ValueError("at least one key is needed")
+        if not self.audiences or not all(isinstance(a, str) and a for a in self.audiences):
+            raise ValueError("at least one audience is needed, each a non-empty string")
         self._kids = [key_id(k) for k in self.keys]
         self._keyed = [_keyed(k) for k in self.keys]
 
     @classmethod
-    def from_secrets(cls, secrets: list[str] | str | None, ttl: int = DEFAULT_STATE_TTL) -> "StateCodec":
+    def from_secrets(cls, secrets: list[str] | str | None, ttl: int = DEFAULT_STATE_TTL,
+                     audiences: list[str] | str | None = None) -> "StateCodec":
         if isinstance(secrets, str):
             secrets = [secrets]
+        if isinstance(audiences, str):
+            audiences = [audiences]
         keys = [s.encode("utf-8") for s in (secrets or []) if s]
-        return cls(keys=keys or [os.urandom(32)], ttl=ttl)
+        named = [a for a in (audiences or []) if a]
+        return cls(keys=keys or [os.urandom(32)], ttl=ttl, audiences=named or [DEFAULT_AUDIENCE])
 
     def mint(
         self,
@@ -200,6 +217,7 @@ class StateCodec:
         payload = {
             "v": 1,
             "kid": self._kids[0],
+            "aud": self.audiences[0],
             "iat": issued,
             "exp": issued + self.ttl,
             "m": binding.method,
@@ -232,7 +250,20 @@ class StateCodec:
         if not self.signature_ok(pieces):
             raise StateRejected("signature", "the signature matches none of the server's keys")
         payload = parse_payload(pieces.body, authentic=True)
+        problem = audience_problem(payload, self.audiences)
+        if problem is not None:
+            raise StateRejected("audience", problem)
         return check_claims(payload, binding, self.clock() if now is None else now, ttl=self.ttl)
+
+
+def audience_problem(payload: dict[str, Any], accepted: list[str]) -> str | None:
+    """Why the state was not minted for a server answering to `accepted`, or None. The `audience` check."""
+    aud = payload.get("aud")
+    if aud is None:
+        return "minted without an audience (by an older studio): start the flow again"
+    if aud not in accepted:
+        return f"minted for {aud!r}, not for this server ({', '.join(repr(a) for a in accepted)})"
+    return None
 
 
 def check_claims(payload: dict[str, Any], binding: Binding, now: float | None = None,

@@ -14,9 +14,11 @@ from typing import Any
 from ..engine.state_inspect import Check, Inspection, inspect_token
 from ..engine.state_token import Binding, StateRejected, decode
 from ..protocol.errors import INVALID_PARAMS
+from ..states import Decoded, detect_format
 from ..trace import TraceMessage, TraceStore
 from ..trace.diagram_layout import request_state_of
 from ..trace.model import params_of
+from .foreign_state import as_inspection, decode_foreign
 
 #: key -> (label, what it binds and why), in the order DESIGN.md lists the payload.
 PAYLOAD_FIELDS: dict[str, tuple[str, str]] = {
@@ -24,6 +26,8 @@ PAYLOAD_FIELDS: dict[str, tuple[str, str]] = {
           "is never misread as this one."),
     "kid": ("key id (kid)", "Which of the server's keys signed the state. The first configured key signs and "
             "all of them verify, so keys can be rotated without breaking flows in progress."),
+    "aud": ("audience (aud)", "The server the state was minted by (its name or configured audience). Another "
+            "server sharing the secret refuses it, so a state cannot be carried from one service to another."),
     "iat": ("issued at (iat)", "When the server minted the state (unix seconds). A state issued more than 60 s "
             "in the future is rejected: the clocks disagree or the state was forged."),
     "exp": ("expires at (exp)", "iat plus the server's state TTL. After it the retry is rejected as expired, so "
@@ -58,6 +62,8 @@ CHECK_LABELS: dict[str, tuple[str, str]] = {
     "malformed": ("shape", "v1.<payload>.<signature>, strict base64url, a JSON payload with every field of the "
                   "right type (the server's reason for a failure: malformed)"),
     "signature": ("signature", "the HMAC over the payload bytes matches one of the server's keys"),
+    "audience": ("audience", "the state was minted for this server: its aud is one of the names the server "
+                 "answers to (reason: audience)"),
     "expired": ("expiry", "now is before exp, and iat is at most 60 s in the future (reason: expired)"),
     "method": ("method", "the retry's method is the one the state was minted for"),
     "name": ("name", "the retry targets the same tool, prompt or resource"),
@@ -114,6 +120,9 @@ class StateView:
     #: (field, before, after) for every payload field, and what the state is compared with.
     diff: list[tuple[str, Any, Any]] = field(default_factory=list)
     diff_against: str = ""
+    #: The state's format (`states.detect_format`); for any but the studio's, what its decoder said.
+    format: str = "studio"
+    decoded: Decoded | None = None
 
 
 def _request_for(store: TraceStore, entry: TraceMessage) -> TraceMessage | None:
@@ -180,13 +189,17 @@ def _previous_state(store: TraceStore, entry: TraceMessage, token: str) -> tuple
     return None, ""
 
 
-def analyse(store: TraceStore, entry: TraceMessage, studio: Any = None) -> StateView | None:
-    """Everything the inspector shows for one message, or None when it carries no requestState."""
+def analyse(store: TraceStore, entry: TraceMessage, studio: Any = None, state_keys: Any = None) -> StateView | None:
+    """Everything the inspector shows for one message, or None when it carries no requestState.
+
+    `state_keys` (studio.state_keys.StateKeys) holds the keys remembered per server for other formats."""
     token = request_state_of(entry)
     if token is None:
         return None
     operation = store.operation(entry.operation_id)
     embedded = operation.server == "embedded"
+    if not embedded and _foreign(token):
+        return _foreign_view(store, entry, token, studio, operation.server, state_keys)
     secrets = _secrets(studio, embedded)
     now = studio.engine_now() if embedded and hasattr(studio, "engine_now") else time.time()
     request = _request_for(store, entry)
@@ -197,7 +210,8 @@ def analyse(store: TraceStore, entry: TraceMessage, studio: Any = None) -> State
         binding = Binding(str(request.method), str(name), params.get("arguments") or {}, "")
     engine = getattr(studio, "engine", None) if embedded else None
     ttl = engine.codec.ttl if engine is not None else None  # the embedded engine's TTL bounds exp - iat
-    inspection = inspect_token(token, secrets=secrets or None, binding=binding, now=now, ttl=ttl)
+    audiences = list(getattr(engine.codec, "audiences", None) or []) or None if engine is not None else None
+    inspection = inspect_token(token, secrets=secrets or None, binding=binding, now=now, ttl=ttl, audiences=audiences)
     _explain(inspection, secrets)
     view = StateView(token, entry, inspection, embedded)
     if request is not None and request_state_of(request) == token:
@@ -207,6 +221,23 @@ def analyse(store: TraceStore, entry: TraceMessage, studio: Any = None) -> State
     before, view.diff_against = _previous_state(store, entry, token)
     if before is not None:
         view.diff = payload_diff(_payload(before), inspection.payload) + token_diff(before, token)
+    return view
+
+
+def _foreign(token: str) -> bool:
+    """Another format's state; a damaged `v1.` one keeps the studio's view, which says what is malformed."""
+    found = detect_format(token)
+    return found != "studio" and not (found == "opaque" and token.startswith("v1."))
+
+
+def _foreign_view(store: TraceStore, entry: TraceMessage, token: str, studio: Any, server: str,
+                  state_keys: Any) -> StateView:
+    """Another format's state: its decoder's checks, no studio-specific diff or verdict overlay."""
+    decoded = decode_foreign(store, entry, token, _request_for(store, entry), studio, server, state_keys)
+    view = StateView(token, entry, as_inspection(token, decoded), False, format=decoded.format, decoded=decoded)
+    request = _request_for(store, entry)
+    if request is not None and request_state_of(request) == token:
+        view.rejected, view.rejection_detail = rejection_of(_response_to(store, request))
     return view
 
 
@@ -229,7 +260,7 @@ def _explain(inspection: Inspection, secrets: list[str]) -> None:
                 "principal", "unknown", f"bound to {inspection.payload['p']!r}; the trace does not say who sent it")
 
 
-_SERVER_CHECKS = ("signature", "method", "name", "arguments", "principal")
+_SERVER_CHECKS = ("signature", "audience", "method", "name", "arguments", "principal")
 
 
 def _overlay_verdict(inspection: Inspection, response: TraceMessage | None, rejected: str | None,
@@ -252,7 +283,8 @@ def _overlay_verdict(inspection: Inspection, response: TraceMessage | None, reje
 def ttl_left(view: StateView, studio: Any = None) -> float | None:
     """Seconds until the state expires (negative once expired), on the engine's clock when embedded."""
     payload = view.inspection.payload
-    if not payload:
-        return None
+    expires = payload.get("exp") if payload else None
+    if isinstance(expires, bool) or not isinstance(expires, int | float):
+        return None  # no expiry (an opaque state, a JWT without exp)
     now = studio.engine_now() if view.embedded and hasattr(studio, "engine_now") else time.time()
-    return float(payload["exp"]) - now
+    return float(expires) - now

@@ -87,7 +87,9 @@ class LessonCluster:
         if run.node is None:
             return lesson_server()
         if run.node not in self.nodes:
-            node = build_demo_server(ServerOptions(mrtr=MrtrOptions(secret=self.secret, explain_rejections=True)),
+            # One audience for every node: they are one service, so a flow may hop between them.
+            node = build_demo_server(ServerOptions(mrtr=MrtrOptions(secret=self.secret, explain_rejections=True,
+                                                                    audience="mrtr-studio-lessons")),
                                      name=f"mrtr-studio-lessons ({run.node})")
             if run.shared_store:
                 node.replay_guard = self.store

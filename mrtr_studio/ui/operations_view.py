@@ -1,4 +1,4 @@
-"""The operations list: a thin Qt table over `app.operations.OperationsIndex`, with Run again and Compare.
+"""The operations list: a thin Qt table over `studio.operations.OperationsIndex`, with Run again and Compare.
 
 Store events reach the index through the StoreBridge; each becomes one insert or one dataChanged.
 Opening a file (`cleared`, then thousands of adds) is applied with a single model reset on the next

@@ -1,10 +1,14 @@
 """The requestState inspector: the selected message's state field by field, every check, the TTL, the diff.
 
-The analysis lives in app.state_analysis (Qt-free); this widget only shows it, ticks the countdown
+The analysis lives in studio.state_analysis (Qt-free); this widget only shows it, ticks the countdown
 once a second, and offers tamper actions that edit the studio's held retry through client.tamper.
 The seven checks are always all visible (the table is as tall as its rows, never scrolled) with the
 failed one marked by a symbol, bold text and the selection, not by colour alone; the payload and the
 round-to-round diff share the rest of the height in a splitter, each field named by its meaning.
+
+A state in another format (an SDK's, a JWT, an opaque one) shows its detected format and that
+format's checks (pass, fail or cannot-check, with why); the key that opens it is asked once per
+server and remembered in the OS keyring (studio.state_keys), never in settings.
 """
 
 import json
@@ -31,14 +35,16 @@ from PySide6.QtWidgets import (
 from ..client import tamper
 from ..engine.state_token import CHECKS, StateRejected, decode
 from ..studio.state_analysis import StateView, analyse, check_label, field_label, first_difference, ttl_left
+from ..studio.state_keys import StateKeys
 from ..trace import StoreEvent, TraceStore
 from ..trace.diagram_layout import request_state_of
+from .foreign_state_view import ForeignStateMixin
 from .selection import Selection
 from .store_bridge import StoreBridge, message_by_seq
 from .tones import CHANGED, ERROR, MARKED_BACKGROUND, MARKED_TEXT, MUTED, PASS, Tone, color_style, tone
 
 _STATUS: dict[str, tuple[str, Tone]] = {"pass": ("✔ pass", PASS), "fail": ("✖ fail", ERROR),
-                                        "unknown": ("? unknown", MUTED)}
+                                        "unknown": ("? unknown", MUTED), "cannot-check": ("? cannot check", MUTED)}
 NAME_ROLE = Qt.ItemDataRole.UserRole
 FAILED_MARK = "▶ "
 CHANGED_MARK = "≠ "
@@ -89,7 +95,7 @@ def _heading(text: str) -> QLabel:
     return label
 
 
-class StateInspector(QWidget):
+class StateInspector(ForeignStateMixin, QWidget):
     studioEvent = Signal(object)  # re-posts the controller's events onto the GUI thread
 
     def __init__(self, store: TraceStore, selection: Selection, studio: Any = None,
@@ -99,6 +105,7 @@ class StateInspector(QWidget):
         self.selection = selection
         self.studio = studio
         self.view: StateView | None = None
+        self._state_keys: StateKeys | None = getattr(studio, "state_keys", None)
         self.header = QLabel("Select an input_required result or a retry to inspect its requestState.")
         self.header.setWordWrap(True)
         self.ttl_label = QLabel("")
@@ -130,6 +137,12 @@ class StateInspector(QWidget):
         self.tamper_status = QLabel("")
         self.tamper_status.setWordWrap(True)
         self._build_tamper_menu()
+        self.key_button = QToolButton()
+        self.key_button.setText("Key for this server…")
+        self.key_button.setToolTip("The key that opens this server's states (hex:…, base64:… or text), "
+                                   "remembered in the OS keyring, never in settings")
+        self.key_button.clicked.connect(self.ask_server_key)
+        self.key_button.setVisible(False)
         payload_box, self.payload_heading = self._section("Payload", self.payload_table)
         diff_box, _ = self._section(None, self.diff_table, self.diff_label)
         self.split = QSplitter(Qt.Orientation.Vertical)
@@ -143,8 +156,8 @@ class StateInspector(QWidget):
         self.content = QWidget()
         box = QVBoxLayout(self.content)
         box.setContentsMargins(2, 2, 2, 2)
-        for widget in (self.header, self.ttl_label, self.rejection_label, _heading("Checks"), self.checks_table,
-                       self.failed_label):
+        for widget in (self.header, self.key_button, self.ttl_label, self.rejection_label, _heading("Checks"),
+                       self.checks_table, self.failed_label):
             box.addWidget(widget)
         box.addWidget(self.split, 1)
         box.addWidget(self.tamper_button)
@@ -192,7 +205,8 @@ class StateInspector(QWidget):
 
     def show_seq(self, seq: int) -> None:
         entry = message_by_seq(self.store, seq) if seq >= 0 else None
-        self.view = analyse(self.store, entry, self.studio) if entry is not None else None
+        keys = self._state_keys
+        self.view = analyse(self.store, entry, self.studio, keys) if entry is not None else None
         self._render()
 
     def _render(self) -> None:
@@ -201,6 +215,7 @@ class StateInspector(QWidget):
             table.setRowCount(0)
         self.rejection_label.setText("")
         self.diff_label.setText("No earlier state to compare with.")
+        self.key_button.setVisible(view is not None and not view.embedded)
         if view is None:
             self.header.setText("Select an input_required result or a retry to inspect its requestState.")
             self.ttl_label.setText("")
@@ -211,6 +226,9 @@ class StateInspector(QWidget):
             self._update_tamper_enabled()
             return
         where = "minted by the server in" if view.entry.kind == "input_required" else "echoed by the client in"
+        if view.decoded is not None:
+            self._render_foreign(view, where)
+            return
         self.header.setText(f"#{view.entry.seq}: requestState {where} round {view.entry.round} "
                             f"({'embedded engine' if view.embedded else 'external server'}) — "
                             f"verdict: {view.inspection.verdict}")

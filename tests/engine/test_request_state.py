@@ -74,7 +74,8 @@ def long_lived(lifetime: int, secret: str = "s3cret", now: float | None = None) 
     from mrtr_studio.protocol.token_format import arguments_digest, canonical_json
 
     issued = int(time.time() if now is None else now)
-    payload = {"v": 1, "kid": "x", "iat": issued, "exp": issued + lifetime, "m": "tools/call", "n": "delete_file",
+    payload = {"v": 1, "kid": "x", "aud": "mrtr-studio-demo", "iat": issued, "exp": issued + lifetime,
+               "m": "tools/call", "n": "delete_file",
                "a": arguments_digest({"path": "/a"}), "p": "", "k": {"confirm": "elicitation/create"}, "r": 1,
                "nonce": "n", "s": "step=1"}
     return sealed(canonical_json(payload), secret)
@@ -227,7 +228,8 @@ async def test_key_rotation_old_key_verifies_new_key_signs() -> None:
     done = await rotated.call("delete_file", {"path": "/a"}, responses=CONFIRM, state=old_token)
     assert done["result"]["content"][0]["text"] == "File deleted"
     new_token = await minted(rotated)
-    assert StateCodec.from_secrets(["new"]).verify(new_token, Binding("tools/call", "delete_file", {"path": "/a"}))
+    assert StateCodec.from_secrets(["new"], audiences="mrtr-studio-demo").verify(
+        new_token, Binding("tools/call", "delete_file", {"path": "/a"}))
     assert_rejected(await old.call("delete_file", {"path": "/a"}, responses=CONFIRM, state=new_token), "signature")
 
 
@@ -245,7 +247,8 @@ async def test_payload_binds_everything_design_lists() -> None:
     from mrtr_studio.engine.state_token import arguments_digest, decode
 
     payload = decode(token).payload
-    assert set(payload) == {"v", "kid", "iat", "exp", "m", "n", "a", "p", "k", "r", "nonce", "s"}
+    assert set(payload) == {"v", "kid", "aud", "iat", "exp", "m", "n", "a", "p", "k", "r", "nonce", "s"}
+    assert payload["aud"] == "mrtr-studio-demo"  # the server's name: no audience configured
     assert (payload["m"], payload["n"], payload["p"], payload["s"], payload["r"]) == (
         "tools/call", "delete_file", "alice", "step=1", 1)
     assert payload["a"] == arguments_digest({"path": "/x"})

@@ -42,10 +42,10 @@ def test_the_expiry_check_uses_the_given_ttl_and_says_the_lifetime() -> None:
 
 def test_a_minted_token_passes_every_check() -> None:
     token = StateCodec.from_secrets(["new", "old"]).mint(BINDING, "s", {}, 1, now=NOW)
-    inspection = inspect_token(token, secrets=["old", "new"], binding=BINDING, now=NOW + 1)
+    inspection = inspect_token(token, secrets=["old", "new"], binding=BINDING, now=NOW + 1, audiences=["mrtr-studio"])
     assert [(c.name, c.status) for c in inspection.checks] == [
-        ("malformed", "pass"), ("signature", "pass"), ("expired", "pass"), ("method", "pass"), ("name", "pass"),
-        ("arguments", "pass"), ("principal", "pass")]
+        ("malformed", "pass"), ("signature", "pass"), ("audience", "pass"), ("expired", "pass"), ("method", "pass"),
+        ("name", "pass"), ("arguments", "pass"), ("principal", "pass")]
 
 
 def test_an_unreadable_payload_still_gets_its_signature_checked() -> None:

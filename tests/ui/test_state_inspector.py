@@ -94,7 +94,7 @@ def test_payload_edit_shows_in_the_diff(qtbot) -> None:  # type: ignore[no-untyp
     selection.select(store.messages_of(op.id)[2])
     # The nonce field and the raw payload bytes changed; the signature was left as the server made it.
     assert widget.changed_fields() == ["nonce", "payload bytes"]
-    assert "2 of 14 differ (nonce, payload bytes)" in widget.diff_label.text()
+    assert "2 of 15 differ (nonce, payload bytes)" in widget.diff_label.text()
     first_rows = [widget.diff_table.item(r, 0).data(Qt.ItemDataRole.UserRole) for r in (0, 1)]
     assert first_rows == ["nonce", "payload bytes"]  # what differs comes first, in view without scrolling
 

@@ -1,7 +1,7 @@
 """A cluster of real engine processes: the seed's load-balancer advice, made visible.
 
 N `mrtr-studio serve` processes on loopback ports; each round of delete_file goes to the next node
-(app.cluster.RoundRobinTransport); the diagram draws one lane per node and the table says which node
+(teaching.cluster.RoundRobinTransport); the diagram draws one lane per node and the table says which node
 answered which round. A click on an arrow selects that message in the window (the JSON inspector). With one
 shared secret the second node verifies the first node's state and the flow completes; with random
 per-instance secrets it cannot, and round two is rejected. Starting, running and stopping are tasks

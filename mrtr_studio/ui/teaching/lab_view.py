@@ -1,6 +1,6 @@
 """The tamper-and-replay lab: every attack on a captured round, what the server said, and the spec's verdict.
 
-Each attack is its own operation in the shared trace (app.lab does that), so a click on a row
+Each attack is its own operation in the shared trace (teaching.lab does that), so a click on a row
 selects that operation's attacked retry in the window's Selection: the diagram beside the grid,
 the JSON view and the requestState inspector then all show that attack's flow and failed check.
 """

@@ -1,6 +1,6 @@
 """The scenario library: a lesson's wire beside the handler code that produced it, explained step by step.
 
-Lessons run on their own fresh engine (app.lesson_runner) and are recorded in a trace store, so the
+Lessons run on their own fresh engine (teaching.lesson_runner) and are recorded in a trace store, so the
 same diagram widget as the studio's draws them. The view keeps a cursor over the lesson's messages:
 Step moves it, a click on an arrow moves it, and each position shows the explanation with its spec
 link and the handler lines that ran in that message's round.

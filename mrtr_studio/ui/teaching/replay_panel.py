@@ -1,7 +1,7 @@
 """Replay across nodes, side by side: per-node memory lets a single-use state complete again, a shared
 Redis store refuses it on every node.
 
-A thin adapter over `app.replay_lab.ReplayLab`, which starts two `serve` clusters (and a real
+A thin adapter over `teaching.replay_lab.ReplayLab`, which starts two `serve` clusters (and a real
 redis-server, and optionally a real HAProxy in front of each), replays a completed `delete_file`
 retry to the nodes and stops everything when done; the panel only shows the answers. Where
 redis-server or haproxy is missing it says which package to install, and what can run still runs.

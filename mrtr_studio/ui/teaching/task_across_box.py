@@ -1,6 +1,6 @@
 """The replay page's "task across nodes" run: one row per request, with the node that served it.
 
-Thin: `app.replay_lab.ReplayLab.task_across` starts a redis-server and three `serve` nodes sharing
+Thin: `teaching.replay_lab.ReplayLab.task_across` starts a redis-server and three `serve` nodes sharing
 it (optionally behind HAProxy), follows `long_report` from node 0 through node 1 to node 2 with
 the tasks extension declared, and stops everything; this box only shows the hops.
 """
