@@ -25,6 +25,7 @@ from typing import Any
 
 import httpx
 
+from ..trace.redaction import DEFAULT
 from .secrets import SecretBook, masked_headers
 
 MAX_BODY = 256 * 1024
@@ -110,7 +111,7 @@ class AuthHttp:
                       content: str | None = None) -> Reply:
         self.flush()
         headers = {"Accept": "application/json", "Accept-Encoding": "identity", **(headers or {})}
-        exchange = Exchange(phase, method, self.book.mask(url), masked_headers(headers, self.book),
+        exchange = Exchange(phase, method, self.book.mask(DEFAULT.url(url)), masked_headers(headers, self.book),
                             self.book.masked_body(content) if content else None)
         try:
             async with asyncio.timeout(self.timeout):

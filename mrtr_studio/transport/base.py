@@ -69,11 +69,6 @@ class RequestAuth(Protocol):
                          dpop_nonce: str | None = None) -> bool: ...
 
 
-def masked_headers(headers: dict[str, str]) -> dict[str, str]:
-    """Headers as a trace may keep them: the Authorization value never leaves the transport."""
-    return {k: ("Bearer ***" if k.lower() == "authorization" else v) for k, v in headers.items()}
-
-
 async def answer_server_request(handler: ServerRequestHandler | None, request: dict[str, Any]) -> dict[str, Any]:
     """The client's JSON-RPC response to a legacy server-initiated request: the handler's result, or an
     error saying why there is none (every transport answers, so the server's await never hangs)."""

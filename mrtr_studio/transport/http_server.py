@@ -35,7 +35,8 @@ from ..protocol.errors import (
     McpError,
 )
 from ..protocol.versions import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, NAME_FIELDS
-from .base import Tap, masked_headers
+from ..trace.redaction import DEFAULT
+from .base import Tap
 from .body_deadlines import BodyDeadlines
 from .legacy_sessions import LegacySessions
 from .sse import Receive, Reply, Send, dumps, send_bytes
@@ -205,7 +206,7 @@ class McpHttpApp:
             await _error(send, 400, msg_id, exc.code, exc.message)
             return
         _exchange.set(next(self._exchanges))
-        self._emit("client->server", message, request_headers=masked_headers(headers))
+        self._emit("client->server", message, request_headers=DEFAULT.headers(headers))
         session_id = headers.get("mcp-session-id")
         if kind in ("result", "error", "notification"):
             session = self.sessions.find(session_id, principal) if session_id else Session(user=principal)
