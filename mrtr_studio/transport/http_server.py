@@ -88,13 +88,17 @@ class HttpServerConfig:
     header_timeout: float = 10.0
     keep_alive_timeout: float = 30.0
     max_connections: int = 1000
+    #: A request's header section: bytes and fields (431 past either, before it is held; header_limits).
+    max_header_bytes: int = 64 * 1024
+    max_header_fields: int = 100
 
     def __post_init__(self) -> None:
         self.allowed_hosts = frozenset(host.strip().lower() for host in self.allowed_hosts)
         for name in ("body_timeout", "session_idle_seconds", "header_timeout", "keep_alive_timeout"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be a positive number of seconds, got {getattr(self, name)!r}")
-        for name in ("max_body_bytes", "max_json_depth", "max_sessions", "max_connections"):
+        for name in ("max_body_bytes", "max_json_depth", "max_sessions", "max_connections",
+                     "max_header_bytes", "max_header_fields"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)!r}")
 
