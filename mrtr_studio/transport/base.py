@@ -90,6 +90,8 @@ class TransportLimits:
 
     #: One JSON body, one SSE event or one stdio line.
     max_body_bytes: int = 16 * 1024 * 1024
+    #: What an error over `max_body_bytes` names: the setting, or the flag that set it (`call --max-body`).
+    body_limit_name: str = "max_body_bytes"
     #: Everything one request's streams may carry (an endless stream of small events ends here).
     max_stream_bytes: int = 64 * 1024 * 1024
     max_depth: int = wire_json.MAX_DEPTH

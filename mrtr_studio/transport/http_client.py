@@ -316,14 +316,14 @@ class HttpClientTransport:
         if declared.isdigit() and int(declared) > limit:
             self.tap.emit("server->client", f"({declared} bytes, not read)", **meta, error="body too large")
             raise TransportError(f"HTTP {status} from {self.shown}: the body of {declared} bytes is over the limit of "
-                                 f"{limit} bytes (max_body_bytes); not read")
+                                 f"{limit} bytes ({self.limits.body_limit_name}); not read")
         body = bytearray()
         async for chunk in self._chunks(response, progress, window):
             body += chunk
             if len(body) > limit:
                 self.tap.emit("server->client", f"({len(body)}+ bytes, not kept)", **meta, error="body too large")
                 raise TransportError(f"HTTP {status} from {self.shown}: the body is over the limit of {limit} bytes "
-                                     "(max_body_bytes); stopped reading")
+                                     f"({self.limits.body_limit_name}); stopped reading")
         meta.update(framing="json", duration_ms=progress.elapsed_ms())
         text = body.decode("utf-8", errors="replace")
         if not text.strip():
@@ -375,7 +375,8 @@ class HttpClientTransport:
                     return item
         except SseTooLarge as exc:
             self.tap.emit("server->client", f"({exc})", **meta, error="SSE event too large")
-            raise TransportError(f"SSE stream from {self.shown}: {exc} (max_body_bytes); stopped reading") from None
+            raise TransportError(f"SSE stream from {self.shown}: {exc} ({self.limits.body_limit_name}); stopped "
+                                 "reading") from None
         return None
 
     async def _small_text(self, response: httpx.Response) -> str:
