@@ -162,8 +162,8 @@ class ProxyApp:
             upstream = sending.result()
         except httpx.HTTPError as exc:
             watcher.cancel()
-            shown = self.redaction.url(self.upstream)
-            await _proxy_error(send, 502, UPSTREAM_UNREACHABLE, f"the proxy cannot reach {shown}: "
+            named = self.redaction.url(self.upstream)
+            await _proxy_error(send, 502, UPSTREAM_UNREACHABLE, f"the proxy cannot reach {named}: "
                                f"{type(exc).__name__}: {exc}")
             return
         self.relayed += 1
