@@ -53,11 +53,16 @@ def split_host(value: str, default_port: int) -> tuple[str, int] | None:
 class HostGuard:
     """The names the proxy answers to: its own address and port (from the ASGI scope's `server`),
     `localhost` when that address is a loopback one, and each `--allow-host` NAME (any port, or only
-    the one given as NAME:PORT)."""
+    the one given as NAME:PORT). `*` turns the Host check off, as on `serve` (behind a trusted front
+    end); a browser's foreign Origin is still refused then."""
 
     def __init__(self, allowed: Iterable[str] = ()) -> None:
         self.allowed: list[tuple[str, int | None]] = []
+        self.any_host = False
         for entry in allowed:
+            if entry.strip() == "*":
+                self.any_host = True
+                continue
             parsed = split_host(entry, 0)
             if parsed is None:
                 raise ValueError(f"--allow-host takes NAME or NAME:PORT, got {entry!r}")
@@ -78,7 +83,7 @@ class HostGuard:
         if len(hosts) != 1:
             return 421, "the request must carry exactly one Host header naming this proxy"
         host = split_host(hosts[0], 80)
-        if host is None or not self._accepts(*host, server):
+        if host is None or not (self.any_host or self._accepts(*host, server)):
             return 421, ("misdirected request: this proxy does not answer to that Host "
                          "(allow a name with --allow-host NAME)")
         origins = [v.decode("latin-1") for n, v in headers if n.lower() == b"origin"]

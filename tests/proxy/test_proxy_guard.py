@@ -173,5 +173,9 @@ def test_host_guard_parses_hosts_and_refuses_malformed_ones() -> None:
     assert guard.check([(b"host", b"127.0.0.1:9000"), (b"host", b"127.0.0.1:9000")], server) is not None
     refused = guard.check([(b"host", b"127.0.0.1:9000"), (b"origin", b"file://")], server)
     assert refused is not None and refused[0] == 403
+    anything = HostGuard(["*"])
+    assert anything.check([(b"host", b"evil.example")], server) is None
+    refused = anything.check([(b"host", b"evil.example"), (b"origin", b"http://evil.example")], server)
+    assert refused is not None and refused[0] == 403
     with pytest.raises(ValueError, match="--allow-host"):
         HostGuard(["bad/name"])

@@ -31,6 +31,13 @@ def test_oversized_and_overcounted_headers_get_431_and_ordinary_ones_pass() -> N
         assert "Traceback" not in server.log()
 
 
+def test_the_bounds_are_flags() -> None:
+    with serve("--max-header-bytes", "2048", "--max-header-fields", "30") as server:
+        assert raw_post(server.port, PING, [ACCEPT, TYPE, ("X-Big", "a" * 3000)]).status == 431
+        assert raw_post(server.port, PING, [ACCEPT, TYPE, *((f"X-F{i}", "1") for i in range(40))]).status == 431
+        assert raw_post(server.port, PING, [ACCEPT, TYPE, ("X-Big", "a" * 1000)]).status == 200
+
+
 def test_keep_alive_requests_each_get_their_own_count() -> None:
     with serve() as server, connect(server.port) as sock:
         for _ in range(3):
