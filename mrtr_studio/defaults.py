@@ -33,6 +33,8 @@ SERVER_LIMITS: dict[str, Any] = {
     "header_timeout": 10.0,
     "body_timeout": 30.0,
     "keep_alive_timeout": 30.0,
+    "max_header_bytes": 64 * 1024,
+    "max_header_fields": 100,
 }
 #: The largest request body `serve` reads.
 SERVER_MAX_BODY_BYTES = 1 << 20

@@ -5,6 +5,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 LISTING = """Server scenarios (test against a server):
@@ -54,3 +56,20 @@ def test_every_expected_failure_names_a_wire_that_runs() -> None:
     for scenario, wire in conformance.EXPECTED_FAILURES:
         assert wire in conformance.WIRES and scenario not in conformance.NOT_RUN
         assert conformance.EXPECTED_FAILURES[(scenario, wire)]
+
+
+def test_a_run_whose_checks_were_all_skipped_counts_as_skipped_not_passed(capsys: pytest.CaptureFixture[str]) -> None:
+    conformance = tool()
+    skipped = conformance.summarize("tasks-lifecycle @ extension", [
+        {"id": "a", "status": "SKIPPED"}, {"id": "b", "status": "SKIPPED"}, {"id": "c", "status": "INFO"}], 0, "")
+    passed = conformance.summarize("server-initialize @ 2025-11-25", [
+        {"id": "a", "status": "SUCCESS"}, {"id": "b", "status": "SKIPPED"}], 0, "")
+    assert skipped.all_skipped and not skipped.passed and not skipped.failed
+    assert passed.passed and not passed.all_skipped
+    conformance.print_outcome(skipped)
+    runs = [conformance.Run("tasks-lifecycle", "extension"), conformance.Run("server-initialize", "2025-11-25")]
+    conformance.print_summary([skipped, passed], runs, {})
+    out = capsys.readouterr().out
+    assert "[skip ] tasks-lifecycle @ extension" in out
+    assert "extension     0 passed,  0 failed, 0 expected to fail, 1 skipped" in out
+    assert "2025-11-25    1 passed,  0 failed, 0 expected to fail, 0 skipped" in out

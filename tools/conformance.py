@@ -119,6 +119,16 @@ class Outcome:
         return self.counts.get("FAILURE", 0) > 0 or self.exit_code != 0
 
     @property
+    def all_skipped(self) -> bool:
+        """Every check the run recorded was SKIPPED (INFO aside): it tested nothing, so it did not pass."""
+        judged = sum(n for status, n in self.counts.items() if status not in ("SKIPPED", "INFO"))
+        return not self.failed and self.counts.get("SKIPPED", 0) > 0 and judged == 0
+
+    @property
+    def passed(self) -> bool:
+        return not self.failed and not self.all_skipped
+
+    @property
     def unexpected(self) -> bool:
         return self.failed and not self.expected
 
@@ -245,6 +255,8 @@ def print_outcome(outcome: Outcome) -> None:
     counts = ", ".join(f"{outcome.counts.get(s, 0)} {s}" for s in ("SUCCESS", "FAILURE", "WARNING", "SKIPPED"))
     if outcome.failed:
         mark = "xfail" if outcome.expected else "FAIL "
+    elif outcome.all_skipped:
+        mark = "skip "
     elif outcome.expected:
         mark = "XPASS"
     else:
@@ -263,9 +275,12 @@ def print_summary(outcomes: list[Outcome], runs: list[Run], skipped: dict[str, s
     print("\nserver runs per wire:")
     for wire in sorted({r.wire for r in runs}):
         mine = [by_label[r.label] for r in runs if r.wire == wire and r.label in by_label]
-        passed = sum(not o.failed for o in mine)
+        passed = sum(o.passed for o in mine)
+        skipped_runs = sum(o.all_skipped for o in mine)
         xfail = sum(o.failed and bool(o.expected) for o in mine)
-        print(f"  {wire:<11} {passed:>3} passed, {len(mine) - passed - xfail:>2} failed, {xfail} expected to fail")
+        failed = len(mine) - passed - skipped_runs - xfail
+        print(f"  {wire:<11} {passed:>3} passed, {failed:>2} failed, {xfail} expected to fail, "
+              f"{skipped_runs} skipped (every check SKIPPED)")
     for name, why in skipped.items():
         print(f"  not run: {name}: {why}")
 
@@ -325,7 +340,9 @@ def main() -> int:
     failures = [o for o in outcomes if o.unexpected]
     warnings = sum(o.counts.get("WARNING", 0) for o in outcomes)
     total = sum(o.counts.get("SUCCESS", 0) for o in outcomes)
-    print(f"total: {len(outcomes)} runs, {total} checks passed, {len(failures)} run(s) failed, "
+    print(f"total: {len(outcomes)} runs, {sum(o.passed for o in outcomes)} passed, "
+          f"{sum(o.all_skipped for o in outcomes)} skipped (every check SKIPPED), {total} checks passed, "
+          f"{len(failures)} run(s) failed, "
           f"{sum(o.failed and bool(o.expected) for o in outcomes)} expected failure(s), {warnings} warning(s), "
           f"{time.monotonic() - started:.0f} s")
     return 1 if failures else 0

@@ -26,6 +26,7 @@ from typing import Any
 import httpx
 
 from ..protocol.peer_text import printable
+from ..trace.redaction import DEFAULT
 from .secrets import SecretBook, masked_headers
 
 MAX_BODY = 256 * 1024
@@ -118,7 +119,7 @@ class AuthHttp:
                       content: str | None = None) -> Reply:
         self.flush()
         headers = {"Accept": "application/json", "Accept-Encoding": "identity", **(headers or {})}
-        exchange = Exchange(phase, method, self.book.mask(url), masked_headers(headers, self.book),
+        exchange = Exchange(phase, method, self.book.mask(DEFAULT.url(url)), masked_headers(headers, self.book),
                             self.book.masked_body(content) if content else None)
         try:
             async with asyncio.timeout(self.timeout):

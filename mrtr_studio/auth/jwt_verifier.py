@@ -2,6 +2,9 @@
 
 A token is accepted when its signature verifies with a key of the issuer's JWKS (fetched from a URL,
 bounded in size and time, cached, re-fetched once when an unknown `kid` arrives, or read from a file),
+and where a JWKS endpoint is slow or silent, requests must not queue behind it: one fetch at a time
+(concurrent requests await that same fetch, single-flight), a short overall deadline, and after a
+failure no new fetch for `RETRY_AFTER` seconds (requests meanwhile get the failure at once).
 it has not expired, its `aud` names this server's audience and its `iss` is the configured issuer.
 The principal is `iss` + "#" + `sub`, so a requestState minted for one subject is refused for another
 (and the same `sub` at two issuers are two principals). Refusals carry the spec's WWW-Authenticate:
@@ -21,6 +24,8 @@ import jwt
 
 MAX_JWKS = 256 * 1024
 JWKS_TTL = 300.0
+#: Seconds after a failed fetch (and with no keys held) during which requests are refused without one.
+RETRY_AFTER = 5.0
 #: Asymmetric algorithms only: an HMAC "alg" would let a public key act as a shared secret.
 ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
 PRM_PATH = "/.well-known/oauth-protected-resource"
@@ -43,12 +48,17 @@ class JwtVerifier:
     jwks: str | dict[str, Any] | None = None
     required_scopes: list[str] = field(default_factory=list)
     leeway: float = 30.0
-    timeout: float = 10.0
+    #: Seconds for one whole key fetch (the issuer's metadata and its JWKS).
+    timeout: float = 3.0
 
     def __post_init__(self) -> None:
         self._keys: jwt.PyJWKSet | None = None
-        self._fetched = 0.0
-        self._lock = asyncio.Lock()
+        self._fetched = float("-inf")
+        #: The fetch under way, awaited by every request that needs it.
+        self._inflight: asyncio.Task[None] | None = None
+        self._failure: str | None = None
+        #: How many fetches were started (what tests count).
+        self.fetches = 0
 
     # --- what the HTTP server serves and answers ------------------------------------------------
 
@@ -103,26 +113,40 @@ class JwtVerifier:
     async def _key(self, kid: str | None) -> jwt.PyJWK:
         keys = await self._key_set(refresh=False)
         found = _pick(keys, kid)
-        if found is None and time.monotonic() - self._fetched > 5.0:
+        if found is None and time.monotonic() - self._fetched > RETRY_AFTER:
             found = _pick(await self._key_set(refresh=True), kid)  # the issuer may have rotated its keys
         if found is None:
             raise TokenRejected(401, "invalid_token", f"no key {kid!r} in the issuer's JWKS")
         return found
 
     async def _key_set(self, refresh: bool) -> jwt.PyJWKSet:
-        async with self._lock:
-            fresh = self._keys is not None and time.monotonic() - self._fetched < JWKS_TTL
-            if self._keys is not None and fresh and not refresh:
-                return self._keys
-            try:
-                document = await self._load_jwks()
-                self._keys = jwt.PyJWKSet.from_dict(document)
-            except (OSError, ValueError, httpx.HTTPError, jwt.PyJWTError) as exc:
-                if self._keys is None:
-                    raise TokenRejected(401, "invalid_token", f"the issuer's keys are unavailable: {exc}") from None
-            self._fetched = time.monotonic()
-            assert self._keys is not None
+        since = time.monotonic() - self._fetched
+        if self._keys is not None and since < JWKS_TTL and not refresh:
             return self._keys
+        if self._inflight is None:
+            if self._keys is None and self._failure is not None and since < RETRY_AFTER:
+                raise TokenRejected(401, "invalid_token", f"the issuer's keys are unavailable: {self._failure}")
+            self._inflight = asyncio.create_task(self._fetch())
+        await asyncio.shield(self._inflight)  # a request that gives up does not cancel the others' fetch
+        if self._keys is None:
+            raise TokenRejected(401, "invalid_token", f"the issuer's keys are unavailable: {self._failure}")
+        return self._keys
+
+    async def _fetch(self) -> None:
+        """One fetch for everyone waiting: keys replaced on success; on failure the old set is kept."""
+        self.fetches += 1
+        try:
+            async with asyncio.timeout(self.timeout):
+                document = await self._load_jwks()
+            self._keys = jwt.PyJWKSet.from_dict(document)
+            self._failure = None
+        except TimeoutError:
+            self._failure = f"no answer within {self.timeout:g} s"
+        except (OSError, ValueError, httpx.HTTPError, jwt.PyJWTError) as exc:
+            self._failure = str(exc) or type(exc).__name__
+        finally:
+            self._fetched = time.monotonic()
+            self._inflight = None
 
     async def _load_jwks(self) -> dict[str, Any]:
         source = self.jwks

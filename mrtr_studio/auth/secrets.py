@@ -9,11 +9,9 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-MASK = "***"
-#: Field names whose values are secrets wherever they appear (JSON bodies, forms, query strings).
-SECRET_FIELDS = frozenset({"access_token", "refresh_token", "id_token", "client_secret", "code", "code_verifier",
-                           "client_assertion", "assertion", "registration_access_token", "subject_token",
-                           "actor_token"})
+from ..trace.redaction import DEFAULT, MASK, SECRET_FIELDS, Redaction
+
+__all__ = ["MASK", "SECRET_FIELDS", "SecretBook", "masked_headers"]
 _NAMES = "|".join(sorted(SECRET_FIELDS))
 _FIELD_IN_QUERY = re.compile(r"((?:^|(?<=[?&#\s\"']))(?:" + _NAMES + r")=)[^&#\s\"']+")
 #: Secrets shorter than this are not substituted in free text (they would blank ordinary words).
@@ -61,6 +59,7 @@ class SecretBook:
         return self.mask(text)
 
 
-def masked_headers(headers: dict[str, str], book: SecretBook) -> dict[str, str]:
-    return {k: (k.lower() == "authorization" and v.split(" ")[0] + " " + MASK) or book.mask(v)
-            for k, v in headers.items()}
+def masked_headers(headers: dict[str, str], book: SecretBook, redaction: Redaction = DEFAULT) -> dict[str, str]:
+    """Headers masked by the one redaction profile (credential headers by name), then every secret the
+    flow knows blanked in what is left (a token echoed in another header)."""
+    return {k: book.mask(v) for k, v in redaction.headers(headers).items()}

@@ -62,8 +62,9 @@ def limits_from(args: argparse.Namespace) -> TransportLimits:
     overall = getattr(args, "request_timeout", None) or base.request_timeout
     if idle <= 0 or overall <= 0:
         raise UsageError("--timeout and --request-timeout must be positive")
+    named = "--max-body" if hasattr(args, "max_body") else base.body_limit_name  # the flag that sets it
     return TransportLimits(max_body_bytes=body, max_stream_bytes=max(base.max_stream_bytes, 4 * body),
-                           idle_timeout=idle, request_timeout=overall)
+                           idle_timeout=idle, request_timeout=overall, body_limit_name=named)
 
 
 def make_transport(url: str, bearer: str | None, limits: TransportLimits | None = None,

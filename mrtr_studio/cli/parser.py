@@ -41,6 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--store", default="memory", metavar="memory|redis://HOST:PORT/DB",
                        help="where what nodes must share lives (consumed single-use states): this process's "
                             "memory (default), or a Redis database every node names")
+    serve.add_argument("--store-prefix", metavar="PREFIX",
+                       help="the namespace of this deployment's Redis keys (default: mrtr-studio:KID: with KID "
+                            "the signing secret's key id, so deployments with different secrets never share keys)")
     add_limit_flags(serve)
     add_serve_auth_flags(serve)
 

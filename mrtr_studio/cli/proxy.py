@@ -12,6 +12,7 @@ import sys
 
 from ..proxy.http_proxy import ProxyApp, ProxyLimits
 from ..proxy.recorder_process import RecorderProcess
+from ..trace.redaction import Redaction
 from ..transport.base import Tap
 from ..transport.http_host import bind, make_server
 from .serve import _run, serve_until_stopped
@@ -21,9 +22,12 @@ LABEL = "proxied client"
 
 def run_proxy(args: argparse.Namespace) -> int:
     host, port = args.listen
-    recorder = RecorderProcess(f"proxy to {args.upstream}", LABEL, args.trace, quiet=args.quiet)
+    redaction = Redaction(args.redact, args.redaction)
+    # The trace names the upstream: an `?api_key=` in it is masked like any other.
+    recorder = RecorderProcess(f"proxy to {redaction.url(args.upstream)}", LABEL, args.trace, quiet=args.quiet)
     try:
-        app = ProxyApp(args.upstream, Tap(), ProxyLimits(), sink=recorder.put)
+        app = ProxyApp(args.upstream, Tap(), ProxyLimits(), sink=recorder.put, allowed_hosts=args.allow_host,
+                       redaction=redaction)
     except ValueError as exc:
         print(f"mrtr-studio proxy: {exc}", file=sys.stderr)
         return 2

@@ -54,7 +54,7 @@ def run_serve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"mrtr-studio serve: {exc}", file=sys.stderr)
         return 2
-    problem = check_store_flag(args.store)
+    problem = check_store_flag(args.store, args.store_prefix)
     if problem:
         print(f"mrtr-studio serve: {problem}", file=sys.stderr)
         return 2
@@ -85,7 +85,7 @@ def run_serve(args: argparse.Namespace) -> int:
     uv = make_server(create_app(server, config), nodelay=nodelay, limits=config)
 
     async def main() -> int:
-        close_store = await attach_store(server, args.store)
+        close_store = await attach_store(server, args.store, args.store_prefix)
         try:
             return await serving()
         finally:

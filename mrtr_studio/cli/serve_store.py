@@ -14,32 +14,47 @@ from ..engine import McpServer
 Closer = Callable[[], Awaitable[None]]
 
 
-def check_store_flag(value: str) -> str | None:
-    """None when the flag is valid, else the message to print."""
+def check_store_flag(value: str, prefix: str | None = None) -> str | None:
+    """None when --store (and --store-prefix) are valid, else the message to print."""
     if value == "memory":
-        return None
-    from ..engine.redis_store import check_store_url
+        return None if prefix is None else "--store-prefix needs --store redis://HOST:PORT/DB (memory has no keys)"
+    from ..engine.redis_store import check_prefix, check_store_url
 
     try:
         check_store_url(value)
+        if prefix is not None:
+            check_prefix(prefix)
     except ValueError as exc:
         return str(exc)
     return None
 
 
-async def attach_store(server: McpServer, value: str) -> Closer:
-    """Give `server` the store `value` names; returns what closes it. Warns when Redis does not answer yet."""
+def store_prefix(server: McpServer, prefix: str | None) -> str:
+    """--store-prefix, else the deployment's own namespace (named by its signing key's id)."""
+    from ..engine.redis_store import deployment_prefix
+
+    return prefix if prefix is not None else deployment_prefix(server.codec.signing_key_id)
+
+
+async def attach_store(server: McpServer, value: str, prefix: str | None = None) -> Closer:
+    """Give `server` the store `value` names, its keys under `prefix` (default: `store_prefix`); returns
+    what closes it. Warns when Redis does not answer yet."""
     if value == "memory":
         return server.replay_guard.close
     from ..engine.redis_store import RedisReplayStore
     from ..engine.redis_tasks import RedisTaskStore
 
-    store = RedisReplayStore.from_url(value, clock=server.codec.clock)
+    namespace = store_prefix(server, prefix)
+    if prefix is None and len(server.codec.keys) > 1:
+        print(f"mrtr-studio serve: the store's keys are under {namespace!r}, named by the signing key; a rotation "
+              "that changes the first --secret changes it too (pass --store-prefix to keep one namespace)",
+              file=sys.stderr, flush=True)
+    store = RedisReplayStore.from_url(value, clock=server.codec.clock, prefix=namespace)
     server.replay_guard = store
     closers = [store.close]
     manager = getattr(server, "tasks", None)  # the tasks extension's manager, where the engine has it
     if manager is not None and hasattr(manager, "store"):
-        tasks = RedisTaskStore.from_url(value)
+        tasks = RedisTaskStore.from_url(value, prefix=namespace)
         manager.store = tasks
         closers.append(tasks.close)
     if not await store.ping():

@@ -7,7 +7,9 @@ task_notifications.py serves); the server acknowledges the subset it honours
 sends only those, each tagged with the stream's id in `_meta["io.modelcontextprotocol/subscriptionId"]`.
 The stream is the open request itself: the transport streams what the engine sends on the way and
 cancels the request when the client goes away. The engine ends it gracefully (with the result)
-after `MAX_LISTEN_SECONDS`, and holds at most `MAX_STREAMS` at once.
+after `MAX_LISTEN_SECONDS`, and holds at most `MAX_STREAMS` at once, at most
+`MAX_STREAMS_PER_PRINCIPAL` of them for one principal: one client (or one stolen token) cannot take
+every slot and lock the others out of notifications.
 """
 
 import asyncio
@@ -27,6 +29,8 @@ TASK_NOTIFICATION = "notifications/tasks"
 MAX_LISTEN_SECONDS = 3600.0
 #: Open streams the server keeps at once; one more is refused.
 MAX_STREAMS = 64
+#: Open streams one principal may hold (the anonymous principal "" is one principal too).
+MAX_STREAMS_PER_PRINCIPAL = 16
 #: URIs one stream may watch.
 MAX_RESOURCE_SUBSCRIPTIONS = 256
 #: Notifications waiting for a slow stream; beyond it new ones are dropped (the ones queued already say
@@ -47,6 +51,7 @@ class Stream:
     notify: Notify
     methods: frozenset[str]
     uris: frozenset[str]
+    principal: str = ""
     queue: "asyncio.Queue[tuple[str, dict[str, Any]]]" = field(
         default_factory=lambda: asyncio.Queue(MAX_QUEUED))
 
@@ -54,13 +59,16 @@ class Stream:
 class ListenStreams:
     """The open `subscriptions/listen` streams of one server and what each asked for."""
 
-    def __init__(self, max_seconds: float = MAX_LISTEN_SECONDS) -> None:
+    def __init__(self, max_seconds: float = MAX_LISTEN_SECONDS, max_streams: int = MAX_STREAMS,
+                 max_per_principal: int = MAX_STREAMS_PER_PRINCIPAL) -> None:
         self.max_seconds = max_seconds
+        self.max_streams = max_streams
+        self.max_per_principal = max_per_principal
         self.streams: list[Stream] = []
 
     async def listen(self, request_id: str | int, params: dict[str, Any], notify: Notify | None,
                      offered: Callable[[str], bool], has_resource: Callable[[str], bool],
-                     tasks: "TaskFeed | None" = None) -> dict[str, Any]:
+                     tasks: "TaskFeed | None" = None, principal: str = "") -> dict[str, Any]:
         """Serve one stream until it times out (graceful result) or the transport cancels it.
 
         `offered(flag)` says whether this server can send a list-changed kind; `has_resource(uri)`
@@ -72,15 +80,18 @@ class ListenStreams:
         wanted = params.get("notifications")
         if not isinstance(wanted, dict):
             raise McpError(INVALID_PARAMS, "Invalid params: notifications must be an object")
-        if len(self.streams) >= MAX_STREAMS:
-            raise McpError(INTERNAL_ERROR, f"too many open subscriptions/listen streams (at most {MAX_STREAMS})")
+        if len(self.streams) >= self.max_streams:
+            raise McpError(INTERNAL_ERROR, f"too many open subscriptions/listen streams (at most {self.max_streams})")
+        if sum(s.principal == principal for s in self.streams) >= self.max_per_principal:
+            raise McpError(INTERNAL_ERROR, "too many open subscriptions/listen streams for this principal "
+                                           f"(at most {self.max_per_principal}); close one first")
         accepted, methods, uris = _accept(wanted, offered, has_resource)
         task_ids: list[str] = []
         if wanted.get("taskIds") is not None and tasks is not None:
             task_ids = await tasks.accept(wanted["taskIds"])
             if task_ids:
                 accepted["taskIds"] = task_ids
-        stream = Stream(request_id, notify, frozenset(methods), frozenset(uris))
+        stream = Stream(request_id, notify, frozenset(methods), frozenset(uris), principal)
         await notify("notifications/subscriptions/acknowledged",
                      {"_meta": {META_SUBSCRIPTION_ID: request_id}, "notifications": accepted})
         self.streams.append(stream)

@@ -26,6 +26,8 @@ from .shared_store import StoreUnavailable, check_nonce
 log = logging.getLogger(__name__)
 
 DEFAULT_PREFIX = "mrtr-studio:"
+#: The longest --store-prefix accepted (it starts every key).
+MAX_PREFIX = 128
 #: Seconds to connect, and to wait for one reply; the whole store call stays near a second when Redis is gone.
 CONNECT_TIMEOUT = 0.5
 SOCKET_TIMEOUT = 1.0
@@ -51,6 +53,21 @@ def check_store_url(url: str) -> str:
         if db and not db.isdigit():
             raise ValueError(f"--store {url!r}: the database must be a number, got {db!r}")
     return url
+
+
+def deployment_prefix(key_id: str) -> str:
+    """The default namespace of a deployment: named by its signing key's id, so deployments with
+    different secrets sharing one Redis never read or count each other's keys (tasks, live counts,
+    consumed states)."""
+    return f"{DEFAULT_PREFIX}{key_id}:"
+
+
+def check_prefix(value: str) -> str:
+    """A --store-prefix: 1 to MAX_PREFIX printable characters, no spaces (a clear ValueError otherwise)."""
+    if not value or len(value) > MAX_PREFIX or not value.isprintable() or any(c.isspace() for c in value):
+        raise ValueError(f"--store-prefix takes 1 to {MAX_PREFIX} printable characters without spaces, "
+                         f"got {value!r}")
+    return value
 
 
 def connect(url: str) -> "aioredis.Redis":

@@ -202,10 +202,11 @@ class McpServer(LegacyRequests):
             principal = self.get_request_principal(session)
             return await self.tasks.serve(method, params, capabilities.from_meta(params), principal)
         if method == "subscriptions/listen" and modern:
-            feed = TaskFeed(self.tasks, self.get_request_principal(session),
-                            declares_tasks(capabilities.from_meta(params)))
+            principal = self.get_request_principal(session)
+            feed = TaskFeed(self.tasks, principal, declares_tasks(capabilities.from_meta(params)))
             return await self.listeners.listen(message["id"], params, notify, self._offers,
-                                               lambda uri: self.registry.find_resource(uri) is not None, feed)
+                                               lambda uri: self.registry.find_resource(uri) is not None, feed,
+                                               principal)
         if method == "completion/complete":
             return await complete(self.registry, self.completers, params, modern)
         if method == "logging/setLevel":

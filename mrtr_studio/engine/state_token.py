@@ -194,6 +194,11 @@ class StateCodec:
         self._kids = [key_id(k) for k in self.keys]
         self._keyed = [_keyed(k) for k in self.keys]
 
+    @property
+    def signing_key_id(self) -> str:
+        """The key id of the key that signs (the first): a public name for this deployment's secret."""
+        return self._kids[0]
+
     @classmethod
     def from_secrets(cls, secrets: list[str] | str | None, ttl: int = DEFAULT_STATE_TTL,
                      audiences: list[str] | str | None = None) -> "StateCodec":

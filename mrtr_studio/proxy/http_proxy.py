@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import itertools
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -28,9 +28,11 @@ import httpx
 
 from ..protocol import jsonrpc, wire_json
 from ..protocol.errors import INTERNAL_ERROR, INVALID_REQUEST
-from ..transport.base import Tap, masked_headers
+from ..trace.redaction import Redaction
+from ..transport.base import Tap
 from ..transport.sse import Receive, Send, dumps, send_bytes
 from ..transport.sse_reader import SseParser, SseTooLarge
+from .host_guard import HostGuard
 from .intercept import Intercept
 
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
@@ -67,7 +69,8 @@ class ProxyApp:
     """ASGI app relaying every request to `upstream`; `tap` sees each message with an `exchange` key."""
 
     def __init__(self, upstream: str, tap: Tap, limits: ProxyLimits | None = None,
-                 client: httpx.AsyncClient | None = None, sink: "Sink | None" = None) -> None:
+                 client: httpx.AsyncClient | None = None, sink: "Sink | None" = None,
+                 allowed_hosts: Iterable[str] = (), redaction: Redaction | None = None) -> None:
         parts = urlsplit(upstream)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ValueError(f"the upstream must be an http(s) URL, got {upstream!r}")
@@ -75,6 +78,10 @@ class ProxyApp:
         self.path = parts.path or "/"
         self._origin = f"{parts.scheme}://{parts.netloc}"
         self.tap = tap
+        #: Host and Origin of the listening side (421 / 403 before anything is relayed).
+        self.guard = HostGuard(allowed_hosts)  # raises ValueError for a malformed --allow-host
+        #: How headers and the query string are masked in what is recorded.
+        self.redaction = redaction or Redaction()
         self.limits = limits or ProxyLimits()
         self._client = client or httpx.AsyncClient(
             timeout=httpx.Timeout(self.limits.connect_timeout, read=None), trust_env=False, follow_redirects=False,
@@ -107,6 +114,10 @@ class ProxyApp:
             return
         if scope["type"] != "http":
             return
+        refused = self.guard.check(scope["headers"], scope.get("server"))
+        if refused is not None:
+            await _proxy_error(send, refused[0], INVALID_REQUEST, refused[1])
+            return
         exchange = next(self._exchanges)
         try:
             body = await asyncio.wait_for(self._body(receive), self.limits.body_timeout)
@@ -120,7 +131,9 @@ class ProxyApp:
             return
         headers = [(n, v) for n, v in forwardable(scope["headers"]) if n.lower() != b"accept-encoding"]
         headers.append((b"accept-encoding", b"identity"))
-        shown = masked_headers({n.decode("latin-1").lower(): v.decode("latin-1") for n, v in scope["headers"]})
+        shown = self.redaction.headers({n.decode("latin-1").lower(): v.decode("latin-1") for n, v in scope["headers"]})
+        query = scope.get("query_string", b"").decode("latin-1")
+        where = {"http_path": scope.get("path", "/") + ("?" + self.redaction.query(query) if query else "")}
         if body and self.intercept.enabled:
             held = await self._hold_request(body, exchange, shown, send)
             if held is None:
@@ -129,15 +142,31 @@ class ProxyApp:
         request = self._client.build_request(scope["method"], self.target_of(scope), content=body, headers=headers,
                                              timeout=self._timeout(scope["method"]))
         if body:
-            self._record("client->server", body, exchange, request_headers=shown, http_method=scope["method"])
+            self._record("client->server", body, exchange, request_headers=shown, http_method=scope["method"],
+                         **where)
+        # The client may leave while the upstream still thinks: its disconnect cancels the upstream request.
+        watcher = asyncio.create_task(_disconnected(receive))
+        sending = asyncio.create_task(self._client.send(request, stream=True))
         try:
-            upstream = await self._client.send(request, stream=True)
+            await asyncio.wait({watcher, sending}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if not sending.done():
+                sending.cancel()
+                with contextlib.suppress(BaseException):
+                    await sending
+        if watcher.done():  # the client left first: nothing to relay to
+            if not sending.cancelled() and sending.exception() is None:
+                await sending.result().aclose()
+            return
+        try:
+            upstream = sending.result()
         except httpx.HTTPError as exc:
-            await _proxy_error(send, 502, UPSTREAM_UNREACHABLE, f"the proxy cannot reach {self.upstream}: "
+            watcher.cancel()
+            named = self.redaction.url(self.upstream)
+            await _proxy_error(send, 502, UPSTREAM_UNREACHABLE, f"the proxy cannot reach {named}: "
                                f"{type(exc).__name__}: {exc}")
             return
         self.relayed += 1
-        watcher = asyncio.create_task(_disconnected(receive))
         # What arrives on the standalone GET stream belongs to no POST: the stitcher needs the stream's
         # session (its request headers) to place it.
         origin = {"http_method": "GET", "request_headers": shown} if scope["method"] == "GET" else {}
@@ -190,7 +219,8 @@ class ProxyApp:
     async def _relay(self, upstream: httpx.Response, send: Send, exchange: int,
                      origin: dict[str, Any] | None = None) -> None:
         content_type = upstream.headers.get("content-type", "").split(";")[0].strip().lower()
-        head = forwardable(upstream.headers.raw)
+        # The listening side sends its own Date: the upstream's would make two.
+        head = [(n, v) for n, v in forwardable(upstream.headers.raw) if n.lower() != b"date"]
         streaming = content_type == "text/event-stream"
         if self.intercept.enabled:
             await self._relay_held(upstream, send, exchange, head, streaming, content_type, origin or {})

@@ -93,17 +93,6 @@ class RequestAuth(Protocol):
                          dpop_nonce: str | None = None) -> bool: ...
 
 
-def masked_headers(headers: dict[str, str]) -> dict[str, str]:
-    """Headers as a trace may keep them: the Authorization credentials never leave the transport; its scheme
-    (Bearer, DPoP) is kept, since which one was sent is what a refusal is often about."""
-    return {k: (_masked_authorization(v) if k.lower() == "authorization" else v) for k, v in headers.items()}
-
-
-def _masked_authorization(value: str) -> str:
-    scheme = value.split(" ", 1)[0]
-    return f"{scheme} ***" if scheme.isalnum() and len(scheme) <= 20 else "***"
-
-
 async def answer_server_request(handler: ServerRequestHandler | None, request: dict[str, Any]) -> dict[str, Any]:
     """The client's JSON-RPC response to a legacy server-initiated request: the handler's result, or an
     error saying why there is none (every transport answers, so the server's await never hangs)."""
@@ -125,6 +114,8 @@ class TransportLimits:
 
     #: One JSON body, one SSE event or one stdio line.
     max_body_bytes: int = defaults.PEER_MAX_BODY_BYTES
+    #: What an error over `max_body_bytes` names: the setting, or the flag that set it (`call --max-body`).
+    body_limit_name: str = "max_body_bytes"
     #: Everything one request's streams may carry (an endless stream of small events ends here).
     max_stream_bytes: int = 64 * 1024 * 1024
     max_depth: int = wire_json.MAX_DEPTH

@@ -30,6 +30,7 @@ from ..auth.exchanges import Exchange, exchange_sink
 from ..protocol import param_headers
 from ..protocol.versions import META_PROTOCOL_VERSION, NAME_FIELDS
 from ..protocol.wire_json import WireJsonError
+from ..trace.redaction import DEFAULT
 from .base import (
     Direction,
     RequestAuth,
@@ -38,7 +39,6 @@ from .base import (
     Tap,
     TransportError,
     TransportLimits,
-    masked_headers,
 )
 from .patience import IdleWindow, Progress
 from .sse_reader import SseParser, SseTooLarge
@@ -91,6 +91,8 @@ class HttpClientTransport:
                  limits: TransportLimits | None = None, listen: bool = True, auth: RequestAuth | None = None,
                  ) -> None:
         self.url = url
+        #: The URL as records and error messages show it (a `?api_key=` or password masked).
+        self.shown = DEFAULT.url(url)
         self.bearer_token = bearer_token
         #: Consulted for the Authorization header and when a request is refused (OAuth); None: bearer_token only.
         self.auth = auth
@@ -158,16 +160,16 @@ class HttpClientTransport:
             except _Challenged as refused:
                 challenges += 1
                 if self.auth is None or challenges > MAX_AUTH_CHALLENGES:
-                    raise TransportError(refusal(refused.status, self.url, refused.www_authenticate,
+                    raise TransportError(refusal(refused.status, self.shown, refused.www_authenticate,
                                                  challenges - 1)) from None
                 try:
                     again = await self._authorizing(self.auth.challenged(
                         refused.status, refused.www_authenticate, refused.sent, dpop_nonce=refused.dpop_nonce))
                 except Exception as exc:
-                    raise TransportError(f"HTTP {refused.status} from {self.url}; authorization failed: {exc}") \
+                    raise TransportError(f"HTTP {refused.status} from {self.shown}; authorization failed: {exc}") \
                         from exc
                 if not again:
-                    raise TransportError(refusal(refused.status, self.url, refused.www_authenticate)) from None
+                    raise TransportError(refusal(refused.status, self.shown, refused.www_authenticate)) from None
 
     async def _authorizing(self, step: Coroutine[Any, Any, _T]) -> _T:
         """Run a step of the auth flow with its exchanges going onto this transport's tap (into the trace
@@ -180,13 +182,13 @@ class HttpClientTransport:
 
     def _auth_exchange(self, exchange: Exchange) -> None:
         direction: Direction = "server->client" if exchange.method == "REDIRECT" else "client->server"
-        self.tap.emit(direction, exchange.as_dict(), transport="http", url=self.url, auth_phase=exchange.phase)
+        self.tap.emit(direction, exchange.as_dict(), transport="http", url=self.shown, auth_phase=exchange.phase)
 
     async def _send_once(self, message: dict[str, Any]) -> dict[str, Any] | None:
         headers = self.headers_for(message)
-        shown = masked_headers(headers)
-        self.tap.emit("client->server", message, transport="http", url=self.url, request_headers=shown)
-        progress = Progress(self.url, self.limits.max_stream_bytes)
+        shown = DEFAULT.headers(headers)
+        self.tap.emit("client->server", message, transport="http", url=self.shown, request_headers=shown)
+        progress = Progress(self.shown, self.limits.max_stream_bytes)
         number = next(self._sends)
         self._contexts[number] = contextvars.copy_context()
         owner = object()
@@ -196,18 +198,18 @@ class HttpClientTransport:
                 reply = await self._exchange(message, headers, progress, owner)
         except TimeoutError as exc:
             if overall.expired():
-                raise TransportError(f"no complete response from {self.url} within the overall deadline of "
+                raise TransportError(f"no complete response from {self.shown} within the overall deadline of "
                                      f"{self.limits.request_timeout:g} s ({progress.summary()})") from exc
-            raise TransportError(f"no response from {self.url} within {self.timeout:g} s") from exc
+            raise TransportError(f"no response from {self.shown} within {self.timeout:g} s") from exc
         except httpx.TimeoutException as exc:
-            raise TransportError(f"no response from {self.url} within {self.timeout:g} s ({type(exc).__name__})") \
+            raise TransportError(f"no response from {self.shown} within {self.timeout:g} s ({type(exc).__name__})") \
                 from exc
         except httpx.ConnectError as exc:
-            raise TransportError(f"cannot connect to {self.url}: {exc}") from exc
+            raise TransportError(f"cannot connect to {self.shown}: {exc}") from exc
         except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
-            raise TransportError(f"connection to {self.url} dropped before a response: {exc}") from exc
+            raise TransportError(f"connection to {self.shown} dropped before a response: {exc}") from exc
         except httpx.HTTPError as exc:
-            raise TransportError(f"HTTP failure talking to {self.url}: {type(exc).__name__}: {exc}") from exc
+            raise TransportError(f"HTTP failure talking to {self.shown}: {type(exc).__name__}: {exc}") from exc
         finally:
             self._contexts.pop(number, None)
             self._pool.cancel(owner)  # answers still in flight are moot once the request ended
@@ -252,7 +254,7 @@ class HttpClientTransport:
             if self.auth is not None and response.status_code in (401, 403):
                 text = await self._small_text(response)
                 challenge = response.headers.get("www-authenticate")
-                refusal = Exchange("challenge", "POST", self.url, masked_headers(headers), message,
+                refusal = Exchange("challenge", "POST", self.shown, DEFAULT.headers(headers), message,
                                    response.status_code, {"www-authenticate": challenge or ""}, text or None)
                 self.tap.emit("server->client", refusal.as_dict(), **self._meta(response),
                               www_authenticate=challenge, auth_phase="challenge")
@@ -268,7 +270,7 @@ class HttpClientTransport:
         while reply is None:
             if parser.last_event_id is None or resumes >= MAX_RESUMES:
                 tried = f" after {resumes} reconnection(s) with Last-Event-ID" if resumes else ""
-                raise TransportError(f"the SSE stream from {self.url} ended without a response to id "
+                raise TransportError(f"the SSE stream from {self.shown} ended without a response to id "
                                      f"{message.get('id')!r}{tried}")
             resumes += 1
             reply = await self._resume(message, parser, progress, owner)
@@ -288,7 +290,7 @@ class HttpClientTransport:
             if response.status_code != 200 or meta["content_type"] != "text/event-stream":
                 text = await self._small_text(response)
                 self.tap.emit("server->client", text, **meta, error="cannot resume the stream")
-                raise TransportError(f"the SSE stream from {self.url} ended without a response to id "
+                raise TransportError(f"the SSE stream from {self.shown} ended without a response to id "
                                      f"{message.get('id')!r}, and resuming it with GET and Last-Event-ID "
                                      f"{parser.last_event_id!r} got HTTP {response.status_code}")
             return await self._read_stream(response, meta, parser, progress, window, owner, message.get("id"))
@@ -313,33 +315,33 @@ class HttpClientTransport:
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
             self.tap.emit("server->client", f"({declared} bytes, not read)", **meta, error="body too large")
-            raise TransportError(f"HTTP {status} from {self.url}: the body of {declared} bytes is over the limit of "
-                                 f"{limit} bytes (max_body_bytes); not read")
+            raise TransportError(f"HTTP {status} from {self.shown}: the body of {declared} bytes is over the limit of "
+                                 f"{limit} bytes ({self.limits.body_limit_name}); not read")
         body = bytearray()
         async for chunk in self._chunks(response, progress, window):
             body += chunk
             if len(body) > limit:
                 self.tap.emit("server->client", f"({len(body)}+ bytes, not kept)", **meta, error="body too large")
-                raise TransportError(f"HTTP {status} from {self.url}: the body is over the limit of {limit} bytes "
-                                     "(max_body_bytes); stopped reading")
+                raise TransportError(f"HTTP {status} from {self.shown}: the body is over the limit of {limit} bytes "
+                                     f"({self.limits.body_limit_name}); stopped reading")
         meta.update(framing="json", duration_ms=progress.elapsed_ms())
         text = body.decode("utf-8", errors="replace")
         if not text.strip():
             if status < 300 and not expects_reply:
                 return None
             self.tap.emit("server->client", text, **meta, error="empty body")
-            raise TransportError(f"HTTP {status} from {self.url} with an empty body"
+            raise TransportError(f"HTTP {status} from {self.shown} with an empty body"
                                  + (" (expected a JSON-RPC response)" if status < 300 else ""))
         try:
             parsed = self.limits.decode(bytes(body))
         except WireJsonError as exc:
             self.tap.emit("server->client", text[:SMALL_BODY], **meta, error=_why(exc, "not JSON"))
             if exc.reason == "syntax":
-                raise TransportError(f"HTTP {status} from {self.url}: the body is not JSON: {text[:80]!r}") from None
-            raise TransportError(f"HTTP {status} from {self.url}: {exc}") from None
+                raise TransportError(f"HTTP {status} from {self.shown}: the body is not JSON: {text[:80]!r}") from None
+            raise TransportError(f"HTTP {status} from {self.shown}: {exc}") from None
         self.tap.emit("server->client", parsed, **meta)
         if not isinstance(parsed, dict) or not ("result" in parsed or "error" in parsed):
-            raise TransportError(f"HTTP {status} from {self.url}: the body is not a JSON-RPC response")
+            raise TransportError(f"HTTP {status} from {self.shown}: the body is not a JSON-RPC response")
         return parsed
 
     async def _read_stream(self, response: httpx.Response, meta: dict[str, Any], parser: SseParser,
@@ -359,8 +361,8 @@ class HttpClientTransport:
                     self.tap.emit("server->client", event.data[:SMALL_BODY], **stamp,
                                   error=_why(exc, "SSE data is not JSON"))
                     if exc.reason == "syntax":
-                        raise TransportError(f"SSE event from {self.url} is not JSON: {event.data[:80]!r}") from None
-                    raise TransportError(f"SSE event from {self.url}: {exc}") from None
+                        raise TransportError(f"SSE event from {self.shown} is not JSON: {event.data[:80]!r}") from None
+                    raise TransportError(f"SSE event from {self.shown}: {exc}") from None
                 if isinstance(item, dict) and "method" in item and "id" in item:
                     self.tap.emit("server->client", item, **stamp, server_initiated=True)
                     refused = self._pool.submit(item, contextvars.copy_context(), owner)
@@ -373,7 +375,8 @@ class HttpClientTransport:
                     return item
         except SseTooLarge as exc:
             self.tap.emit("server->client", f"({exc})", **meta, error="SSE event too large")
-            raise TransportError(f"SSE stream from {self.url}: {exc} (max_body_bytes); stopped reading") from None
+            raise TransportError(f"SSE stream from {self.shown}: {exc} ({self.limits.body_limit_name}); stopped "
+                                 "reading") from None
         return None
 
     async def _small_text(self, response: httpx.Response) -> str:
@@ -389,7 +392,7 @@ class HttpClientTransport:
     async def _post_reply(self, reply: dict[str, Any]) -> None:
         """POST the client's response to a legacy server request; a refusal is recorded, not raised."""
         headers = self.headers_for(reply)
-        self.tap.emit("client->server", reply, transport="http", url=self.url, server_initiated=True)
+        self.tap.emit("client->server", reply, transport="http", url=self.shown, server_initiated=True)
         try:
             async with asyncio.timeout(self.timeout):
                 async with self._client.stream("POST", self.url, json=reply, headers=headers) as answered:
@@ -457,7 +460,7 @@ class HttpClientTransport:
                 self.listening = "open"
                 if not opened.done():
                     opened.set_result("open")
-                progress = Progress(self.url, 2**62)  # a session-long stream: each event is bounded instead
+                progress = Progress(self.shown, 2**62)  # a session-long stream: each event is bounded instead
                 async for item in self._standalone(response, meta, parser, progress):
                     self._latest_context().run(self.tap.emit, "server->client", item, **meta)
             return "open"

@@ -23,6 +23,8 @@ from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from .header_limits import MAX_HEADER_BYTES, MAX_HEADER_FIELDS, HeadCounter, refusal_431
+
 #: File descriptors kept out of the connection budget (the listening socket, logs, files the server opens).
 RESERVED_FDS = 64
 
@@ -44,8 +46,10 @@ def _parser_protocol() -> type[Any]:
     return HttpToolsProtocol
 
 
-def protocol_class(nodelay: bool, header_timeout: float, max_connections: int) -> type[Any]:
-    """A protocol class for one server (its waiting-connections table is shared by that server only).
+def protocol_class(nodelay: bool, header_timeout: float, max_connections: int,
+                   max_header_bytes: int = MAX_HEADER_BYTES, max_header_fields: int = MAX_HEADER_FIELDS) -> type[Any]:
+    """A protocol class for one server (its waiting-connections table is shared by that server only);
+    each request's header section is bounded by `max_header_bytes` and `max_header_fields` (431).
 
     Pair it with uvicorn's `limit_concurrency=max_connections + 1`: uvicorn counts the connection
     asking too, so that is what lets `max_connections` connections be served at once."""
@@ -77,12 +81,27 @@ def protocol_class(nodelay: bool, header_timeout: float, max_connections: int) -
             self._start_header_deadline()
             self._make_room()
 
+        _head: HeadCounter | None = None
+
         def data_received(self, data: bytes) -> None:
+            if self.transport.is_closing():  # refused (431) or closing: nothing more is parsed
+                return
             if self.cycle is None or self.cycle.response_complete:  # between requests: headers coming
                 self._start_header_deadline()
+                if self._head is None and (self.cycle is None or not self.cycle.more_body):
+                    self._head = HeadCounter(max_header_bytes, max_header_fields)
+            if self._head is not None:
+                refused = self._head.feed(data)
+                if refused is not None:  # answered before the parser holds any more of it
+                    self._head = None
+                    self._end_header_deadline()
+                    self.transport.write(refusal_431(refused))
+                    self.transport.close()
+                    return
             super().data_received(data)
 
         def on_headers_complete(self) -> None:
+            self._head = None
             self._end_header_deadline()
             super().on_headers_complete()
 

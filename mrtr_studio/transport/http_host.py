@@ -83,7 +83,9 @@ def make_server(app: Any, nodelay: bool = True, limits: HttpServerConfig | None 
     connections = connection_budget(limits.max_connections)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", ws="none",
                             server_header=False, proxy_headers=False,
-                            http=protocol_class(nodelay, limits.header_timeout, connections),
+                            http=protocol_class(nodelay, limits.header_timeout, connections,
+                                                limits.max_header_bytes, limits.max_header_fields),
+                            h11_max_incomplete_event_size=limits.max_header_bytes,
                             timeout_graceful_shutdown=2,
                             timeout_keep_alive=limits.keep_alive_timeout,  # type: ignore[arg-type]  # call_later takes float
                             limit_concurrency=connections + 1)

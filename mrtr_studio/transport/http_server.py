@@ -34,7 +34,8 @@ from ..protocol.errors import (
     McpError,
 )
 from ..protocol.versions import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, NAME_FIELDS
-from .base import Tap, masked_headers
+from ..trace.redaction import DEFAULT
+from .base import Tap
 from .body_deadlines import BodyDeadlines
 from .legacy_sessions import LegacySessions
 from .sse import Receive, Reply, Send, dumps, send_bytes
@@ -86,13 +87,17 @@ class HttpServerConfig:
     header_timeout: float = 10.0
     keep_alive_timeout: float = 30.0
     max_connections: int = 1000
+    #: A request's header section: bytes and fields (431 past either, before it is held; header_limits).
+    max_header_bytes: int = 64 * 1024
+    max_header_fields: int = 100
 
     def __post_init__(self) -> None:
         self.allowed_hosts = frozenset(host.strip().lower() for host in self.allowed_hosts)
         for name in ("body_timeout", "session_idle_seconds", "header_timeout", "keep_alive_timeout"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be a positive number of seconds, got {getattr(self, name)!r}")
-        for name in ("max_body_bytes", "max_json_depth", "max_sessions", "max_connections"):
+        for name in ("max_body_bytes", "max_json_depth", "max_sessions", "max_connections",
+                     "max_header_bytes", "max_header_fields"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)!r}")
 
@@ -204,7 +209,7 @@ class McpHttpApp:
             await _error(send, 400, msg_id, exc.code, exc.message)
             return
         _exchange.set(next(self._exchanges))
-        self._emit("client->server", message, request_headers=masked_headers(headers))
+        self._emit("client->server", message, request_headers=DEFAULT.headers(headers))
         session_id = headers.get("mcp-session-id")
         if kind in ("result", "error", "notification"):
             session = self.sessions.find(session_id, principal) if session_id else Session(user=principal)

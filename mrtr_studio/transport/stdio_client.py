@@ -127,7 +127,7 @@ class StdioClientTransport:
                 if not skipping:  # said once per line, however many buffers its rest still fills
                     self._bad_line(f"({self.limits.max_body_bytes}+ bytes, not kept)", "line too long",
                                    f"stdio: the server wrote a line longer than {self.limits.max_body_bytes} bytes "
-                                   "(max_body_bytes)")
+                                   f"({self.limits.body_limit_name})")
                 skipping = "not found" in str(exc)
                 continue
             if not raw:

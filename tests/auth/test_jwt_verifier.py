@@ -82,3 +82,67 @@ def test_an_openid_provider_without_rfc8414_metadata_has_its_keys_found_through_
         assert asyncio.run(verifier.principal(issuer.mint("alice", "aud-1"))) == f"{host.url}#alice"
     finally:
         host.stop()
+
+
+async def _silent_jwks() -> tuple[asyncio.Server, str, list[int]]:
+    """A JWKS URL on loopback that accepts connections and never answers."""
+    seen: list[int] = []
+
+    async def hang(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        seen.append(1)
+        try:
+            await reader.read()  # until the client gives up and closes
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(hang, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    return server, f"http://127.0.0.1:{port}/jwks.json", seen
+
+
+def test_a_silent_jwks_endpoint_is_asked_once_for_all_concurrent_requests() -> None:
+    async def scenario() -> tuple[list[BaseException | str], int, int, float, BaseException | str]:
+        server, url, seen = await _silent_jwks()
+        async with server:
+            verifier = JwtVerifier(ISSUER.issuer, "aud-1", url, timeout=0.5)
+            token = ISSUER.mint("carol", "aud-1")
+            started = time.monotonic()
+            results = await asyncio.gather(*(verifier.principal(token) for _ in range(20)), return_exceptions=True)
+            elapsed = time.monotonic() - started
+            # Right after the failure, a request is refused at once without another fetch.
+            again = await asyncio.gather(verifier.principal(token), return_exceptions=True)
+            return results, verifier.fetches, len(seen), elapsed, again[0]
+
+    results, fetches, connections, elapsed, again = asyncio.run(scenario())
+    assert all(isinstance(r, TokenRejected) and "no answer within 0.5 s" in str(r) for r in results)
+    assert fetches == 1 and connections == 1
+    assert elapsed < 5.0  # one 0.5 s fetch for all, not twenty in a row under a lock
+    assert isinstance(again, TokenRejected) and "unavailable" in str(again)
+
+
+def test_concurrent_requests_share_one_fetch_of_a_working_jwks() -> None:
+    body = json.dumps(ISSUER.jwks()).encode()
+
+    async def scenario() -> tuple[list[str | BaseException], int, int]:
+        hits: list[int] = []
+
+        async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            hits.append(1)
+            await reader.readuntil(b"\r\n\r\n")
+            await asyncio.sleep(0.2)  # slow enough for every request to arrive while it is under way
+            writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n"
+                         b"connection: close\r\n\r\n%s" % (len(body), body))
+            await writer.drain()
+            writer.close()
+
+        server = await asyncio.start_server(answer, "127.0.0.1", 0)
+        async with server:
+            url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/jwks.json"
+            verifier = JwtVerifier(ISSUER.issuer, "aud-1", url)
+            results = await asyncio.gather(*(verifier.principal(ISSUER.mint(f"u{i}", "aud-1")) for i in range(10)),
+                                           return_exceptions=True)
+            return results, verifier.fetches, len(hits)
+
+    results, fetches, hits = asyncio.run(scenario())
+    assert results == [f"https://issuer.test#u{i}" for i in range(10)]
+    assert fetches == 1 and hits == 1

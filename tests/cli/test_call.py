@@ -244,7 +244,7 @@ def test_max_body_bounds_an_endless_body(capsys: pytest.CaptureFixture[str]) -> 
         code, _, err = call(capsys, url, "--tool", "t", "--max-body", "64K")
     assert code == 1
     assert err == (f"mrtr-studio call: transport_error: TransportError: HTTP 200 from {url}: the body is over the "
-                   "limit of 65536 bytes (max_body_bytes); stopped reading\n")
+                   "limit of 65536 bytes (--max-body); stopped reading\n")
 
 
 @pytest.mark.parametrize("value", ["0", "-5", "lots", "12X"])

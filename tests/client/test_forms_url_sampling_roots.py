@@ -39,6 +39,8 @@ def test_url_warnings(url, codes):
     "file:///etc/passwd", "file://host/share/x", "javascript:alert(1)", "JavaScript://example.com/%0Aalert(1)",
     "vbscript:msgbox(1)", "data:text/html,<script>alert(1)</script>", "ftp://files.example.com/x",
     "ms-settings://example.com/", "smb://fileserver/share", "https://", "https://example.com:notaport/",
+    "file://localhost/etc/passwd", "javascript://example.com/%0aalert(1)", "vbscript://example.com/x",
+    "https://a.example\\@b.example/", "https://a.example/x y", "https://a.example/\x00", "https:/\\a.example/",
 ])
 def test_only_web_links_may_be_opened(url):
     report = analyse_url(url)

@@ -255,3 +255,35 @@ async def test_task_notifications_need_the_extension_and_well_formed_ids() -> No
         reply = await server.handle({"jsonrpc": "2.0", "id": 2, "method": "subscriptions/listen", "params": {
             "_meta": meta(TASKS), "notifications": {"taskIds": bad}}}, session, ignore)
         assert reply["error"]["code"] == -32602, bad
+
+
+async def test_one_principal_cannot_take_every_listen_slot() -> None:
+    server = build_demo_server()
+    server.listeners.max_per_principal = 3
+    server.listeners.max_streams = 5
+
+    def listen(user: str, request_id: int) -> "asyncio.Task[Any]":
+        message = {"jsonrpc": "2.0", "id": request_id, "method": "subscriptions/listen",
+                   "params": {"_meta": meta(), "notifications": {"toolsListChanged": True}}}
+
+        async def quiet(method: str, params: dict[str, Any]) -> None:
+            pass
+
+        return asyncio.create_task(server.handle(message, server.open_session(user=user), quiet))
+
+    mallory = [listen("mallory", i) for i in range(3)]
+    for _ in range(20):
+        await asyncio.sleep(0)
+    refused = await asyncio.wait_for(listen("mallory", 9), 5)
+    assert refused is not None and refused["error"]["code"] == -32603
+    assert "for this principal (at most 3)" in refused["error"]["message"]
+    alice = [listen("alice", 10 + i) for i in range(2)]  # the others still get in
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert sorted(s.principal for s in server.listeners.streams) == ["alice", "alice"] + ["mallory"] * 3
+    full = await asyncio.wait_for(listen("bob", 20), 5)  # the server-wide bound still holds
+    assert full is not None and "at most 5" in full["error"]["message"]
+    for task in mallory + alice:
+        task.cancel()
+    await asyncio.gather(*mallory, *alice, return_exceptions=True)
+    assert server.listeners.streams == []

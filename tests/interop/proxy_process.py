@@ -32,11 +32,12 @@ class Proxied:
 
 
 @contextmanager
-def proxy(upstream: str, trace_path: Path) -> Iterator[Proxied]:
+def proxy(upstream: str, trace_path: Path, *flags: str) -> Iterator[Proxied]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "MRTR_STUDIO_EXIT_WITH_STDIN": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "mrtr_studio", "proxy", "--listen", "127.0.0.1:0", "--upstream",
-                             upstream, "--trace", str(trace_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
+    command = [sys.executable, "-m", "mrtr_studio", "proxy", "--listen", "127.0.0.1:0", "--upstream", upstream,
+               "--trace", str(trace_path), *flags]
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()

@@ -4,13 +4,13 @@ The fixture starts redis-server on a free loopback port (skipped, with the reaso
 installed); the HAProxy test puts a real HAProxy in front of the nodes, one URL for the client.
 """
 
-import shutil
 
 import pytest
 
 from mrtr_studio.teaching.cluster import start_cluster
 from mrtr_studio.teaching.cluster_services import free_port, start_haproxy, start_redis
 from mrtr_studio.teaching.replay_across import replay_across
+from tests.services import require
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -63,8 +63,7 @@ async def test_a_redis_outage_refuses_with_the_documented_error_then_recovers(re
 
 
 async def test_through_haproxy_one_url_refuses_the_replay_on_every_node(redis) -> None:  # type: ignore[no-untyped-def]
-    if shutil.which("haproxy") is None:
-        pytest.skip("haproxy is not installed (Debian: apt-get install haproxy)")
+    require("haproxy")
     port = free_port()
     async with await start_cluster(3, shared_secret=True, store=redis.url, balancer_port=port) as cluster:
         balancer = await start_haproxy(cluster.urls, port=port)
@@ -123,8 +122,7 @@ def test_redis_stops_when_the_process_that_started_it_is_killed(tmp_path) -> Non
     import time
     from pathlib import Path
 
-    if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not installed (Debian: apt-get install redis-server)")
+    require("redis-server")
     script = tmp_path / "parent.py"
     script.write_text(ORPHANING_PARENT.format(root=str(Path(__file__).resolve().parents[2])))
     parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)

@@ -84,6 +84,32 @@ def test_each_risky_url_kind_shows_its_warning(qtbot, url, code, text):
     assert page.open_button.text() == "&Open anyway"
 
 
+@pytest.mark.parametrize("url", ["https://mcp.example.com:pw@evil.test/connect", "http://mcp.example.com/x",
+                                 "file://localhost/etc/passwd", "javascript://example.com/%0aalert(1)",
+                                 "vbscript://example.com/x"])
+def test_enter_never_opens_a_suspicious_or_blocked_link(qtbot, url):
+    opened = []
+    page = url_page(qtbot, url, opened)
+    assert page.copy_button.isDefault() and not page.open_button.isDefault()
+    assert not page.open_button.autoDefault()
+    assert page.open_button.isEnabled() == url.startswith("http")
+    page.open_button.setFocus()  # even with focus on it, Open is not what Enter presses by default
+    assert not page.open_button.isDefault()
+    qtbot.keyClick(page.copy_button, Qt.Key.Key_Return)
+    assert opened == [] and QGuiApplication.clipboard().text() == url
+
+
+def test_enter_in_the_round_dialog_does_not_open_a_suspicious_link(qtbot):
+    opened = []
+    request = {"method": "elicitation/create", "params": {"mode": "url", "message": "Sign in", "elicitationId": "e1",
+                                                          "url": "https://xn--pple-43d.com/login"}}
+    dialog = shown(qtbot, InputRoundDialog({"k": request}, "Demo", opener=recorder(opened)))
+    (page,) = dialog.findChildren(UrlConsentPage)
+    assert page.copy_button.isDefault() and not page.open_button.isDefault()
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)
+    assert opened == []
+
+
 def test_credentials_url_emphasises_the_real_host(qtbot):
     page = url_page(qtbot, "https://bank.example.com@evil.test/login", [])
     assert "bank.example.com@<span" in page.url_label.text() and ">evil.test</span>" in page.url_label.text()

@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from mrtr_studio.ui.teaching.cluster_view import ClusterView
+from tests.services import require
 from tests.ui.test_teaching_loop import qt_loop, run_until
 
 pytestmark = pytest.mark.slow
@@ -112,10 +113,7 @@ def replay_and_wait(qtbot, loop, view: ClusterView, what: str) -> None:  # type:
 
 
 def test_replay_side_by_side_memory_accepts_twice_the_shared_store_refuses_everywhere(qtbot, loop, view) -> None:
-    import shutil
-
-    if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not installed (Debian: apt-get install redis-server)")
+    require("redis-server")
     view.pages.setCurrentWidget(view.replay)
     replay_and_wait(qtbot, loop, view, "replay node by node")
     memory, shared = view.replay.memory.rows(), view.replay.shared.rows()
@@ -129,10 +127,7 @@ def test_replay_side_by_side_memory_accepts_twice_the_shared_store_refuses_every
 
 
 def test_replay_through_haproxy_names_the_node_haproxy_chose(qtbot, loop, view) -> None:
-    import shutil
-
-    if shutil.which("redis-server") is None or shutil.which("haproxy") is None:
-        pytest.skip("redis-server and haproxy are needed (Debian: apt-get install redis-server haproxy)")
+    require("redis-server", "haproxy")
     view.replay.balancer.setChecked(True)
     replay_and_wait(qtbot, loop, view, "replay through HAProxy")
     shared = view.replay.shared.rows()
@@ -155,11 +150,7 @@ def test_a_missing_program_names_its_package(qtbot, loop, view, monkeypatch) -> 
 
 @pytest.mark.parametrize("through_haproxy", [False, True], ids=["node-by-node", "haproxy"])
 def test_a_task_moves_across_nodes_and_completes(qtbot, loop, view, through_haproxy: bool) -> None:  # type: ignore[no-untyped-def]
-    import shutil
-
-    needed = ["redis-server"] + (["haproxy"] if through_haproxy else [])
-    if any(shutil.which(program) is None for program in needed):
-        pytest.skip(f"{' and '.join(needed)} needed (Debian: apt-get install {' '.join(needed)})")
+    require("redis-server", *(["haproxy"] if through_haproxy else []))
     panel = view.replay
     view.pages.setCurrentWidget(panel)
     panel.balancer.setChecked(through_haproxy)

@@ -28,6 +28,13 @@ def add_proxy_parser(commands: Any) -> None:
     proxy.add_argument("--upstream", required=True, metavar="URL", help="the real server's MCP endpoint")
     proxy.add_argument("--trace", metavar="FILE", help="record to FILE (.mrtr.json; journaled while running)")
     proxy.add_argument("--quiet", action="store_true", help="no line per finished operation")
+    proxy.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                       help="a Host (NAME or NAME:PORT) the proxy answers to besides its own address (repeatable; "
+                            "any other Host gets 421, any other Origin 403; '*' turns the Host check off)")
+    proxy.add_argument("--redact", action="append", default=[], metavar="NAME",
+                       help="one more header or query parameter whose value the trace masks (repeatable)")
+    proxy.add_argument("--redaction", choices=("default", "none"), default="default",
+                       help="'none' records credential headers unmasked (only when you ask for it)")
 
 
 def add_check_parser(commands: Any) -> None:

@@ -50,6 +50,10 @@ def add_limit_flags(serve: argparse.ArgumentParser) -> None:
     group.add_argument("--keep-alive-timeout", type=_positive(float), default=LIMIT_DEFAULTS["keep_alive_timeout"],
                        metavar="SECONDS", help="close an idle keep-alive connection after this long "
                                                "(default %(default)g)")
+    group.add_argument("--max-header-bytes", type=_positive(int), default=LIMIT_DEFAULTS["max_header_bytes"],
+                       metavar="BYTES", help="a request's header section past this gets 431 (default %(default)s)")
+    group.add_argument("--max-header-fields", type=_positive(int), default=LIMIT_DEFAULTS["max_header_fields"],
+                       metavar="N", help="a request with more header fields gets 431 (default %(default)s)")
     group.add_argument("--legacy-request-timeout", type=_positive(float), default=LEGACY_REQUEST_TIMEOUT,
                        metavar="SECONDS", help="how long a legacy server-initiated request (elicitation, "
                                                "sampling, roots) waits for the client's answer (default "

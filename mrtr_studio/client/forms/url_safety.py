@@ -6,11 +6,16 @@ anything (the spec forbids pre-fetching) — and returns the pieces a view needs
 around its host so the host can be emphasised, the host decoded for display, the warnings, and
 whether the link may be handed to a browser at all: only http and https may. `file:`, `javascript:`,
 `vbscript:`, `data:` or a custom scheme would run something local or hand the server's text to
-another program, so such a link can only be copied, with the reason said.
+another program, so such a link can only be copied, with the reason said. The scheme is judged
+whatever the form (`javascript://example.com/%0aalert(1)` has an authority and still runs script), and
+the text itself must start with `http://` or `https://` and hold no space, control character or
+backslash: those are where our parser and the browser's disagree (`https://a.example\\@b.example`
+is a.example to a browser, b.example to urlsplit).
 """
 
 import contextlib
 import ipaddress
+import re
 import socket
 from dataclasses import dataclass, field
 from typing import Literal
@@ -18,6 +23,7 @@ from urllib.parse import urlsplit
 
 WarningCode = Literal["invalid", "not_https", "punycode", "non_ascii", "credentials", "ip_host"]
 OPENABLE_SCHEMES = ("http", "https")
+_WEB_PREFIX = re.compile(r"https?://", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,13 @@ class UrlReport:
         if self.scheme and self.scheme not in OPENABLE_SCHEMES:
             return (f"This link cannot be opened from here: its scheme is {self.scheme!r}, and only http "
                     "and https links are handed to a browser. Copy it if you trust it.")
+        text = self.url.strip()
+        if not _WEB_PREFIX.match(text):
+            return ("This link cannot be opened from here: it does not start with http:// or https://. "
+                    "Copy it if you trust it.")
+        if any(c == "\\" or c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in text):
+            return ("This link cannot be opened from here: it contains a space, a control character or a "
+                    "backslash, which browsers read differently. Copy it if you trust it.")
         invalid = [w.message for w in self.warnings if w.code == "invalid"]
         if invalid or not self.host:
             return "This link cannot be opened: " + (invalid[0] if invalid else "it has no host.")

@@ -17,7 +17,7 @@ from PySide6.QtGui import QDesktopServices, QGuiApplication, QKeySequence, QShor
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from mrtr_studio.client.forms.elicit import accept
-from mrtr_studio.client.forms.url_safety import UrlReport, analyse_url
+from mrtr_studio.client.forms.url_safety import OPENABLE_SCHEMES, UrlReport, analyse_url
 
 from ..tones import ERROR, color_style
 from .answer_page import ElicitAnswerPage
@@ -88,6 +88,10 @@ class UrlConsentPage(ElicitAnswerPage):
         row, buttons = action_buttons(self, open_text, "Co&py link", "Do&ne", "&Decline", "&Cancel")
         self.open_button, self.copy_button, self.done_button, self.decline_button, self.cancel_button = buttons
         self.open_button.setEnabled(self.report.can_open)
+        if self.report.risky or not self.report.can_open:
+            # Enter must not open a suspicious link: Copy is the default, Open needs a deliberate click.
+            self.open_button.setAutoDefault(False)
+            self.copy_button.setDefault(True)
         if not self.report.can_open:
             self.open_button.setToolTip(self.report.open_problem or "")
         self.done_button.setToolTip("I finished in the browser: answer accept")
@@ -108,7 +112,11 @@ class UrlConsentPage(ElicitAnswerPage):
         if not self.report.can_open:
             self.status.setText(self.report.open_problem or "")
             return False
-        self.opened = bool(self.opener(QUrl(self.url, QUrl.ParsingMode.StrictMode)))
+        link = QUrl(self.url.strip(), QUrl.ParsingMode.StrictMode)
+        if not link.isValid() or link.scheme().lower() not in OPENABLE_SCHEMES:  # Qt must read it as we did
+            self.status.setText("This link cannot be opened: it is not a valid http or https URL.")
+            return False
+        self.opened = bool(self.opener(link))
         if not self.opened:
             self.status.setText(NO_BROWSER)
             self.status.setStyleSheet(warning_style())
