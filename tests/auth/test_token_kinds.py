@@ -16,8 +16,11 @@ from mrtr_studio.auth.flow import OAuthClient, OAuthSettings
 from mrtr_studio.auth.redirect import HeadlessRedirect
 from mrtr_studio.auth.secrets import SecretBook
 from mrtr_studio.protocol.peer_text import printable
-from mrtr_studio.transport.base import Tap, TransportError, WireEvent, masked_headers
+from mrtr_studio.trace.redaction import DEFAULT
+from mrtr_studio.transport.base import Tap, TransportError, WireEvent
 from mrtr_studio.transport.http_client import HttpClientTransport
+
+masked_headers = DEFAULT.headers
 
 MCP = "https://mcp.example/mcp"
 AS = "https://as.example"
