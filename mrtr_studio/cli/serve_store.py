@@ -18,7 +18,7 @@ def check_store_flag(value: str, prefix: str | None = None) -> str | None:
     """None when --store (and --store-prefix) are valid, else the message to print."""
     if value == "memory":
         return None if prefix is None else "--store-prefix needs --store redis://HOST:PORT/DB (memory has no keys)"
-    from ..engine.redis_store import check_prefix, check_store_url
+    from ..stores.redis_replay import check_prefix, check_store_url
 
     try:
         check_store_url(value)
@@ -31,7 +31,7 @@ def check_store_flag(value: str, prefix: str | None = None) -> str | None:
 
 def store_prefix(server: McpServer, prefix: str | None) -> str:
     """--store-prefix, else the deployment's own namespace (named by its signing key's id)."""
-    from ..engine.redis_store import deployment_prefix
+    from ..stores.redis_replay import deployment_prefix
 
     return prefix if prefix is not None else deployment_prefix(server.codec.signing_key_id)
 
@@ -41,8 +41,8 @@ async def attach_store(server: McpServer, value: str, prefix: str | None = None)
     what closes it. Warns when Redis does not answer yet."""
     if value == "memory":
         return server.replay_guard.close
-    from ..engine.redis_store import RedisReplayStore
-    from ..engine.redis_tasks import RedisTaskStore
+    from ..stores.redis_replay import RedisReplayStore
+    from ..stores.redis_tasks import RedisTaskStore
 
     namespace = store_prefix(server, prefix)
     if prefix is None and len(server.codec.keys) > 1:

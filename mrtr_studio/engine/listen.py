@@ -21,7 +21,7 @@ from ..protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, McpError
 from .handler_api import Notify
 
 if TYPE_CHECKING:
-    from .task_notifications import TaskFeed
+    from .tasks.notifications import TaskFeed
 
 META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 TASK_NOTIFICATION = "notifications/tasks"

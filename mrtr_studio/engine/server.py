@@ -38,9 +38,9 @@ from .results import complete_result, scoped_notify
 from .session import Outbound, Session
 from .shared_store import MemoryReplayStore, ReplayStore, StoreUnavailable, store_unavailable_error
 from .state_token import StateCodec
-from .task_notifications import TaskFeed
-from .task_store import MemoryTaskStore, TaskStore
-from .tasks import TaskManager, missing_tasks
+from .tasks.notifications import TaskFeed
+from .tasks.service import TaskManager, missing_tasks
+from .tasks.store import MemoryTaskStore, TaskStore
 from .values import check_params
 
 log = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ fills `task.result`.
 from typing import Any
 
 from ..engine import McpServer, Request, Response, Session
-from ..engine.task_context import TaskContext
+from ..engine.tasks.context import TaskContext
 from ..protocol.errors import INTERNAL_ERROR, McpError
 
 CONFIRM_SCHEMA = {"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}

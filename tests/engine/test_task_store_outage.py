@@ -5,9 +5,9 @@ import logging
 from typing import Any
 
 import pytest
+from mrtr_studio.engine.tasks.store import MemoryTaskStore, Mutate, TaskRecord
 
 from mrtr_studio.engine.shared_store import StoreUnavailable
-from mrtr_studio.engine.task_store import MemoryTaskStore, Mutate, TaskRecord
 from mrtr_studio.scenarios import build_demo_server
 from tests.engine.test_tasks import TASK_CAPS, poll_until, tasks_call
 from tests.engine.wire import Wire
@@ -87,7 +87,7 @@ async def test_an_outage_past_the_ttl_gives_up_with_a_logged_reason(caplog: pyte
     task_id, runner = await start_slow_compute(wire, 0.1)
     await wait_for_status_message(wire, task_id, "Computing")
     store.fail_updates = 1_000_000  # never comes back
-    with caplog.at_level(logging.ERROR, logger="mrtr_studio.engine.tasks"):
+    with caplog.at_level(logging.ERROR, logger="mrtr_studio.engine.tasks.service"):
         await asyncio.wait_for(runner, 10)
     assert runner.exception() is None  # ended quietly, not with an unhandled exception
     lost = [r.getMessage() for r in caplog.records if "task result lost" in r.getMessage()]
@@ -101,7 +101,7 @@ async def test_a_paused_redis_at_the_final_write_still_gets_the_result(redis: An
     """CLIENT PAUSE holds every reply past the client's timeout exactly when the body finishes."""
     import redis.asyncio as aioredis
 
-    from mrtr_studio.engine.redis_tasks import RedisTaskStore
+    from mrtr_studio.stores.redis_tasks import RedisTaskStore
 
     server = build_demo_server()
     server.tasks.store = RedisTaskStore.from_url(redis.url)

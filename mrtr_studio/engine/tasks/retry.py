@@ -14,7 +14,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from .shared_store import StoreUnavailable
+from ..shared_store import StoreUnavailable
 
 log = logging.getLogger(__name__)
 

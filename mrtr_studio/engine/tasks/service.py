@@ -18,14 +18,14 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from ..protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, McpError
-from ..protocol.tasks import REQUIRED_TASKS, declares_tasks
-from .handler_api import Request, Response, TaskStart
-from .options import TaskOptions
-from .results import complete_result
-from .task_context import TaskCancelled, TaskContext
-from .task_retry import StoreOutageOutlasted, StoreRetry
-from .task_store import TaskLimitReached, TaskRecord, TaskStore
+from ...protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, McpError
+from ...protocol.tasks import REQUIRED_TASKS, declares_tasks
+from ..handler_api import Request, Response, TaskStart
+from ..options import TaskOptions
+from ..results import complete_result
+from .context import TaskCancelled, TaskContext
+from .retry import StoreOutageOutlasted, StoreRetry
+from .store import TaskLimitReached, TaskRecord, TaskStore
 
 log = logging.getLogger(__name__)
 

@@ -15,8 +15,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..protocol.errors import INVALID_PARAMS, McpError
-from .tasks import TaskManager, missing_tasks, task_wire
+from ...protocol.errors import INVALID_PARAMS, McpError
+from .service import TaskManager, missing_tasks, task_wire
 
 #: Tasks one stream may watch, and the longest task id it accepts (bounds on what a client asks for).
 MAX_TASK_IDS = 64

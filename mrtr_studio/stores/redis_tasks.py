@@ -19,9 +19,9 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError, WatchError
 
-from .redis_store import DEFAULT_PREFIX, connect, redacted
-from .shared_store import StoreUnavailable
-from .task_store import Clock, Mutate, TaskLimitReached, TaskRecord
+from ..engine.shared_store import StoreUnavailable
+from ..engine.tasks.store import Clock, Mutate, TaskLimitReached, TaskRecord
+from .redis_replay import DEFAULT_PREFIX, connect, redacted
 
 #: A stored record larger than this is refused on write and treated as corrupt on read.
 MAX_RECORD_BYTES = 1024 * 1024

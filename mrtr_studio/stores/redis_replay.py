@@ -21,7 +21,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ConstantBackoff
 from redis.exceptions import RedisError
 
-from .shared_store import StoreUnavailable, check_nonce
+from ..engine.shared_store import StoreUnavailable, check_nonce
 
 log = logging.getLogger(__name__)
 
