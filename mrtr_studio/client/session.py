@@ -231,7 +231,8 @@ class ClientSession:
             problem = f"{result.error.get('code')} {result.error.get('message')}" \
                 + (f" ({result.problem})" if result.problem else "")
         outcome = "protocol_error" if result.outcome == "task" else result.outcome  # a task always has a result
-        self.store.finish_operation(op.id, outcome, problem)
+        code = result.error.get("code") if isinstance(result.error, dict) else None
+        self.store.finish_operation(op.id, outcome, problem, code if type(code) is int else None)
         return RunResult(op, result)
 
     async def follow(self, op: Operation, task_id: str, first: dict[str, Any] | None = None,

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..protocol.errors import INVALID_PARAMS
 from .driver import Dispatch, Message, Respond
 
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
@@ -101,8 +102,9 @@ async def follow_task(task_id: str, dispatch: Dispatch, make_request: MakeReques
             if error is not None:
                 run.error = error
                 message = str(error.get("message", ""))
-                run.outcome = "expired" if "expired" in message.lower() or "not found" in message.lower() \
-                    else "error"
+                # -32602 on tasks/get of an id the server itself gave: it no longer knows the task (its TTL
+                # ran out, or it was removed), the extension's answer for both, told apart by no field.
+                run.outcome = "expired" if error.get("code") == INVALID_PARAMS else "error"
                 run.problem = f"{error.get('code')} {message}"
                 return run
             assert task is not None

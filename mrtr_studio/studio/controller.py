@@ -482,7 +482,8 @@ class Studio:
                               self.identity.user if principal is None else principal)
         return inspect_token(token, secrets=keys or None, binding=binding,
                              now=self.engine_now() if embedded else None,
-                             ttl=self.engine.codec.ttl if embedded else None)
+                             ttl=self.engine.codec.ttl if embedded else None,
+                             audiences=list(self.engine.codec.audiences) if embedded else None)
 
     # --- serving the embedded engine to outside clients ---------------------------------------
 

@@ -48,10 +48,8 @@ class OperationRow:
         """complete, running, aborted, or the JSON-RPC error code the flow ended with."""
         op = self.operation
         if op.outcome == "error":
-            if self.error_code is not None:
-                return f"error {self.error_code}"
-            code = (op.problem or "").split(" ", 1)[0]
-            return f"error {code}" if code else "error"
+            code = op.error_code if op.error_code is not None else self.error_code
+            return f"error {code}" if code is not None else "error"
         return op.outcome.replace("_", " ")
 
     @property

@@ -166,10 +166,9 @@ class Operation:
     task_id: str | None = None
     task_status: str | None = None
     task_round: int | None = None
-
-    @property
-    def is_task(self) -> bool:
-        return self.task_id is not None
+    #: The JSON-RPC error code the operation ended with (set with its outcome; a loaded trace's comes
+    #: from its last error message), so nothing reads it back out of `problem`'s text.
+    error_code: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         """As JSON (the arguments are shared, not copied: encode or copy before changing them)."""

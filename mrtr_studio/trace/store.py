@@ -158,10 +158,12 @@ class TraceStore:
         if (op.task_id, op.task_status, op.task_round) != before:
             self._emit(StoreEvent("operation_updated", operation=op))
 
-    def finish_operation(self, operation_id: str, outcome: Outcome, problem: str | None = None) -> Operation:
+    def finish_operation(self, operation_id: str, outcome: Outcome, problem: str | None = None,
+                         error_code: int | None = None) -> Operation:
         op = self._operations_by_id[operation_id]
         op.outcome = outcome
         op.problem = problem
+        op.error_code = error_code
         op.ended = time.time()
         self._emit(StoreEvent("operation_updated", operation=op))
         return op

@@ -187,6 +187,6 @@ class ErasView(QWidget):
         """Pin each diagram to its era's operation as soon as it exists, so the run is drawn live."""
         op = event.operation
         if self._pinning and event.kind == "operation_added" and op is not None:
-            era = op.label.removesuffix(" client")
+            era = op.era
             if era in self.selections:
                 self.selections[era].select_operation(op.id)
