@@ -285,11 +285,13 @@ class MainWindow(QMainWindow):
 
     def open_trace(self, path: str) -> None:
         try:
-            self.studio.open_trace(path)
+            notes = self.studio.open_trace(path)
         except (OSError, ValueError) as exc:
             self.show_error(f"Cannot open {path}: {exc}")
             return
         self.show_info(f"Opened {path}: {len(self.studio.store.operations)} operation(s).")
+        for note in notes:  # a newer studio's file: what is not shown stays in the Problems panel and the bar
+            self.show_error(note)
 
     def _save_trace_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Save trace", "trace.mrtr.json", "MRTR traces (*.mrtr.json)")
