@@ -67,8 +67,23 @@ class Newer:
                 f"this one reads {text((MAJOR, MINOR))})")
         if not self.fields:
             return head + "; it holds nothing this version does not show."
-        listed = ", ".join(f"{where} ({count})" if count > 1 else where for where, count in sorted(self.fields.items()))
-        return head + f": not shown here, kept when saved: {listed}."
+        places = sorted(self.fields.items())
+        listed = ", ".join(_shown(where) + (f" ({count})" if count > 1 else "") for where, count in places[:_LISTED])
+        more = f" and {len(places) - _LISTED} more" if len(places) > _LISTED else ""
+        return head + f": not shown here, kept when saved: {listed}{more}."
+
+
+#: A note names at most this many places, each at most _NAME characters: field names come from the file.
+_LISTED = 12
+_NAME = 80
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _shown(name: str) -> str:
+    """A field name from a file, safe for a terminal or a status bar: control characters escaped, bounded."""
+    name = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}",
+                        name)
+    return name if len(name) <= _NAME else name[:_NAME - 1] + "…"
 
 
 def split(record: dict[str, Any], known: frozenset[str]) -> dict[str, Any] | None:
