@@ -117,9 +117,9 @@ def test_the_note_escapes_and_bounds_field_names_from_the_file(tmp_path: Path) -
     document = files.to_document(*synthetic_trace(1))
     document["version"] = "1.2"
     document["messages"][0]["\x1b[31mred\x07"] = 1
-    document["operations"][0]["x" * 500] = 2
+    document["messages"][0]["a" * 500] = 2
     for number in range(30):
         document["messages"][0][f"field{number:02d}"] = number
     note = files.read_trace(write(tmp_path / "t.mrtr.json", document, "lines")).notes("t")[0]
     assert "\x1b" not in note and "\x07" not in note and "messages[].\\x1b[31mred\\x07" in note
-    assert len(note) < 1500 and "and 20 more" in note and "x" * 80 not in note
+    assert len(note) < 1500 and "and 20 more" in note and "a" * 80 not in note and "a" * 79 + "…" in note
