@@ -4,7 +4,8 @@ Prints `listening on http://HOST:PORT/PATH` (the upstream's path) once it accept
 line on stderr per finished operation (target, rounds, outcome, findings), and stops cleanly on
 SIGINT/SIGTERM, writing the trace file. Point the client at the printed URL instead of the server's.
 The relay and the recording run in two processes (proxy.recorder_process): linting a message
-never delays the next one.
+never delays the next one. More SIGTERMs while stopping still let the trace be written; a second
+SIGINT stops at once, keeping the journal (proxy.shutdown); either way stopping takes a bounded time.
 """
 
 import argparse
@@ -12,6 +13,7 @@ import sys
 
 from ..proxy.http_proxy import ProxyApp, ProxyLimits
 from ..proxy.recorder_process import RecorderProcess
+from ..proxy.shutdown import StopRequests
 from ..transport.base import Tap
 from ..transport.http_host import bind, make_server
 from .serve import _run, serve_until_stopped
@@ -34,18 +36,20 @@ def run_proxy(args: argparse.Namespace) -> int:
         return 1
     recorder.start()
     uv = make_server(app)
+    stop = StopRequests()
+    stop.when_at_once(recorder.abandon)
+    stop.when_at_once(lambda: setattr(uv, "force_exit", True))
 
     async def main() -> int:
         try:
-            return await serve_until_stopped(uv, sock, "proxy", "proxy", host, app.path)
+            return await serve_until_stopped(uv, sock, "proxy", "proxy", host, app.path, on_signal=stop.heard)
         finally:
             await app.aclose()
 
     try:
         return _run(main())
     finally:
+        stop.install()  # the loop's handlers are gone: a later SIGTERM must not kill the proxy mid-write
         sock.close()
-        recorder.close()
-        if recorder.not_recorded:
-            print(f"mrtr-studio proxy: the recorder fell behind; {recorder.not_recorded} message(s) relayed but "
-                  "not recorded", file=sys.stderr)
+        for line in recorder.close():
+            print(f"mrtr-studio proxy: {line}", file=sys.stderr)

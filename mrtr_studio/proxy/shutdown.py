@@ -1,0 +1,72 @@
+"""What stop signals ask of a recorder (proxy, wrap), from the first to the last.
+
+The first SIGINT or SIGTERM stops the relay; the recording is then finished: the trace file written,
+the journal removed. More SIGTERMs change nothing: `timeout` sends one to the process and another
+to its whole group, and a supervisor may repeat itself; abandoning the write then would lose the
+whole recording. A SIGINT while stopping is a person pressing Ctrl+C again: stop at once, keep the
+journal (whole lines, fsync'ed: a complete trace the studio opens) and say so.
+
+While the final document is written (`saving`), "at once" interrupts the write (the temporary file
+is removed, the journal is already closed and complete); at any other time it only sets a flag the
+recorder reads between messages, so a journal line is never torn.
+"""
+
+import signal
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+
+class Abandoned(BaseException):
+    """Raised in the final write when asked to stop at once (BaseException: nothing swallows it)."""
+
+
+class StopRequests:
+    def __init__(self) -> None:
+        self.signals = 0
+        self.at_once = False
+        self.saving = False
+        self._listeners: list[Callable[[], None]] = []
+
+    def when_at_once(self, callback: Callable[[], None]) -> None:
+        self._listeners.append(callback)
+
+    def heard(self, signum: int) -> None:
+        """A stop signal arrived (from an event loop's handler or a plain one)."""
+        self.signals += 1
+        if signum == signal.SIGINT and self.signals > 1:
+            self.stop_at_once()
+
+    def stop_at_once(self) -> None:
+        first = not self.at_once
+        self.at_once = True
+        if first:
+            for callback in self._listeners:
+                callback()
+
+    def at_once_handler(self, signum: int, frame: FrameType | None) -> None:
+        """A signal that always means "at once" (the proxy's recorder child gets SIGUSR1 from its parent)."""
+        self.stop_at_once()
+        if self.saving:
+            raise Abandoned
+
+    def _handler(self, signum: int, frame: FrameType | None) -> None:
+        self.heard(signum)
+        if self.at_once and self.saving:
+            raise Abandoned
+
+    def install(self, *signums: int) -> None:
+        """Handle `signums` (default INT and TERM) here from now on: the event loop that did is gone."""
+        for signum in signums or (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, self._handler)
+
+    @contextmanager
+    def saving_phase(self) -> Iterator[None]:
+        """While the trace document is written: stopping at once interrupts it."""
+        if self.at_once:
+            raise Abandoned
+        self.saving = True
+        try:
+            yield
+        finally:
+            self.saving = False
