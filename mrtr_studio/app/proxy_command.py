@@ -45,6 +45,7 @@ def run_proxy(args: argparse.Namespace) -> int:
             return await serve_until_stopped(uv, sock, "proxy", "proxy", host, app.path, on_signal=stop.heard)
         finally:
             await app.aclose()
+            stop.hold()  # until `install`: between the loop's handlers and ours a SIGTERM would kill the proxy
 
     try:
         return _run(main())
@@ -53,3 +54,4 @@ def run_proxy(args: argparse.Namespace) -> int:
         sock.close()
         for line in recorder.close():
             print(f"mrtr-studio proxy: {line}", file=sys.stderr)
+        stop.done()

@@ -26,6 +26,8 @@ from ..protocol import wire_json
 
 MAX_QUEUED = 100_000
 _STOP = None
+#: The group's stop signals and the proxy's "stop at once".
+_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGUSR1}
 
 
 def _main(inbox: Any, server_label: str, label: str, trace: str | None, quiet: bool, max_bytes: int,
@@ -38,6 +40,7 @@ def _main(inbox: Any, server_label: str, label: str, trace: str | None, quiet: b
     signal.signal(signal.SIGUSR1, stop.at_once_handler)
     for signum in (signal.SIGINT, signal.SIGTERM):  # they reach the whole group: the proxy says when to stop
         signal.signal(signum, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)  # blocked since before this process existed: see start
     recording = Recording(server_label, label, trace)
     if not quiet:
         recording.store.subscribe(_printer(recording.store, StoreEvent))
@@ -103,7 +106,14 @@ class RecorderProcess:
         self._at_once = False
 
     def start(self) -> None:
-        self._process.start()
+        """Start the recorder with the stop signals blocked, so one sent to the group while it is still
+        importing (a second) cannot kill it: it unblocks them once it ignores them (its parent's
+        signals wait meanwhile and are delivered after)."""
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+        try:
+            self._process.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
     def put(self, direction: str, raw: bytes | str, exchange: int, meta: dict[str, Any]) -> None:
         try:

@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
+_STOPS = (signal.SIGINT, signal.SIGTERM)
+
 
 class Abandoned(BaseException):
     """Raised in the final write when asked to stop at once (BaseException: nothing swallows it)."""
@@ -55,10 +57,23 @@ class StopRequests:
         if self.at_once and self.saving:
             raise Abandoned
 
-    def install(self, *signums: int) -> None:
-        """Handle `signums` (default INT and TERM) here from now on: the event loop that did is gone."""
-        for signum in signums or (signal.SIGINT, signal.SIGTERM):
+    def hold(self) -> None:
+        """Keep INT and TERM pending (not lost, not deadly) until `install`: for the moment between an
+        event loop's handlers going away and ours being in place."""
+        signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+
+    def install(self) -> None:
+        """Handle INT and TERM here from now on (the event loop that did is gone); what `hold` kept
+        pending is delivered to these handlers."""
+        for signum in _STOPS:
             signal.signal(signum, self._handler)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
+
+    def done(self) -> None:
+        """Everything is written: more stop signals change nothing, and must not turn the exit status
+        into "killed" while the interpreter finalizes (it puts the default handlers back then)."""
+        for signum in _STOPS:
+            signal.signal(signum, signal.SIG_IGN)
 
     @contextmanager
     def saving_phase(self) -> Iterator[None]:
