@@ -37,20 +37,20 @@ def run_proxy(args: argparse.Namespace) -> int:
     recorder.start()
     uv = make_server(app)
     stop = StopRequests()
+    stop.when_first(lambda: setattr(uv, "should_exit", True))
     stop.when_at_once(recorder.abandon)
     stop.when_at_once(lambda: setattr(uv, "force_exit", True))
+    stop.install()  # for the whole run, loop or no loop: a later SIGTERM must not kill the proxy mid-write
 
     async def main() -> int:
         try:
-            return await serve_until_stopped(uv, sock, "proxy", "proxy", host, app.path, on_signal=stop.heard)
+            return await serve_until_stopped(uv, sock, "proxy", "proxy", host, app.path, signals_handled=True)
         finally:
             await app.aclose()
-            stop.hold()  # until `install`: between the loop's handlers and ours a SIGTERM would kill the proxy
 
     try:
         return _run(main())
     finally:
-        stop.install()  # the loop's handlers are gone: a later SIGTERM must not kill the proxy mid-write
         sock.close()
         for line in recorder.close():
             print(f"mrtr-studio proxy: {line}", file=sys.stderr)

@@ -101,20 +101,14 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 async def serve_until_stopped(uv: Any, sock: socket.socket, command: str, noun: str, host: str, path: str,
-                              on_signal: Callable[[int], None] | None = None) -> int:
+                              signals_handled: bool = False) -> int:
     """Run uvicorn on `sock` until SIGINT/SIGTERM (or, for a process the studio started, its parent's pipe
     closing); print the `listening on` line once connections are accepted. 1 when it did not start.
-    `on_signal` hears every stop signal (a recorder decides what a second one means)."""
+    `signals_handled`: the caller's own handlers stop `uv` (a recorder judges a second signal itself)."""
     loop = asyncio.get_running_loop()
     task = asyncio.create_task(uv.serve(sockets=[sock]))
-
-    def stop(signum: int) -> None:
-        uv.should_exit = True
-        if on_signal is not None:
-            on_signal(signum)
-
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop, signum)
+    for signum in () if signals_handled else (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, setattr, uv, "should_exit", True)
     if os.environ.get(EXIT_WITH_STDIN_ENV) == "1":
         _exit_when_stdin_closes(loop, lambda: setattr(uv, "should_exit", True))
     try:

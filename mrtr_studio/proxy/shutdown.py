@@ -28,14 +28,25 @@ class StopRequests:
         self.signals = 0
         self.at_once = False
         self.saving = False
+        #: The first stop signal's number (its exit status is 128 + it), or 0.
+        self.first_signal = 0
         self._listeners: list[Callable[[], None]] = []
+        self._first: list[Callable[[], None]] = []
 
     def when_at_once(self, callback: Callable[[], None]) -> None:
         self._listeners.append(callback)
 
+    def when_first(self, callback: Callable[[], None]) -> None:
+        """`callback` on the first stop signal (stop the relay); it runs in a signal handler."""
+        self._first.append(callback)
+
     def heard(self, signum: int) -> None:
-        """A stop signal arrived (from an event loop's handler or a plain one)."""
+        """A stop signal arrived."""
         self.signals += 1
+        self.first_signal = self.first_signal or signum
+        if self.signals == 1:
+            for callback in self._first:
+                callback()
         if signum == signal.SIGINT and self.signals > 1:
             self.stop_at_once()
 
@@ -57,17 +68,13 @@ class StopRequests:
         if self.at_once and self.saving:
             raise Abandoned
 
-    def hold(self) -> None:
-        """Keep INT and TERM pending (not lost, not deadly) until `install`: for the moment between an
-        event loop's handlers going away and ours being in place."""
-        signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
-
     def install(self) -> None:
-        """Handle INT and TERM here from now on (the event loop that did is gone); what `hold` kept
-        pending is delivered to these handlers."""
+        """Handle INT and TERM here for the whole run, before any event loop starts: plain handlers are
+        never replaced by the default (asyncio's loop puts SIG_DFL back when it closes; uvicorn swaps
+        in its own while serving and restores these after, replaying what it caught), so no moment
+        exists where one more SIGTERM kills the process."""
         for signum in _STOPS:
             signal.signal(signum, self._handler)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
 
     def done(self) -> None:
         """Everything is written: more stop signals change nothing, and must not turn the exit status
