@@ -15,6 +15,7 @@ from .own_flags import (
 )
 from .serve_flags import add_limit_flags
 from .state_flags import DEFAULT_STATE_TTL, SECRET_ENV, SECRET_HELP, secrets_from, state_ttl
+from .trace_argument import split_trace_file
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -90,7 +91,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None, gui: Callable[[argparse.Namespace], int] | None = None) -> int:
     """Run a command; the GUI launcher is passed in so this layer never imports Qt."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    commands = next(a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    trace_file, rest = split_trace_file(sys.argv[1:] if argv is None else argv, list(commands or ()))
+    args = parser.parse_args(rest)
+    args.trace_file = trace_file  # `mrtr-studio FILE.mrtr.json`: the window opens it
     if args.command == "serve":
         from .serve import run_serve
 

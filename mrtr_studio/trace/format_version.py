@@ -34,7 +34,8 @@ def parse(value: Any, source: str) -> tuple[int, int]:
         raise VersionError(f"{source} has trace format version {shown}, which is not a version "
                            f"(1, or \"MAJOR.MINOR\" like \"1.2\"); this studio reads {MAJOR}")
     if version[0] != MAJOR:
-        raise VersionError(f"{source} has trace format version {text(version)}; this studio reads {MAJOR}")
+        shown = value if isinstance(value, str) else text(version)  # as the file writes it
+        raise VersionError(f"{source} has trace format version {shown}; this studio reads {MAJOR}")
     return version
 
 
