@@ -21,6 +21,7 @@ from ..app.studio import Studio, StudioEvent, describe_error
 from ..protocol.errors import INVALID_PARAMS
 from ..trace import Operation, StoreEvent, TraceMessage, html_export
 from ..trace.mermaid import to_mermaid
+from ..trace.private_files import write_private
 from .answering import GuiAnswerer
 from .arguments_panel import ArgumentsPanel
 from .async_bridge import error_sink, spawn
@@ -341,8 +342,7 @@ class MainWindow(QMainWindow):
         else:
             text = html_export.page(title, [section])
         try:
-            with open(path, "w", encoding="utf-8") as out:
-                out.write(text)
+            write_private(path, text)  # the flow's traffic: 0600
         except OSError as exc:
             self.show_error(f"Cannot write {path}: {exc}")
             return
