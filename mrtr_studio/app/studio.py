@@ -513,7 +513,11 @@ class Studio:
     # --- trace files and the autosave ---------------------------------------------------------
 
     def save_trace(self, path: str | Path) -> Path:
-        return files.save(path, self.store)
+        """Save the whole trace; the journal then references the saved file instead of holding it."""
+        saved = files.save(path, self.store)
+        if self.autosave is not None:
+            self.autosave.rebase(files.saved_origin(saved, self.store))
+        return saved
 
     def open_trace(self, path: str | Path) -> list[str]:
         """Replace the trace with a saved one, findings as they were recorded. A file that is not a

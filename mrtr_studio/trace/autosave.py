@@ -30,7 +30,7 @@ from pydantic import ValidationError
 from . import file_format
 from .file_format import MAX_RECORD_BYTES
 from .model import Operation, TraceMessage, encode
-from .origin import FileRef
+from .origin import FileRef, Origin
 from .store import StoreEvent, TraceStore
 
 _ROUND_ENDS = frozenset({"input_required", "complete", "error", "invalid"})
@@ -108,6 +108,20 @@ class Autosave:
             os.fsync(self._file.fileno())  # recovered work and the reference: on disk before anything new
         except OSError as exc:
             self._stop(exc)
+
+    def rebase(self, origin: Origin) -> None:
+        """The whole trace was just saved to `origin.file`: from now on the journal references that file
+        (a `cleared` and a `source` line) instead of holding the session's work, and recovery reopens it."""
+        self.store.origin = origin
+        if self._file is None:
+            return
+        try:
+            self._file.truncate(0)
+            self._file.write(b'{"type":"cleared"}\n')
+        except OSError as exc:
+            self._stop(exc)
+            return
+        self._loaded()
 
     def _stop(self, exc: OSError) -> None:
         self.problem = f"The autosave stopped: cannot write {self.path}: {exc.strerror or exc}"

@@ -238,6 +238,13 @@ def open_trace(path: str | Path) -> tuple[list[Operation], list[TraceMessage]]:
     return opened.operations, opened.messages
 
 
+def saved_origin(path: Path, store: TraceStore) -> Origin:
+    """What a store's contents are once saved whole to `path`: that file, every operation in it."""
+    newer = store.origin.newer if store.origin is not None else None
+    return Origin(FileRef.of(path, os.stat(path)), frozenset(op.id for op in store.operations),
+                  max((m.seq for m in store.messages), default=-1), newer=newer)
+
+
 def load_into(store: TraceStore, path: str | Path) -> Opened:
     """Open a file into a store (the GUI's File > Open): one `cleared`, then the adds; the journal
     references the file instead of copying it."""

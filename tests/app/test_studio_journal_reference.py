@@ -110,3 +110,45 @@ def test_the_journal_is_private_from_its_first_byte(tmp_path: Path) -> None:
         again.close()
     finally:
         os.umask(old)
+
+
+async def test_saving_the_trace_makes_the_journal_reference_the_saved_file(tmp_path: Path) -> None:
+    journal = tmp_path / "autosave.mrtr.jsonl"
+    studio = Studio()
+    studio.start_autosave(journal)
+    for _ in range(3):
+        await run_delete(studio)
+    grown = journal.stat().st_size
+    saved = studio.save_trace(tmp_path / "work.mrtr.json")
+    assert journal.stat().st_size < 400 < grown  # the three flows are in the saved file now, referenced
+    await studio.run("tools/call", "deploy_wizard", {})  # more work after the save; then the process dies
+    expected = [m.to_json() for m in studio.store.messages]
+    restarted = Studio()
+    assert restarted.start_autosave(journal) == 1  # the wizard: the session's own work since the save
+    assert [op.target for op in restarted.store.operations] == ["delete_file"] * 3 + ["deploy_wizard"]
+    assert [m.to_json() for m in restarted.store.messages] == expected
+    assert any(f"Reopened {saved.resolve()}" in text for _, text in restarted.autosave_notices)
+    await restarted.close()
+
+
+async def test_a_newer_files_fields_survive_a_crash_on_a_changed_operation(tmp_path: Path) -> None:
+    from ..trace.test_newer_format import newer_document, write
+
+    trace = write(tmp_path / "newer.mrtr.json", newer_document("1.3"), "lines")
+    journal = tmp_path / "autosave.mrtr.jsonl"
+    studio = Studio()
+    studio.start_autosave(journal)
+    studio.open_trace(trace)
+    first = studio.store.operations[0]
+    studio.store.note_task(first.id, "task-9", "working", 1)  # journaled, with its unknown `tags`
+    restarted = Studio()
+    restarted.start_autosave(journal)
+    again = restarted.store.operation(first.id)
+    assert again.task_id == "task-9" and again.extra == {"tags": ["release", "<b>"]}
+    saved = restarted.save_trace(tmp_path / "saved.mrtr.json")
+    document = json.loads(saved.read_text())
+    assert document["version"] == "1.3" and document["producer"] == {"name": "mrtr-studio", "build": "2027.1"}
+    assert document["operations"][0]["tags"] == ["release", "<b>"]
+    kept = files.read_trace(tmp_path / "autosave.recovered.mrtr.json")  # the kept work, readable, its fields too
+    assert kept.newer is not None and kept.operations[0].extra == {"tags": ["release", "<b>"]}
+    await restarted.close()
