@@ -21,6 +21,7 @@ from ..app.studio import Studio, StudioEvent, describe_error
 from ..protocol.errors import INVALID_PARAMS
 from ..trace import Operation, StoreEvent, TraceMessage, html_export
 from ..trace.mermaid import to_mermaid
+from ..trace.origin import Origin
 from ..trace.private_files import write_private
 from .answering import GuiAnswerer
 from .arguments_panel import ArgumentsPanel
@@ -90,6 +91,7 @@ class MainWindow(QMainWindow):
         self.auth_view.waiting.connect(self._sign_in_waiting)
         self.compare_views: list[FlowCompareView] = []
         self._cleared: tuple[list[Operation], list[TraceMessage]] | None = None
+        self._cleared_origin: Origin | None = None
         self._last_loaded: str | None = None
         self.workbench = Workbench(
             {"explorer": ("Server", self.explorer), "client": ("Client", self.client_panel),
@@ -454,6 +456,7 @@ class MainWindow(QMainWindow):
         if not store.operations:
             return
         self._cleared = (list(store.operations), list(store.messages))
+        self._cleared_origin = store.origin  # an opened file's reference, for the journal after an undo
         store.clear()
         self.undo_clear_action.setEnabled(True)
         self.show_info(f"Cleared {len(self._cleared[0])} operation(s); File ▸ Undo (Ctrl+Z) brings them back.")
@@ -466,7 +469,7 @@ class MainWindow(QMainWindow):
         self.undo_clear_action.setEnabled(False)
         store = self.studio.store
         keep = (list(store.operations), list(store.messages))  # anything run since the clear stays too
-        store.load(operations + keep[0], messages + keep[1])
+        store.load(operations + keep[0], messages + keep[1], self._cleared_origin)  # the file referenced, not copied
         self.show_info(f"Restored {len(operations)} operation(s).")
 
     def _operation_picked(self, _operation_id: str) -> None:

@@ -29,3 +29,23 @@ def test_a_newer_trace_opens_with_a_note_in_the_status_bar_and_the_problems(qtbo
     window.save_trace(str(tmp_path / "saved.mrtr.json"))
     assert files.read_trace(tmp_path / "saved.mrtr.json").operations[0].extra == {"tags": ["release", "<b>"]}
     asyncio.run(window.studio.close())
+
+
+def test_undoing_a_clear_of_an_opened_trace_keeps_the_journal_a_reference(qtbot: Any, tmp_path: Path) -> None:
+    from mrtr_studio.trace.synthetic import synthetic_trace
+
+    trace = files.save(tmp_path / "big.mrtr.json", synthetic_trace(500))
+    studio = Studio()
+    studio.start_autosave(tmp_path / "autosave.mrtr.jsonl")
+    window = MainWindow(studio, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
+                        interactive_answers=False)
+    qtbot.addWidget(window)
+    window.open_trace(str(trace))
+    window.clear_trace()
+    assert studio.store.operations == []
+    window.undo_clear()
+    assert len(studio.store.messages) == 2_000
+    assert studio.autosave is not None and studio.autosave._file is not None
+    studio.autosave._file.flush()
+    assert studio.autosave.path.stat().st_size < 1_000  # the file referenced again, not copied
+    asyncio.run(studio.close())
