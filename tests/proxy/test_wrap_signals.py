@@ -99,5 +99,6 @@ def test_a_second_sigint_stops_at_once_and_keeps_an_openable_journal(tmp_path: P
     journal = Path(str(trace) + ".journal")
     assert not trace.exists()
     assert "stopped at once (Ctrl+C twice)" in err and f"{journal} keeps the 1 operation(s)" in err, err
+    assert "Traceback" not in err, err
     opened = files.read_trace(journal)
     assert [op.target for op in opened.operations] == ["t"] and opened.messages[-1].kind == "complete"
