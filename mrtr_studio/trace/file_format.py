@@ -17,7 +17,7 @@ version or older they are damage, refused like any other with their place.
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, NotRequired
+from typing import Annotated, Any, Literal, NotRequired, get_args
 
 from pydantic import ConfigDict, Field, Strict, TypeAdapter, ValidationError, with_config
 from typing_extensions import TypedDict
@@ -46,7 +46,7 @@ Seconds = Annotated[float, Field(allow_inf_nan=False)]
 @with_config(_OPEN)
 class FindingRecord(TypedDict):
     rule: str
-    severity: Severity
+    severity: str  # a Severity; checked by the Builder (a newer studio may add one)
     message: str
 
 
@@ -59,7 +59,7 @@ class OperationRecord(TypedDict):
     era: str
     server: str
     started: Seconds
-    outcome: NotRequired[Outcome]
+    outcome: NotRequired[str]  # an Outcome; checked by the Builder (a newer studio may add one)
     ended: NotRequired[Seconds | None]
     rounds: NotRequired[Count]
     answer_seconds: NotRequired[dict[RoundKey, Seconds]]
@@ -77,7 +77,7 @@ class MessageRecord(TypedDict):
     operation_id: str
     round: Count
     direction: Direction
-    kind: MessageKind
+    kind: str  # a MessageKind; checked by the Builder (a newer studio may add one)
     message: Any
     timestamp: Seconds
     method: NotRequired[str | None]
@@ -236,10 +236,27 @@ class Builder:
             self.newer.fields.update(f"{where.partition('[')[0]}{_levels(where)}.{key}" for key in extra)
         return extra
 
+    def _unknown_value(self, record: dict[str, Any], field: str, choices: tuple[str, ...], fallback: str,
+                       where: str, extra: dict[str, Any] | None) -> dict[str, Any]:
+        """A value this version does not know in a field it does (a newer studio's new kind, say): shown
+        as `fallback`, the value itself kept in `extra` (written back over the fallback on save)."""
+        value = record[field]
+        if not self.keep_unknown:
+            shown = repr(value) if len(repr(value)) <= 60 else "a str"
+            expected = f"{', '.join(map(repr, choices[:-1]))} or {choices[-1]!r}"  # as pydantic says it
+            raise TraceFileError(self.source, f"{where}.{field}", f"Input should be {expected} (got {shown})")
+        record[field] = fallback
+        if self.newer is not None:
+            self.newer.fields[f"{where.partition('[')[0]}{_levels(where)}.{field} {value!r} (shown as {fallback})"] += 1
+        return {**(extra or {}), field: value}
+
     def operation(self, record: OperationRecord, index: int = 0) -> Operation:
         extra = None if OPERATION_KEYS.issuperset(record) else \
             self._unknown(record, OPERATION_KEYS, f"operations[{index}]")  # type: ignore[arg-type]
-        op = Operation(**record, extra=extra)
+        if record.get("outcome", "running") not in _OUTCOMES:
+            extra = self._unknown_value(record, "outcome", _OUTCOME_CHOICES, "aborted",  # type: ignore[arg-type]
+                                        f"operations[{index}]", extra)
+        op = Operation(**record, extra=extra)  # type: ignore[arg-type]  # the outcome is one of Outcome's
         op.id = self._strings.setdefault(op.id, op.id)
         op.method = self._strings.setdefault(op.method, op.method)
         return op
@@ -251,6 +268,9 @@ class Builder:
         for index, record in enumerate(records, offset):
             # Formatting the place only for a record with unknown fields: this loop runs 100,000 times.
             extra = None if known(record) else self._unknown(record, MESSAGE_KEYS, f"messages[{index}]")  # type: ignore[arg-type]
+            if record["kind"] not in _KINDS:
+                extra = self._unknown_value(record, "kind", _KIND_CHOICES, "invalid",  # type: ignore[arg-type]
+                                            f"messages[{index}]", extra)
             method = record.get("method")
             findings = record.get("findings")
             out.append(TraceMessage(
@@ -265,7 +285,16 @@ class Builder:
     def _finding(self, record: FindingRecord, message: int, at: int) -> Finding:
         extra = None if FINDING_KEYS.issuperset(record) else \
             self._unknown(record, FINDING_KEYS, f"messages[{message}].findings[{at}]")  # type: ignore[arg-type]
-        return Finding(record["rule"], record["severity"], record["message"], extra)
+        if record["severity"] not in _SEVERITIES:
+            extra = self._unknown_value(record, "severity", _SEVERITY_CHOICES, "info",  # type: ignore[arg-type]
+                                        f"messages[{message}].findings[{at}]", extra)
+        return Finding(record["rule"], record["severity"], record["message"], extra)  # type: ignore[arg-type]
+
+
+_KIND_CHOICES: tuple[str, ...] = get_args(MessageKind)
+_OUTCOME_CHOICES: tuple[str, ...] = get_args(Outcome)
+_SEVERITY_CHOICES: tuple[str, ...] = get_args(Severity)
+_KINDS, _OUTCOMES, _SEVERITIES = frozenset(_KIND_CHOICES), frozenset(_OUTCOME_CHOICES), frozenset(_SEVERITY_CHOICES)
 
 
 def _levels(where: str) -> str:

@@ -124,3 +124,31 @@ def test_the_note_escapes_and_bounds_field_names_from_the_file(tmp_path: Path) -
     assert "\x1b" not in note and "\x07" not in note and "messages[].\\x1b[31mred\\x07" in note
     assert len(note) < 1500 and "and 20 more" in note
     assert "a" * 80 not in note and "messages[]." + "a" * 68 + "…" in note
+
+
+@pytest.mark.parametrize("layout", ["lines", "pretty"])
+def test_new_values_of_known_fields_are_shown_as_a_fallback_and_written_back(tmp_path: Path, layout: str) -> None:
+    document = files.to_document(*synthetic_trace(2))
+    document["version"] = "1.5"
+    document["operations"][1]["outcome"] = "paused"
+    document["messages"][2]["kind"] = "progress"
+    document["messages"][3]["findings"] = [{"rule": "r", "severity": "hint", "message": "m"}]
+    path = write(tmp_path / "t.mrtr.json", document, layout)
+    opened = files.read_trace(path)
+    assert opened.operations[1].outcome == "aborted"  # what this version can draw
+    assert opened.messages[2].kind == "invalid" and opened.messages[3].findings[0].severity == "info"
+    [note] = opened.notes("t")
+    for said in ("operations[].outcome 'paused' (shown as aborted)", "messages[].kind 'progress' (shown as invalid)",
+                 "messages[].findings[].severity 'hint' (shown as info)"):
+        assert said in note, (said, note)
+    store = TraceStore()
+    store.load(opened.operations, opened.messages, opened.origin())
+    assert json.loads(files.save(tmp_path / "again.mrtr.json", store).read_text()) == document
+
+
+def test_a_new_value_in_a_file_of_this_version_is_damage(tmp_path: Path) -> None:
+    document = files.to_document(*synthetic_trace(1))
+    document["messages"][1]["kind"] = "progress"
+    with pytest.raises(TraceFileError, match=r"messages\[1\]\.kind: Input should be 'request', .* or 'auth' "
+                                             r"\(got 'progress'\)"):
+        files.read_trace(write(tmp_path / "t.mrtr.json", document, "lines"))
