@@ -1,4 +1,4 @@
-"""`mrtr-studio FILE.mrtr.json` (DESIGN.md): open a trace in the window from the command line.
+"""`mrtr-studio FILE.mrtr.json`: open a trace in the window from the command line.
 
 The file is read before the window opens, so a file that cannot be opened is a one-line error and
 status 2, not an empty window; what the person must know about the file (written by a newer studio:
