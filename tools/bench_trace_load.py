@@ -4,8 +4,9 @@ The trace is synthetic (trace/synthetic.py: 25,000 two-round delete_file flows),
 studio's own writer, then opened in a fresh process per measurement so the peak RSS is the load's own
 (interpreter and imports included, reported separately). Also measured: the same trace in the
 pretty-printed layout older studios wrote (read whole, not record by record), and opened by a
-Studio whose autosave journals it. Wall time depends on what else the machine runs, so CPU time and
-the load average are printed too. Printed, never asserted.
+Studio whose autosave journals it (by reference: the journal's size after the open is printed).
+Wall time depends on what else the machine runs, so CPU time and the load average are printed too.
+Printed, never asserted.
 """
 
 import argparse
@@ -30,6 +31,7 @@ sys.path.insert(0, sys.argv[2])
 def peak_kb():
     with open("/proc/self/status") as status:
         return int(re.search(r"VmHWM:\\s+(\\d+)", status.read()).group(1))
+extra = {}
 if sys.argv[3] == "window":  # what a person waits for: the file opened in the window, list and log painted
     import os, tempfile
     from pathlib import Path
@@ -60,11 +62,14 @@ elif sys.argv[3] == "studio":  # the studio's own path: linter attached, the aut
     from pathlib import Path
     from mrtr_studio.studio.controller import Studio
     studio = Studio()
-    studio.start_autosave(Path(tempfile.mkdtemp(prefix="mrtr-bench-")) / "autosave.mrtr.jsonl")
+    journal = Path(tempfile.mkdtemp(prefix="mrtr-bench-")) / "autosave.mrtr.jsonl"
+    studio.start_autosave(journal)
     store = studio.store
     imported = peak_kb()
     wall, cpu = time.perf_counter(), time.process_time()
     studio.open_trace(sys.argv[1])
+    studio.autosave.close()  # flushed: what the open cost the journal (a reference, not a copy)
+    extra["journal_bytes"] = journal.stat().st_size
 else:
     from mrtr_studio.trace import files
     from mrtr_studio.trace.store import TraceStore
@@ -75,7 +80,7 @@ else:
 wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
 peak = peak_kb()
 print(json.dumps({"wall": wall, "cpu": cpu, "peak_kb": peak, "imported_kb": imported,
-                  "messages": len(store.messages), "operations": len(store.operations)}))
+                  "messages": len(store.messages), "operations": len(store.operations), **extra}))
 """
 
 
@@ -112,7 +117,8 @@ def main() -> int:
             walls = ", ".join(f"{r['wall']:.2f}" for r in runs)
             print(f"  open {label}: {best['wall']:.2f} s wall, {best['cpu']:.2f} s CPU (best of {args.runs}; "
                   f"walls {walls}), peak RSS {best['peak_kb'] / 1024:.0f} MB "
-                  f"({best['imported_kb'] / 1024:.0f} MB after imports), {best['messages']:,.0f} messages")
+                  f"({best['imported_kb'] / 1024:.0f} MB after imports), {best['messages']:,.0f} messages"
+                  + (f"; the journal holds {best['journal_bytes']:,.0f} bytes" if "journal_bytes" in best else ""))
     return 0
 
 

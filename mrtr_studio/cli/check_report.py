@@ -12,6 +12,7 @@ before they reach a terminal, `xml_text` replaces what XML 1.0 cannot hold (JUni
 and every writer takes `secrets` (the `--identity` tokens) and masks them with `mask_identity`.
 """
 
+import io
 import json
 import re
 import unicodedata
@@ -20,6 +21,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
+
+from ..trace.private_files import write_private
 
 Level = Literal["MUST", "SHOULD"]
 Verdict = Literal["pass", "fail", "warn", "skipped"]
@@ -170,4 +173,6 @@ def junit_tree(target: str, results: list[CheckResult], suite: str = "mrtr-studi
 
 def write_junit(path: str | Path, target: str, results: list[CheckResult], suite: str = "mrtr-studio check",
                 secrets: Sequence[str] | None = None) -> None:
-    junit_tree(target, results, suite, secrets).write(path, encoding="utf-8", xml_declaration=True)
+    out = io.BytesIO()
+    junit_tree(target, results, suite, secrets).write(out, encoding="utf-8", xml_declaration=True)
+    write_private(path, out.getvalue())  # it quotes the server's answers: 0600

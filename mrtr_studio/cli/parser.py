@@ -4,6 +4,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
+from ..studio.trace_argument import split_trace_file
 from .flags.auth import add_oauth_flags, add_serve_auth_flags
 from .flags.own import (
     add_check_client_parser,
@@ -96,7 +97,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None, gui: Callable[[argparse.Namespace], int] | None = None) -> int:
     """Run a command; the GUI launcher is passed in so this layer never imports Qt."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    commands = next(a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    trace_file, rest = split_trace_file(sys.argv[1:] if argv is None else argv, list(commands or ()))
+    args = parser.parse_args(rest)
+    args.trace_file = trace_file  # `mrtr-studio FILE.mrtr.json`: the window opens it
     if args.command == "serve":
         from .serve import run_serve
 

@@ -4,7 +4,8 @@ Prints `listening on http://HOST:PORT/PATH` (the upstream's path) once it accept
 line on stderr per finished operation (target, rounds, outcome, findings), and stops cleanly on
 SIGINT/SIGTERM, writing the trace file. Point the client at the printed URL instead of the server's.
 The relay and the recording run in two processes (proxy.recorder_process): linting a message
-never delays the next one.
+never delays the next one. More SIGTERMs while stopping still let the trace be written; a second
+SIGINT stops at once, keeping the journal (proxy.shutdown); either way stopping takes a bounded time.
 """
 
 import argparse
@@ -12,6 +13,7 @@ import sys
 
 from ..proxy.http_proxy import ProxyApp, ProxyLimits
 from ..proxy.recorder_process import RecorderProcess
+from ..proxy.shutdown import StopRequests
 from ..trace.redaction import Redaction
 from ..transport.base import Tap
 from ..transport.http_host import bind, make_server
@@ -38,10 +40,15 @@ def run_proxy(args: argparse.Namespace) -> int:
         return 1
     recorder.start()
     uv = make_server(app)
+    stop = StopRequests()
+    stop.when_first(lambda: setattr(uv, "should_exit", True))
+    stop.when_at_once(recorder.abandon)
+    stop.when_at_once(lambda: setattr(uv, "force_exit", True))
+    stop.install()  # for the whole run, loop or no loop: a later SIGTERM must not kill the proxy mid-write
 
     async def main() -> int:
         try:
-            return await serve_until_stopped(uv, sock, "proxy", "proxy", host, app.path)
+            return await serve_until_stopped(uv, sock, "proxy", "proxy", host, app.path, signals_handled=True)
         finally:
             await app.aclose()
 
@@ -49,7 +56,6 @@ def run_proxy(args: argparse.Namespace) -> int:
         return _run(main())
     finally:
         sock.close()
-        recorder.close()
-        if recorder.not_recorded:
-            print(f"mrtr-studio proxy: the recorder fell behind; {recorder.not_recorded} message(s) relayed but "
-                  "not recorded", file=sys.stderr)
+        for line in recorder.close():
+            print(f"mrtr-studio proxy: {line}", file=sys.stderr)
+        stop.done()

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..trace.private_files import write_private
 from .check_report import CheckResult, mask_identity, masked_results
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -57,4 +58,4 @@ def write_sarif(path: str | Path, target: str, results: list[CheckResult], secre
     """Write the SARIF log of one `check` or `check-client` run to `path` (UTF-8)."""
     # ASCII with \u escapes: a peer's lone surrogate (valid in JSON text, not in UTF-8) cannot break the write
     text = json.dumps(sarif_document(target, results, secrets, tool), indent=2)
-    Path(path).write_text(text + "\n", encoding="utf-8")
+    write_private(path, text + "\n")  # it quotes the peer's answers: 0600

@@ -102,12 +102,14 @@ def run_serve(args: argparse.Namespace) -> int:
             authority.stop()
 
 
-async def serve_until_stopped(uv: Any, sock: socket.socket, command: str, noun: str, host: str, path: str) -> int:
+async def serve_until_stopped(uv: Any, sock: socket.socket, command: str, noun: str, host: str, path: str,
+                              signals_handled: bool = False) -> int:
     """Run uvicorn on `sock` until SIGINT/SIGTERM (or, for a process the studio started, its parent's pipe
-    closing); print the `listening on` line once connections are accepted. 1 when it did not start."""
+    closing); print the `listening on` line once connections are accepted. 1 when it did not start.
+    `signals_handled`: the caller's own handlers stop `uv` (a recorder judges a second signal itself)."""
     loop = asyncio.get_running_loop()
     task = asyncio.create_task(uv.serve(sockets=[sock]))
-    for signum in (signal.SIGINT, signal.SIGTERM):
+    for signum in () if signals_handled else (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, setattr, uv, "should_exit", True)
     if os.environ.get(EXIT_WITH_STDIN_ENV) == "1":
         _exit_when_stdin_closes(loop, lambda: setattr(uv, "should_exit", True))

@@ -4,10 +4,15 @@ A desktop client's config names `mrtr-studio` with `["wrap", "--", "python", "se
 of the server. Standard output is the protocol's, so the wrapper says nothing there; its own
 messages go to stderr (which desktop clients keep in their logs). Without --trace the trace goes
 to `traces/` in the studio's home folder, one file per run. The exit status is the server's.
+
+The first SIGINT or SIGTERM stops the server and writes the trace; more SIGTERMs (`timeout` sends
+one to the wrapper and one to its group) still let it be written; a second SIGINT stops at once,
+keeping the journal as a complete trace, said on stderr (proxy.shutdown).
 """
 
 import argparse
 import asyncio
+import contextlib
 import os
 import re
 import sys
@@ -16,6 +21,7 @@ from pathlib import Path
 
 from ..proxy.local_feed import FeedClient, private_dir, studio_home
 from ..proxy.recording import Recording
+from ..proxy.shutdown import StopRequests
 from ..proxy.stdio_wrap import relay
 
 
@@ -37,11 +43,24 @@ def run_wrap(args: argparse.Namespace) -> int:
         print(f"mrtr-studio wrap: cannot prepare the trace folder: {exc}", file=sys.stderr)
         return 2
     recording = Recording(f"stdio {' '.join(command)}", "wrapped", trace)
+    stop = StopRequests()
+    stop.install()  # before the loop, for the whole run (see proxy.shutdown)
 
     async def main() -> int:
+        loop, task = asyncio.get_running_loop(), asyncio.current_task()
+
+        def stop_relay() -> None:  # the relay's own cleanup stops the server
+            if task is not None:
+                with contextlib.suppress(RuntimeError):  # the loop has closed: nothing left to stop
+                    loop.call_soon_threadsafe(task.cancel)
+
+        stop.when_first(stop_relay)
+        stop.when_at_once(stop_relay)  # again: the server is not waited for any longer
+        if stop.signals:
+            stop_relay()  # a signal came before the loop started
         feed = FeedClient()
-        connected = False if args.no_feed else await feed.connect(" ".join(command))
         try:
+            connected = False if args.no_feed else await feed.connect(" ".join(command))
             return await relay(command, recording.tap, feed.send if connected else None)
         finally:
             await feed.close()
@@ -51,9 +70,12 @@ def run_wrap(args: argparse.Namespace) -> int:
 
     try:
         return asyncio.run(main())
-    except KeyboardInterrupt:
-        return 130
+    except asyncio.CancelledError:
+        return 128 + stop.first_signal
     finally:
-        saved = recording.close()
+        saved = recording.close(stop)
         if saved is not None and args.verbose:
             print(f"mrtr-studio wrap: trace saved to {saved}", file=sys.stderr)
+        elif recording.kept:
+            print(f"mrtr-studio wrap: {recording.kept_note()}", file=sys.stderr)
+        stop.done()

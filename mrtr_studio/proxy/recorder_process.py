@@ -5,12 +5,20 @@ the relay's reads and writes.
 The relay puts (direction, raw bytes, exchange, meta) on a bounded queue and moves on; when the
 recorder falls that far behind, messages are counted as not recorded instead of slowing the relay.
 The recorder stops at the sentinel (writing the trace file), or by itself when its parent is gone.
+
+Signals to the process group (Ctrl+C, `timeout`'s second SIGTERM) are the proxy's to judge, so the
+recorder ignores SIGINT and SIGTERM; the proxy sends SIGUSR1 for "stop at once" (shutdown.py). The
+proxy waits a bounded time, then kills it; it knows how many messages it handed over and the
+recorder counts those it recorded, so it can always say exactly how many went unrecorded.
 """
 
+import contextlib
 import multiprocessing
 import os
 import queue
+import signal
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,29 +26,35 @@ from ..protocol import wire_json
 
 MAX_QUEUED = 100_000
 _STOP = None
+#: The group's stop signals and the proxy's "stop at once".
+_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGUSR1}
 
 
 def _main(inbox: Any, server_label: str, label: str, trace: str | None, quiet: bool, max_bytes: int,
-          parent: int) -> None:
-    import signal
-
+          parent: int, recorded: Any) -> None:
     from ..trace import StoreEvent
     from .recording import Recording
+    from .shutdown import StopRequests
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C reaches the whole group: the proxy says when to stop
+    stop = StopRequests()
+    signal.signal(signal.SIGUSR1, stop.at_once_handler)
+    for signum in (signal.SIGINT, signal.SIGTERM):  # they reach the whole group: the proxy says when to stop
+        signal.signal(signum, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)  # blocked since before this process existed: see start
     recording = Recording(server_label, label, trace)
     if not quiet:
         recording.store.subscribe(_printer(recording.store, StoreEvent))
     try:
-        while True:
+        while not stop.at_once:
             try:
-                item = inbox.get(timeout=1.0)
+                item = inbox.get(timeout=0.2)
             except queue.Empty:
                 if os.getppid() != parent:  # the proxy is gone (even killed, even before this process started)
                     break
                 continue
             if item is _STOP:
                 break
+            recorded.value += 1
             direction, raw, exchange, meta = item
             if "error" in meta:
                 recording.tap.emit(direction, raw, exchange=exchange, transport="http-proxy", **meta)
@@ -55,10 +69,12 @@ def _main(inbox: Any, server_label: str, label: str, trace: str | None, quiet: b
             for one in message if isinstance(message, list) else [message]:
                 recording.tap.emit(direction, one, exchange=exchange, transport="http-proxy", **meta)
     finally:
-        saved = recording.close()
+        saved = recording.close(stop)
         if saved is not None:
             print(f"mrtr-studio proxy: {len(recording.store.operations)} operation(s) recorded to {saved}",
                   file=sys.stderr, flush=True)
+        elif recording.kept:
+            print(f"mrtr-studio proxy: {recording.kept_note()}", file=sys.stderr, flush=True)
 
 
 def _printer(store: Any, event_type: Any) -> Any:
@@ -78,26 +94,68 @@ class RecorderProcess:
                  max_bytes: int = 16 * 1024 * 1024) -> None:
         context = multiprocessing.get_context("spawn")
         self._inbox = context.Queue(MAX_QUEUED)
+        self._recorded = context.Value("q", 0, lock=False)  # written by the recorder only
         self._process = context.Process(target=_main, name="mrtr-proxy-recorder", daemon=True,
                                         args=(self._inbox, server_label, label, str(trace) if trace else None,
-                                              quiet, max_bytes, os.getpid()))
+                                              quiet, max_bytes, os.getpid(), self._recorded))
+        self.trace = Path(trace) if trace else None
+        #: Messages relayed but dropped because the queue was full (the recorder fell behind).
         self.not_recorded = 0
+        #: Messages handed to the recorder.
+        self.sent = 0
+        self._at_once = False
 
     def start(self) -> None:
-        self._process.start()
+        """Start the recorder with the stop signals blocked, so one sent to the group while it is still
+        importing (a second) cannot kill it: it unblocks them once it ignores them (its parent's
+        signals wait meanwhile and are delivered after)."""
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+        try:
+            self._process.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
     def put(self, direction: str, raw: bytes | str, exchange: int, meta: dict[str, Any]) -> None:
         try:
             self._inbox.put_nowait((direction, raw, exchange, meta))
+            self.sent += 1
         except queue.Full:
             self.not_recorded += 1
 
-    def close(self, timeout: float = 60.0) -> None:
-        """Let the recorder finish what is queued and write the trace."""
-        if not self._process.is_alive():
-            return
-        self._inbox.put(_STOP)
-        self._process.join(timeout)
-        if self._process.is_alive():
-            self._process.terminate()
-            self._process.join(5)
+    def abandon(self) -> None:
+        """Stop at once (a second Ctrl+C): the recorder keeps its journal. Safe in a signal handler."""
+        self._at_once = True
+        pid = self._process.pid
+        if pid is not None and self._process.exitcode is None:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGUSR1)
+
+    def close(self, timeout: float = 60.0) -> list[str]:
+        """Let the recorder finish what is queued and write the trace, within `timeout` seconds (5 once
+        told to stop at once); then it is killed. Returns what the person must be told (stderr lines)."""
+        lines = []
+        if self._process.pid is not None:
+            deadline = time.monotonic() + timeout
+            with contextlib.suppress(queue.Full, ValueError, OSError):
+                self._inbox.put(_STOP, timeout=timeout)
+            while self._process.exitcode is None and time.monotonic() < deadline:
+                self._process.join(0.1 if not self._at_once else 5.0)
+                if self._at_once:
+                    break
+            if self._process.exitcode is None:
+                self._process.kill()  # SIGKILL: it ignores the group's signals
+                self._process.join(5)
+                wrote = f"{self.trace} was not written; {self.trace}.journal keeps what was recorded, a trace the " \
+                        "studio opens" if self.trace else "nothing was kept"
+                lines.append(f"the recorder did not finish within {timeout if not self._at_once else 5.0:.0f} s and "
+                             f"was stopped: {wrote}")
+            elif self._process.exitcode != 0:
+                lines.append(f"the recorder ended unexpectedly (exit status {self._process.exitcode})")
+        missing = self.sent - self._recorded.value
+        if self.not_recorded:
+            lines.append(f"the recorder fell behind; {self.not_recorded} message(s) relayed but not recorded")
+        if missing > 0:
+            lines.append(f"{missing} message(s) relayed but not recorded (still queued when the recorder stopped)")
+        self._inbox.close()
+        self._inbox.cancel_join_thread()  # undelivered items must not hold the exit
+        return lines

@@ -168,6 +168,13 @@ async def relay(command: list[str], tap: Tap, feed: Feed | None = None) -> int:
     finally:
         reader.cancel()
         if proc.returncode is None:
-            proc.terminate()
             with contextlib.suppress(ProcessLookupError):
+                proc.terminate()
+            try:  # a bounded wait: 5 s, or less when told to stop at once (cancelled again)
                 await asyncio.wait_for(proc.wait(), 5)
+            except TimeoutError:
+                pass
+            finally:
+                if proc.returncode is None:
+                    with contextlib.suppress(ProcessLookupError):
+                        proc.kill()

@@ -24,6 +24,8 @@ from ..engine.state_inspect import Inspection, inspect_token
 from ..scenarios import build_demo_server
 from ..trace import Operation, TraceMessage, TraceStore, files, lint
 from ..trace.autosave import Autosave, merged, recover, set_aside
+from ..trace.origin import FileRef
+from ..trace.reopen import with_source
 from ..transport.base import ClientTransport, Tap, WireEvent, on_listener_failure
 from .auth_log import AuthLog
 from .connection import TransportFactory, connect_error, default_transport_factory, listing_failure
@@ -126,6 +128,7 @@ class Studio:
         #: Operations recovered after a crash and kept until `discard_recovered`.
         self.recovered_ids: set[str] = set()
         self._recovered_file: Path | None = None
+        self._crashed_source: FileRef | None = None
         self._serving: Serving | None = None
         #: Recording proxies and wrapped stdio sessions (the Proxy panel).
         self.watching = Watching(self.store, lambda text: self._emit(StudioEvent("info", text=text)))
@@ -517,27 +520,35 @@ class Studio:
     # --- trace files and the autosave ---------------------------------------------------------
 
     def save_trace(self, path: str | Path) -> Path:
-        return files.save(path, self.store)
+        """Save the whole trace; the journal then references the saved file instead of holding it."""
+        saved = files.save(path, self.store)
+        if self.autosave is not None:
+            self.autosave.rebase(files.saved_origin(saved, self.store))
+        return saved
 
-    def open_trace(self, path: str | Path) -> None:
+    def open_trace(self, path: str | Path) -> list[str]:
         """Replace the trace with a saved one, findings as they were recorded. A file that is not a
-        readable trace raises ValueError (files.TraceFileError names the JSON path) and changes nothing."""
+        readable trace raises ValueError (files.TraceFileError names the JSON path) and changes nothing.
+        Returns what the person should be told about the file (written by a newer studio, ...)."""
         self._check_idle("opening a trace")
-        self.store.load(*files.open_trace(path))  # findings as recorded: the linter skips loads
+        opened = files.read_trace(path)
+        self.store.load(opened.operations, opened.messages, opened.origin())  # the linter skips loads
+        return opened.notes(str(path))
 
     def _check_idle(self, doing: str) -> None:
         """Replacing the trace under a running operation would pull its record from under it."""
         if self.busy:
             raise ValueError(f"stop the running operation before {doing}")
 
-    async def open_trace_in_background(self, path: str | Path) -> None:
+    async def open_trace_in_background(self, path: str | Path) -> list[str]:
         """`open_trace` without holding up the event loop (the window stays responsive on a 100k-message
         trace): the file is read and checked in a worker thread, then loaded into the store here, on
         the loop's thread, where the views listen. Errors as for `open_trace`."""
         self._check_idle("opening a trace")
-        operations, messages = await asyncio.to_thread(files.open_trace, path)
+        opened = await asyncio.to_thread(files.read_trace, path)
         self._check_idle("opening a trace")  # a run may have started while the file was read
-        self.store.load(operations, messages)
+        self.store.load(opened.operations, opened.messages, opened.origin())
+        return opened.notes(str(path))
 
     def _notice(self, level: Literal["info", "error"], text: str) -> None:
         self.autosave_notices.append((level, text))
@@ -568,16 +579,25 @@ class Studio:
         crashed = self._recover_journal(path)
         if crashed is not None and crashed[0]:
             kept = merged(kept, crashed)
-            try:
-                files.save(kept_file, kept)
+        # The file the crashed session had open, reopened under its work (kept alone if gone or changed).
+        reopened = with_source(self._crashed_source, *kept)
+        if crashed is not None and crashed[0]:
+            try:  # the file's unknown fields on its changed operations need its version
+                files.save(kept_file, kept, reopened.origin.newer if reopened.origin else None)
             except OSError as exc:
                 self._notice("error", f"Cannot keep the recovered operations in {kept_file}: {exc.strerror or exc}")
         try:
             self.autosave = Autosave(self.store, path, on_problem=self._error)
         except OSError as exc:
             self._notice("error", f"The autosave is off: cannot write {path}: {exc.strerror or exc}")
+        if reopened.problem:
+            self._notice("error", reopened.problem)
+        for note in reopened.notes:
+            self._notice("info", note)
+        if reopened.operations:
+            # After the journal opened: the new journal (and last session) has them too, the file by reference.
+            self.store.load(reopened.operations, reopened.messages, reopened.origin)
         if kept[0]:
-            self.store.load(*kept)  # after the journal opened: the new journal (and last session) has them too
             self.recovered_ids = {op.id for op in kept[0]}
             fresh = len(crashed[0]) if crashed is not None else 0
             self._notice("info", (f"Recovered {fresh} operation(s) from the autosave of a run that did not close "
@@ -586,7 +606,9 @@ class Studio:
         return len(kept[0])
 
     def _recover_journal(self, path: Path) -> tuple[list[Operation], list[TraceMessage]] | None:
-        """A crashed run's journal: recovered, then moved to the last-session file (or set aside if damaged)."""
+        """A crashed run's journal: recovered, then moved to the last-session file (or set aside if damaged).
+        The trace file it referenced is left in `_crashed_source` for the caller to reopen."""
+        self._crashed_source = None
         try:
             if not path.exists() or not path.stat().st_size:
                 return None
@@ -607,6 +629,7 @@ class Studio:
                 path.replace(last_session_path(path))
             except OSError as exc:
                 self._notice("error", f"Cannot move the crashed run's journal {path}: {exc.strerror or exc}")
+        self._crashed_source = recovery.source
         return recovery.operations, recovery.messages
 
     def _set_aside(self, path: Path) -> Path | str:
@@ -623,7 +646,7 @@ class Studio:
             self._recovered_file.unlink(missing_ok=True)
         if any(op.id in ids for op in self.store.operations):
             self.store.load([op for op in self.store.operations if op.id not in ids],
-                            [m for m in self.store.messages if m.operation_id not in ids])
+                            [m for m in self.store.messages if m.operation_id not in ids], self.store.origin)
         return len(ids)
 
     def reopen_last_session(self, path: str | Path) -> int:
@@ -642,7 +665,12 @@ class Studio:
         if recovery.damage:
             self._error(f"The last session's journal {previous} is damaged at {recovery.damage}; "
                         "what came before the damage is shown.")
-        self.store.load(recovery.operations, recovery.messages)
+        reopened = with_source(recovery.source, recovery.operations, recovery.messages)
+        if reopened.problem:
+            self._error(reopened.problem)
+        for note in reopened.notes:
+            self._emit(StudioEvent("info", text=note))
+        self.store.load(reopened.operations, reopened.messages, reopened.origin)
         return len(recovery.operations)
 
     async def close(self) -> None:

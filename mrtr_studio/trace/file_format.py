@@ -8,24 +8,33 @@ instead of surfacing later as an AttributeError deep in a view. pydantic-core pa
 the JSON text in one pass in Rust (no intermediate tree, no Python recursion: its parser refuses more
 than 200 levels of nesting, so 100k `[` is a clear error); sizes are bounded by the readers (files,
 autosave). The records are then turned into the slotted model objects, each message kept packed.
+
+A file from a newer studio (a newer MINOR format version) may carry fields this one does not know:
+they are accepted, kept on the model objects and written back (format_version); in a file of this
+version or older they are damage, refused like any other with their place.
 """
 
 import re
-from collections.abc import Iterable
-from typing import Annotated, Any, Literal, NotRequired
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, NotRequired, get_args
 
 from pydantic import ConfigDict, Field, Strict, TypeAdapter, ValidationError, with_config
 from typing_extensions import TypedDict
 
+from . import format_version
+from .format_version import Newer
 from .model import Direction, Finding, MessageKind, Operation, Outcome, Severity, TraceMessage, encode, pack
 
 FORMAT = "mrtr-studio-trace"
-VERSION = 1
+VERSION = format_version.MAJOR
 #: Ceilings for one file and for one record (an operation or a message) in it.
 MAX_TRACE_BYTES = 1024 * 1024 * 1024
 MAX_RECORD_BYTES = 256 * 1024 * 1024
 
 _STRICT = ConfigDict(extra="forbid", strict=True)
+#: Records keep fields they do not declare (a newer studio's); the Builder decides whether they may.
+_OPEN = ConfigDict(extra="allow", strict=True)
 #: Sequence and round numbers: whole, not negative, and exact in any JSON reader (at most 2**53).
 Count = Annotated[int, Field(ge=0, le=2**53)]
 #: JSON object keys are strings: the round numbers of `answer_seconds` are read from "2" (and only digits).
@@ -34,14 +43,14 @@ RoundKey = Annotated[int, Strict(False), Field(ge=0, le=2**53)]
 Seconds = Annotated[float, Field(allow_inf_nan=False)]
 
 
-@with_config(_STRICT)
+@with_config(_OPEN)
 class FindingRecord(TypedDict):
     rule: str
-    severity: Severity
+    severity: str  # a Severity; checked by the Builder (a newer studio may add one)
     message: str
 
 
-@with_config(_STRICT)
+@with_config(_OPEN)
 class OperationRecord(TypedDict):
     id: str
     method: str
@@ -50,7 +59,7 @@ class OperationRecord(TypedDict):
     era: str
     server: str
     started: Seconds
-    outcome: NotRequired[Outcome]
+    outcome: NotRequired[str]  # an Outcome; checked by the Builder (a newer studio may add one)
     ended: NotRequired[Seconds | None]
     rounds: NotRequired[Count]
     answer_seconds: NotRequired[dict[RoundKey, Seconds]]
@@ -62,13 +71,13 @@ class OperationRecord(TypedDict):
     task_round: NotRequired[Count | None]
 
 
-@with_config(_STRICT)
+@with_config(_OPEN)
 class MessageRecord(TypedDict):
     seq: Count
     operation_id: str
     round: Count
     direction: Direction
-    kind: MessageKind
+    kind: str  # a MessageKind; checked by the Builder (a newer studio may add one)
     message: Any
     timestamp: Seconds
     method: NotRequired[str | None]
@@ -77,12 +86,26 @@ class MessageRecord(TypedDict):
     findings: NotRequired[list[FindingRecord]]
 
 
-@with_config(_STRICT)
+@with_config(_OPEN)
+class TraceHead(TypedDict):
+    """What comes before the records: checked first, so a newer or other file is named as such."""
+
+    format: Literal["mrtr-studio-trace"]
+    version: Any
+
+
+@with_config(_OPEN)
 class TraceDocument(TypedDict):
     format: Literal["mrtr-studio-trace"]
-    version: Literal[1]
+    version: Any
     operations: list[OperationRecord]
     messages: list[MessageRecord]
+
+
+FINDING_KEYS = frozenset(FindingRecord.__annotations__)
+OPERATION_KEYS = frozenset(OperationRecord.__annotations__)
+MESSAGE_KEYS = frozenset(MessageRecord.__annotations__)
+DOCUMENT_KEYS = frozenset(TraceDocument.__annotations__)
 
 
 @with_config(_STRICT)
@@ -102,9 +125,28 @@ class ClearedEntry(TypedDict):
     type: Literal["cleared"]
 
 
-JournalRecord = Annotated[OperationEntry | MessageEntry | ClearedEntry, Field(discriminator="type")]
+@with_config(_STRICT)
+class SourceRecord(TypedDict):
+    """The trace file a session opened: the journal names it (never copies it) so recovery can
+    reopen it, and tell whether it is gone or changed since (size, modification time)."""
+
+    path: str
+    size: Annotated[int, Field(ge=0)]
+    mtime_ns: Annotated[int, Field(ge=0)]
+    #: The file's last message seq: the session's own messages are numbered after it.
+    last_seq: Annotated[int, Field(ge=-1, le=2**53)]
+
+
+@with_config(_STRICT)
+class SourceEntry(TypedDict):
+    type: Literal["source"]
+    data: SourceRecord
+
+
+JournalRecord = Annotated[OperationEntry | MessageEntry | ClearedEntry | SourceEntry, Field(discriminator="type")]
 
 DOCUMENT = TypeAdapter(TraceDocument)
+HEAD = TypeAdapter(TraceHead)
 OPERATIONS = TypeAdapter(list[OperationRecord])
 MESSAGES = TypeAdapter(list[MessageRecord])
 JOURNAL_RECORD = TypeAdapter(JournalRecord)
@@ -138,7 +180,7 @@ def json_path(loc: Iterable[int | str], prefix: str = "", offset: int = 0) -> st
 _AT = re.compile(r" at line (\d+) column (\d+)$")
 
 
-JOURNAL_TAGS = ("operation", "message", "cleared")
+JOURNAL_TAGS = ("operation", "message", "cleared", "source")
 
 
 def first_problem(exc: ValidationError, prefix: str = "", offset: int = 0,
@@ -171,21 +213,64 @@ def records_text(lines: list[bytes]) -> bytes:
 
 
 class Builder:
-    """Validated records -> model objects, sharing repeated strings (kinds, methods, operation ids)."""
+    """Validated records -> model objects, sharing repeated strings (kinds, methods, operation ids).
 
-    def __init__(self) -> None:
+    Fields a record does not declare are refused (TraceFileError with their place) unless the file
+    is from a newer studio (`newer`: they are kept on the object and counted for the note) or the
+    records are the studio's own journal (`keep_unknown`: it holds what an opened newer file had)."""
+
+    def __init__(self, source: str = "", newer: Newer | None = None, keep_unknown: bool = False) -> None:
         self._strings: dict[str, str] = {}
+        self.source = source
+        self.newer = newer
+        self.keep_unknown = keep_unknown or newer is not None
 
-    def operation(self, record: OperationRecord) -> Operation:
-        op = Operation(**record)
+    def _unknown(self, record: dict[str, Any], known: frozenset[str], where: str) -> dict[str, Any] | None:
+        if known.issuperset(record):
+            return None
+        if not self.keep_unknown:
+            key = format_version.first_unknown(record, known)
+            raise TraceFileError(self.source, f"{where}.{key}", "Extra inputs are not permitted")
+        extra = format_version.split(record, known)
+        if self.newer is not None and extra:
+            self.newer.fields.update(f"{where.partition('[')[0]}{_levels(where)}.{key}" for key in extra)
+        return extra
+
+    def _unknown_value(self, record: dict[str, Any], field: str, choices: tuple[str, ...], fallback: str,
+                       where: str, extra: dict[str, Any] | None) -> dict[str, Any]:
+        """A value this version does not know in a field it does (a newer studio's new kind, say): shown
+        as `fallback`, the value itself kept in `extra` (written back over the fallback on save)."""
+        value = record[field]
+        if not self.keep_unknown:
+            shown = repr(value) if len(repr(value)) <= 60 else "a str"
+            expected = f"{', '.join(map(repr, choices[:-1]))} or {choices[-1]!r}"  # as pydantic says it
+            raise TraceFileError(self.source, f"{where}.{field}", f"Input should be {expected} (got {shown})")
+        record[field] = fallback
+        if self.newer is not None:
+            self.newer.fields[f"{where.partition('[')[0]}{_levels(where)}.{field} {value!r} (shown as {fallback})"] += 1
+        return {**(extra or {}), field: value}
+
+    def operation(self, record: OperationRecord, index: int = 0) -> Operation:
+        extra = None if OPERATION_KEYS.issuperset(record) else \
+            self._unknown(record, OPERATION_KEYS, f"operations[{index}]")  # type: ignore[arg-type]
+        if record.get("outcome", "running") not in _OUTCOMES:
+            extra = self._unknown_value(record, "outcome", _OUTCOME_CHOICES, "aborted",  # type: ignore[arg-type]
+                                        f"operations[{index}]", extra)
+        op = Operation(**record, extra=extra)  # type: ignore[arg-type]  # the outcome is one of Outcome's
         op.id = self._strings.setdefault(op.id, op.id)
         op.method = self._strings.setdefault(op.method, op.method)
         return op
 
-    def messages(self, records: list[MessageRecord]) -> list[TraceMessage]:
+    def messages(self, records: list[MessageRecord], offset: int = 0) -> list[TraceMessage]:
         shared = self._strings.setdefault
+        known = MESSAGE_KEYS.issuperset
         out = []
-        for record in records:
+        for index, record in enumerate(records, offset):
+            # Formatting the place only for a record with unknown fields: this loop runs 100,000 times.
+            extra = None if known(record) else self._unknown(record, MESSAGE_KEYS, f"messages[{index}]")  # type: ignore[arg-type]
+            if record["kind"] not in _KINDS:
+                extra = self._unknown_value(record, "kind", _KIND_CHOICES, "invalid",  # type: ignore[arg-type]
+                                            f"messages[{index}]", extra)
             method = record.get("method")
             findings = record.get("findings")
             out.append(TraceMessage(
@@ -193,8 +278,28 @@ class Builder:
                 shared(record["direction"], record["direction"]), shared(record["kind"], record["kind"]),  # type: ignore[arg-type]
                 pack(record["message"]), record["timestamp"], None if method is None else shared(method, method),
                 record.get("jsonrpc_id"), record.get("transport"),
-                [Finding(**f) for f in findings] if findings else None))
+                [self._finding(f, index, at) for at, f in enumerate(findings)]
+                if findings else None, extra))
         return out
+
+    def _finding(self, record: FindingRecord, message: int, at: int) -> Finding:
+        extra = None if FINDING_KEYS.issuperset(record) else \
+            self._unknown(record, FINDING_KEYS, f"messages[{message}].findings[{at}]")  # type: ignore[arg-type]
+        if record["severity"] not in _SEVERITIES:
+            extra = self._unknown_value(record, "severity", _SEVERITY_CHOICES, "info",  # type: ignore[arg-type]
+                                        f"messages[{message}].findings[{at}]", extra)
+        return Finding(record["rule"], record["severity"], record["message"], extra)  # type: ignore[arg-type]
+
+
+_KIND_CHOICES: tuple[str, ...] = get_args(MessageKind)
+_OUTCOME_CHOICES: tuple[str, ...] = get_args(Outcome)
+_SEVERITY_CHOICES: tuple[str, ...] = get_args(Severity)
+_KINDS, _OUTCOMES, _SEVERITIES = frozenset(_KIND_CHOICES), frozenset(_OUTCOME_CHOICES), frozenset(_SEVERITY_CHOICES)
+
+
+def _levels(where: str) -> str:
+    """`messages[3].findings[0]` -> `[].findings[]`: the level of a place, for counting."""
+    return re.sub(r"\[\d+\]", "[]", where[where.index("["):]) if "[" in where else ""
 
 
 class References:
@@ -239,7 +344,7 @@ def operations_from(lines: list[bytes], source: str, builder: Builder, offset: i
         valid = OPERATIONS.validate_json(records_text(lines))
     except ValidationError as exc:
         raise _records_error(exc, source, "operations", offset) from None
-    return [builder.operation(record) for record in valid]
+    return [builder.operation(record, index) for index, record in enumerate(valid, offset)]
 
 
 def messages_from(lines: list[bytes], source: str, builder: Builder, offset: int = 0) -> list[TraceMessage]:
@@ -248,10 +353,41 @@ def messages_from(lines: list[bytes], source: str, builder: Builder, offset: int
         valid = MESSAGES.validate_json(records_text(lines))
     except ValidationError as exc:
         raise _records_error(exc, source, "messages", offset) from None
-    return builder.messages(valid)
+    return builder.messages(valid, offset)
 
 
-def document_from(text: bytes, source: str) -> tuple[list[Operation], list[TraceMessage]]:
+@dataclass
+class Contents:
+    """What a trace file holds, as model objects; `newer` when a newer studio wrote it."""
+
+    operations: list[Operation]
+    messages: list[TraceMessage]
+    newer: Newer | None = None
+
+
+@with_config(ConfigDict(extra="ignore"))
+class _Version(TypedDict):
+    version: Any
+
+
+_VERSION = TypeAdapter(_Version)
+
+
+def head_from(head: Mapping[str, Any], source: str) -> Newer | None:
+    """A validated head (format and version, and any other top-level fields): None for a file of
+    this version, `Newer` for a newer minor one (its unknown fields kept); ValueError otherwise."""
+    version = format_version.parse(head["version"], source)
+    newer = Newer(version) if format_version.is_newer(version) else None
+    unknown = {key: value for key, value in head.items() if key not in DOCUMENT_KEYS}
+    if unknown and newer is None:
+        raise TraceFileError(source, next(iter(unknown)), "Extra inputs are not permitted")
+    if newer is not None:
+        newer.document = unknown
+        newer.fields.update(f"the file's {key}" for key in unknown)
+    return newer
+
+
+def document_from(text: bytes, source: str) -> Contents:
     """A whole document in any layout, checked and built (the format and version named first)."""
     try:
         document = DOCUMENT.validate_json(text)
@@ -260,17 +396,19 @@ def document_from(text: bytes, source: str) -> tuple[list[Operation], list[Trace
         fields = {error["loc"][0] if error["loc"] else "": error for error in errors}
         if errors[0]["type"] != "json_invalid" and ("" in fields or "format" in fields):
             raise ValueError(f"{source} is not an MRTR Studio trace (no \"format\": \"{FORMAT}\")") from None
-        if "version" in fields and fields["version"]["type"] != "missing":
-            raise ValueError(f"{source} has trace format version {fields['version'].get('input')!r}; "
-                             f"this studio reads {VERSION}") from None
+        if errors[0]["type"] != "json_invalid" and "version" not in fields:
+            # Another major version's records may differ in any way: name the versions, not a record.
+            format_version.parse(_VERSION.validate_json(text)["version"], source)
         raise TraceFileError(source, *first_problem(exc)) from None
-    build = Builder()
-    operations = [build.operation(record) for record in document["operations"]]
+    newer = head_from({key: value for key, value in document.items() if key not in ("operations", "messages")},
+                      source)
+    build = Builder(source, newer)
+    operations = [build.operation(record, index) for index, record in enumerate(document["operations"])]
     messages = build.messages(document["messages"])
     references = References(source)
     references.operations(operations)
     references.messages(messages)
-    return operations, messages
+    return Contents(operations, messages, newer)
 
 
 def operation_json(op: Operation) -> bytes:
@@ -280,10 +418,10 @@ def operation_json(op: Operation) -> bytes:
 
 def message_json(entry: TraceMessage) -> bytes:
     """One message record as compact JSON, splicing in a packed message without decoding it."""
-    findings = [{"rule": f.rule, "severity": f.severity, "message": f.message} for f in entry.findings] \
-        if entry.findings else []
-    head = encode({"seq": entry.seq, "operation_id": entry.operation_id, "round": entry.round,
-                   "direction": entry.direction, "kind": entry.kind, "timestamp": entry.timestamp,
-                   "method": entry.method, "jsonrpc_id": entry.jsonrpc_id, "transport": entry.transport,
-                   "findings": findings})
+    findings = [f.to_json() for f in entry.findings] if entry.findings else []
+    fields = {"seq": entry.seq, "operation_id": entry.operation_id, "round": entry.round,
+              "direction": entry.direction, "kind": entry.kind, "timestamp": entry.timestamp,
+              "method": entry.method, "jsonrpc_id": entry.jsonrpc_id, "transport": entry.transport,
+              "findings": findings}
+    head = encode({**fields, **entry.extra} if entry.extra else fields)
     return head[:-1] + b',"message":' + entry.message_json() + b"}"

@@ -20,6 +20,9 @@ lets `open_trace` read a large trace record by record, in chunks, never holding 
 the whole parsed tree at once (tools/bench_trace_load.py: 100,000 messages in about 130 MB, a
 quarter of what the whole-text reader peaks at).
 A file in any other layout (hand-edited, pretty-printed, an older studio's) is read whole instead.
+A newer studio's file (format_version) may carry more top-level fields: they go on the first line,
+before `"operations"`, and are written back there. An autosave or recording journal (`F.journal`,
+what a recorder stopped at once leaves) opens too, as the trace it holds.
 """
 
 import contextlib
@@ -28,22 +31,47 @@ import os
 import stat
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from . import file_format
-from .file_format import FORMAT, MAX_RECORD_BYTES, MAX_TRACE_BYTES, VERSION, TraceFileError
+from pydantic import ValidationError
+
+from . import autosave, file_format, format_version
+from .file_format import FORMAT, MAX_RECORD_BYTES, MAX_TRACE_BYTES, VERSION, Contents, TraceFileError
 from .file_format import NotOneRecordPerLine as _OtherLayout
-from .model import Operation, TraceMessage
+from .format_version import Newer
+from .model import Operation, TraceMessage, encode
+from .origin import FileRef, Origin
 from .store import TraceStore
 
 SUFFIX = ".mrtr.json"
-_HEAD = b'{"format":"%s","version":%d,\n' % (FORMAT.encode(), VERSION)
+_HEAD_START = b'{"format":'
+_JOURNAL_START = b'{"type":'
 _OPERATIONS = b'"operations":[\n'
 _MESSAGES = b'"messages":[\n'
 _CHUNK = 4096
 
-__all__ = ["FORMAT", "SUFFIX", "VERSION", "TraceFileError", "load_into", "open_trace", "save", "to_document"]
+__all__ = ["FORMAT", "SUFFIX", "VERSION", "Opened", "TraceFileError", "load_into", "open_trace", "read_trace", "save",
+           "to_document"]
+
+
+@dataclass
+class Opened(Contents):
+    """A trace file read: its contents, the file as it was (for the journal's reference), and, for a
+    journal, the sentence saying so."""
+
+    file: FileRef | None = None
+    journal: str | None = None
+
+    def origin(self) -> Origin:
+        """What the store is told the contents came from (the autosave references it)."""
+        return Origin(self.file, frozenset(op.id for op in self.operations),
+                      max((m.seq for m in self.messages), default=-1), newer=self.newer)
+
+    def notes(self, source: str) -> list[str]:
+        """What the person should be told about the file besides its contents (newer version, journal)."""
+        return [note for note in (self.newer.note(source) if self.newer else None, self.journal) if note]
 
 
 def to_document(operations: list[Operation], messages: list[TraceMessage]) -> dict[str, Any]:
@@ -62,13 +90,23 @@ def _write_records(handle: IO[bytes], records: Iterator[bytes]) -> None:
         handle.write(b"\n")
 
 
-def save(path: str | Path, source: TraceStore | tuple[list[Operation], list[TraceMessage]]) -> Path:
-    operations, messages = (source.operations, source.messages) if isinstance(source, TraceStore) else source
+def save(path: str | Path, source: TraceStore | tuple[list[Operation], list[TraceMessage]],
+         newer: Newer | None = None) -> Path:
+    """Write a trace atomically, private to its owner (mkstemp: 0600). A store opened from a newer
+    studio's file (or `newer`) is written with that version and its unknown top-level fields."""
+    if isinstance(source, TraceStore):
+        operations, messages = source.operations, source.messages
+        newer = newer or (source.origin.newer if source.origin is not None else None)
+    else:
+        operations, messages = source
+    head: dict[str, Any] = {"format": FORMAT, "version": VERSION}
+    if newer is not None:
+        head = {**head, "version": format_version.written(newer.version), **newer.document}
     target = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=target.name, suffix=".tmp", dir=target.parent or Path("."))
     try:
         with os.fdopen(fd, "wb") as handle, _no_cyclic_gc():
-            handle.write(_HEAD + _OPERATIONS)
+            handle.write(encode(head)[:-1] + b",\n" + _OPERATIONS)
             _write_records(handle, (file_format.operation_json(op) for op in operations))
             handle.write(b"],\n" + _MESSAGES)
             _write_records(handle, (file_format.message_json(m) for m in sorted(messages, key=lambda m: m.seq)))
@@ -124,10 +162,21 @@ def _records(handle: IO[bytes], opening: bytes, closing: bytes) -> Iterator[list
         yield chunk
 
 
-def _read_by_records(handle: IO[bytes], source: str) -> tuple[list[Operation], list[TraceMessage]]:
-    if handle.readline(len(_HEAD) + 1) != _HEAD:
+def _head(handle: IO[bytes], source: str) -> Newer | None:
+    """The first line, `{"format":...,"version":...,` (and a newer studio's other fields)."""
+    line = handle.readline(MAX_RECORD_BYTES + 1)
+    if not line.startswith(_HEAD_START) or not line.endswith(b",\n"):
         raise _OtherLayout
-    builder = file_format.Builder()
+    try:
+        head = file_format.HEAD.validate_json(line[:-2] + b"}")
+    except ValidationError:
+        raise _OtherLayout from None  # the whole-text reader names the problem
+    return file_format.head_from(head, source)
+
+
+def _read_by_records(handle: IO[bytes], source: str) -> Contents:
+    newer = _head(handle, source)
+    builder = file_format.Builder(source, newer)
     references = file_format.References(source)
     operations: list[Operation] = []
     for chunk in _records(handle, _OPERATIONS, b"],\n"):
@@ -141,30 +190,64 @@ def _read_by_records(handle: IO[bytes], source: str) -> tuple[list[Operation], l
         messages += more
     if handle.read(1):
         raise _OtherLayout
-    return operations, messages
+    return Contents(operations, messages, newer)
 
 
-def open_trace(path: str | Path) -> tuple[list[Operation], list[TraceMessage]]:
-    """A trace file's operations and messages, or a ValueError saying what is wrong and where
-    (TraceFileError with the JSON path of the first problem)."""
+def read_trace(path: str | Path) -> Opened:
+    """A trace file's contents and what it was when read, or a ValueError saying what is wrong and
+    where (TraceFileError with the JSON path of the first problem; VersionError naming both versions)."""
     source = str(path)
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block the open; /dev/zero never ends
             raise ValueError(f"{source} is not a regular file")
         with open(path, "rb") as handle, _no_cyclic_gc():
-            size = os.fstat(handle.fileno()).st_size
-            if size > MAX_TRACE_BYTES:
-                raise ValueError(f"{source} is {size} bytes, over the limit of {MAX_TRACE_BYTES} bytes for a trace")
-            try:
-                return _read_by_records(handle, source)
-            except _OtherLayout:
-                pass
+            status = os.fstat(handle.fileno())
+            if status.st_size > MAX_TRACE_BYTES:
+                raise ValueError(f"{source} is {status.st_size} bytes, over the limit of {MAX_TRACE_BYTES} bytes "
+                                 "for a trace")
+            file = FileRef.of(path, status)
+            if handle.read(len(_JOURNAL_START)) == _JOURNAL_START:
+                return _journal(path, source, file)
             handle.seek(0)
-            return file_format.document_from(handle.read(MAX_TRACE_BYTES + 1), source)
+            try:
+                contents = _read_by_records(handle, source)
+            except _OtherLayout:
+                handle.seek(0)
+                contents = file_format.document_from(handle.read(MAX_TRACE_BYTES + 1), source)
+            return Opened(contents.operations, contents.messages, contents.newer, file)
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from exc
 
 
-def load_into(store: TraceStore, path: str | Path) -> None:
-    """Open a file into a store (the GUI's File > Open): one `cleared`, then the adds."""
-    store.load(*open_trace(path))
+def _journal(path: str | Path, source: str, file: FileRef) -> Opened:
+    """A journal opened as a trace (what a recorder stopped at once leaves): its records up to any damage."""
+    recovery = autosave.recover(path)
+    if recovery.damage:
+        raise ValueError(f"{source} is a journal damaged at {recovery.damage}")
+    if recovery.source is not None:
+        raise ValueError(f"{source} is an autosave journal of a session that had {recovery.source.path} open; "
+                         "reopen it with File > Reopen the last session")
+    return Opened(recovery.operations, recovery.messages, None, file,
+                  journal=f"{source} is a journal (a recording that was not finished): its "
+                          f"{len(recovery.operations)} operation(s) are shown; save it as a trace to keep it whole.")
+
+
+def open_trace(path: str | Path) -> tuple[list[Operation], list[TraceMessage]]:
+    """A trace file's operations and messages (read_trace without the rest)."""
+    opened = read_trace(path)
+    return opened.operations, opened.messages
+
+
+def saved_origin(path: Path, store: TraceStore) -> Origin:
+    """What a store's contents are once saved whole to `path`: that file, every operation in it."""
+    newer = store.origin.newer if store.origin is not None else None
+    return Origin(FileRef.of(path, os.stat(path)), frozenset(op.id for op in store.operations),
+                  max((m.seq for m in store.messages), default=-1), newer=newer)
+
+
+def load_into(store: TraceStore, path: str | Path) -> Opened:
+    """Open a file into a store (the GUI's File > Open): one `cleared`, then the adds; the journal
+    references the file instead of copying it."""
+    opened = read_trace(path)
+    store.load(opened.operations, opened.messages, opened.origin())
+    return opened

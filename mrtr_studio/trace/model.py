@@ -34,6 +34,12 @@ class Finding:
     rule: str
     severity: Severity
     message: str
+    #: Fields a newer studio wrote that this one does not know: kept to be written back (format_version).
+    extra: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        fields = {"rule": self.rule, "severity": self.severity, "message": self.message}
+        return {**fields, **self.extra} if self.extra else fields
 
 
 class PackedJson(bytes):
@@ -62,6 +68,7 @@ class TraceMessage:
     __slots__ = (
         "_message",
         "direction",
+        "extra",
         "findings",
         "jsonrpc_id",
         "kind",
@@ -76,7 +83,8 @@ class TraceMessage:
 
     def __init__(self, seq: int, operation_id: str, round: int, direction: Direction, kind: MessageKind,
                  message: Any, timestamp: float, method: str | None = None, jsonrpc_id: str | int | None = None,
-                 transport: dict[str, Any] | None = None, findings: list[Finding] | None = None) -> None:
+                 transport: dict[str, Any] | None = None, findings: list[Finding] | None = None,
+                 extra: dict[str, Any] | None = None) -> None:
         self.seq = seq
         self.operation_id = operation_id
         self.round = round
@@ -88,6 +96,8 @@ class TraceMessage:
         self.jsonrpc_id = jsonrpc_id
         self.transport: dict[str, Any] = {} if transport is None else transport
         self.findings: list[Finding] = [] if findings is None else findings
+        #: Fields a newer studio wrote that this one does not know: kept to be written back (format_version).
+        self.extra = extra
         #: For a response: the request it answers, linked once by the store as it is recorded or loaded
         #: (same operation, same id, the other direction), so no view pairs messages again.
         self.reply_to: TraceMessage | None = None
@@ -115,11 +125,11 @@ class TraceMessage:
         return value if type(value) is PackedJson else encode(value)
 
     def to_json(self) -> dict[str, Any]:
-        return {"seq": self.seq, "operation_id": self.operation_id, "round": self.round,
-                "direction": self.direction, "kind": self.kind, "message": self.message,
-                "timestamp": self.timestamp, "method": self.method, "jsonrpc_id": self.jsonrpc_id,
-                "transport": self.transport,
-                "findings": [{"rule": f.rule, "severity": f.severity, "message": f.message} for f in self.findings]}
+        fields = {"seq": self.seq, "operation_id": self.operation_id, "round": self.round,
+                  "direction": self.direction, "kind": self.kind, "message": self.message,
+                  "timestamp": self.timestamp, "method": self.method, "jsonrpc_id": self.jsonrpc_id,
+                  "transport": self.transport, "findings": [f.to_json() for f in self.findings]}
+        return {**fields, **self.extra} if self.extra else fields
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TraceMessage):
@@ -169,15 +179,18 @@ class Operation:
     #: The JSON-RPC error code the operation ended with (set with its outcome; a loaded trace's comes
     #: from its last error message), so nothing reads it back out of `problem`'s text.
     error_code: int | None = None
+    #: Fields a newer studio wrote that this one does not know: kept to be written back (format_version).
+    extra: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """As JSON (the arguments are shared, not copied: encode or copy before changing them)."""
-        return {"id": self.id, "method": self.method, "target": self.target, "arguments": self.arguments,
-                "era": self.era, "server": self.server, "started": self.started, "outcome": self.outcome,
-                "ended": self.ended, "rounds": self.rounds,
-                "answer_seconds": {str(k): v for k, v in self.answer_seconds.items()}, "problem": self.problem,
-                "label": self.label, "task_id": self.task_id, "task_status": self.task_status,
-                "task_round": self.task_round}
+        fields = {"id": self.id, "method": self.method, "target": self.target, "arguments": self.arguments,
+                  "era": self.era, "server": self.server, "started": self.started, "outcome": self.outcome,
+                  "ended": self.ended, "rounds": self.rounds,
+                  "answer_seconds": {str(k): v for k, v in self.answer_seconds.items()}, "problem": self.problem,
+                  "label": self.label, "task_id": self.task_id, "task_status": self.task_status,
+                  "task_round": self.task_round}
+        return {**fields, **self.extra} if self.extra else fields
 
 
 def kind_of(message: Any, direction: Direction) -> MessageKind:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .model import Direction, Finding, Operation, Outcome, TraceMessage, kind_of
+from .origin import Origin
 
 #: `loaded` goes only to bulk listeners (see `subscribe`): the contents were replaced by `load`; read them.
 EventKind = Literal["operation_added", "operation_updated", "message_added", "message_updated", "cleared", "loaded"]
@@ -68,6 +69,8 @@ class TraceStore:
         self._loading = False
         self._seq = itertools.count(len(self.messages))
         self._replies = ReplyLinker()
+        #: The file the contents were opened from (None for live work): the autosave references it.
+        self.origin: Origin | None = None
 
     # --- events ------------------------------------------------------------------------------
 
@@ -174,11 +177,14 @@ class TraceStore:
         self._by_operation.clear()
         self._operations_by_id.clear()
         self._replies = ReplyLinker()
+        self.origin = None
         self._emit(StoreEvent("cleared"))
 
-    def load(self, operations: list[Operation], messages: list[TraceMessage]) -> None:
-        """Replace the contents at once (opening a file): one `cleared`, then adds (bulk listeners: `loaded`)."""
+    def load(self, operations: list[Operation], messages: list[TraceMessage], origin: Origin | None = None) -> None:
+        """Replace the contents at once (opening a file): one `cleared`, then adds (bulk listeners: `loaded`).
+        `origin`: the file they came from, which bulk listeners (the autosave) reference instead of copying."""
         self.clear()
+        self.origin = origin
         self._loading = True
         try:
             for op in operations:

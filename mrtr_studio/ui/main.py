@@ -19,6 +19,7 @@ from ..studio.controller import Studio, describe_error
 from ..studio.demo_runs import DEMO_RUNS, DemoRun
 from ..studio.oauth_demo import SCENARIO as OAUTH_SCENARIO
 from ..studio.oauth_demo import ProtectedDemo
+from ..studio.trace_argument import open_on_start
 from ..teaching.lessons import LESSONS_BY_ID
 from .async_bridge import install_event_loop
 from .main_window import MainWindow
@@ -188,12 +189,20 @@ def run_gui(args: argparse.Namespace) -> int:
         settings = QSettings()
     studio = Studio()
     recovered = 0 if shots_dir else studio.start_autosave(autosave_path())
+    trace_file = getattr(args, "trace_file", None)
+    notes = open_on_start(studio, trace_file) if trace_file else []
+    if notes is None:  # said on stderr: a file that cannot be opened is no reason for an empty window
+        return 2
     window = MainWindow(studio, settings, interactive_answers=not auto, available=screen)
-    if recovered:
+    if recovered and not trace_file:
         window.adopt_recovered(sorted(studio.recovered_ids))
     # Recovered work, a damaged journal set aside, ...: problems last, so the status line ends on them.
     for level, text in sorted(studio.autosave_notices, key=lambda notice: notice[0] == "error"):
         (window.show_error if level == "error" else window.show_info)(text)
+    if trace_file:
+        window.show_info(f"Opened {trace_file}: {len(studio.store.operations)} operation(s).")
+    for note in notes:  # what the file holds that is not shown (a newer studio's), after the rest
+        window.show_error(note)
     window.show()
     if shots_dir:
         app.processEvents()

@@ -21,6 +21,8 @@ from ..studio.operations import RunSettings
 from ..studio.server_entries import EMBEDDED, ServerEntry
 from ..trace import Operation, StoreEvent, TraceMessage, html_export
 from ..trace.mermaid import to_mermaid
+from ..trace.origin import Origin
+from ..trace.private_files import write_private
 from .answering import GuiAnswerer
 from .arguments_panel import ArgumentsPanel
 from .async_bridge import error_sink, spawn
@@ -89,6 +91,7 @@ class MainWindow(QMainWindow):
         self.auth_view.waiting.connect(self._sign_in_waiting)
         self.compare_views: list[FlowCompareView] = []
         self._cleared: tuple[list[Operation], list[TraceMessage]] | None = None
+        self._cleared_origin: Origin | None = None
         self._last_loaded: str | None = None
         self.workbench = Workbench(
             {"explorer": ("Server", self.explorer), "client": ("Client", self.client_panel),
@@ -285,11 +288,13 @@ class MainWindow(QMainWindow):
 
     def open_trace(self, path: str) -> None:
         try:
-            self.studio.open_trace(path)
+            notes = self.studio.open_trace(path)
         except (OSError, ValueError) as exc:
             self.show_error(f"Cannot open {path}: {exc}")
             return
         self.show_info(f"Opened {path}: {len(self.studio.store.operations)} operation(s).")
+        for note in notes:  # a newer studio's file: what is not shown stays in the Problems panel and the bar
+            self.show_error(note)
 
     def _save_trace_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Save trace", "trace.mrtr.json", "MRTR traces (*.mrtr.json)")
@@ -339,8 +344,7 @@ class MainWindow(QMainWindow):
         else:
             text = html_export.page(title, [section])
         try:
-            with open(path, "w", encoding="utf-8") as out:
-                out.write(text)
+            write_private(path, text)  # the flow's traffic: 0600
         except OSError as exc:
             self.show_error(f"Cannot write {path}: {exc}")
             return
@@ -452,6 +456,7 @@ class MainWindow(QMainWindow):
         if not store.operations:
             return
         self._cleared = (list(store.operations), list(store.messages))
+        self._cleared_origin = store.origin  # an opened file's reference, for the journal after an undo
         store.clear()
         self.undo_clear_action.setEnabled(True)
         self.show_info(f"Cleared {len(self._cleared[0])} operation(s); File ▸ Undo (Ctrl+Z) brings them back.")
@@ -464,7 +469,7 @@ class MainWindow(QMainWindow):
         self.undo_clear_action.setEnabled(False)
         store = self.studio.store
         keep = (list(store.operations), list(store.messages))  # anything run since the clear stays too
-        store.load(operations + keep[0], messages + keep[1])
+        store.load(operations + keep[0], messages + keep[1], self._cleared_origin)  # the file referenced, not copied
         self.show_info(f"Restored {len(operations)} operation(s).")
 
     def _operation_picked(self, _operation_id: str) -> None:

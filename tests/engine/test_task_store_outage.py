@@ -5,9 +5,9 @@ import logging
 from typing import Any
 
 import pytest
-from mrtr_studio.engine.tasks.store import MemoryTaskStore, Mutate, TaskRecord
 
 from mrtr_studio.engine.shared_store import StoreUnavailable
+from mrtr_studio.engine.tasks.store import MemoryTaskStore, Mutate, TaskRecord
 from mrtr_studio.scenarios import build_demo_server
 from tests.engine.test_tasks import TASK_CAPS, poll_until, tasks_call
 from tests.engine.wire import Wire

@@ -4,9 +4,9 @@ import asyncio
 from typing import Any
 
 import pytest
-from mrtr_studio.engine.tasks.store import MemoryTaskStore
 
 from mrtr_studio.engine import ServerOptions
+from mrtr_studio.engine.tasks.store import MemoryTaskStore
 from mrtr_studio.protocol.tasks import TASKS_EXTENSION
 from mrtr_studio.scenarios import build_demo_server
 from mrtr_studio.scenarios.demo import DemoServer

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from mrtr_studio.trace import TraceStore, autosave, files
+from mrtr_studio.trace.reopen import with_source
 from mrtr_studio.trace.synthetic import synthetic_trace
 
 from .flows import run, session
@@ -159,5 +160,8 @@ def test_the_journal_holds_one_trace_however_often_one_is_opened(tmp_path: Path)
     journal.close()
     assert journal.path.stat().st_size == once
     recovery = autosave.recover(journal.path)
-    assert files.to_document(recovery.operations, recovery.messages) == files.to_document(store.operations,
+    assert recovery.source is not None and recovery.source.path == str(trace.resolve())
+    assert (recovery.operations, recovery.messages) == ([], [])  # the file is referenced, not copied
+    reopened = with_source(recovery.source, recovery.operations, recovery.messages)
+    assert files.to_document(reopened.operations, reopened.messages) == files.to_document(store.operations,
                                                                                           store.messages)

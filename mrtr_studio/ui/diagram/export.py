@@ -2,16 +2,17 @@
 
 QSvgGenerator ships in PySide6-Essentials (QtSvg), so SVG is the scene painted through Qt's SVG
 paint device rather than a second hand-written renderer. Mermaid text is not duplicated here: it is
-mrtr_studio.trace.mermaid's.
+mrtr_studio.trace.mermaid's. Every export holds traffic: written 0600 (trace.private_files).
 """
 
-from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QGraphicsScene
 
 from ...trace import TraceStore
 from ...trace.mermaid import to_mermaid as to_mermaid_text
+from ...trace.private_files import write_private
 
 
 def to_png(scene: QGraphicsScene, path: str, scale: float = 2.0, background: QColor | None = None) -> None:
@@ -22,14 +23,22 @@ def to_png(scene: QGraphicsScene, path: str, scale: float = 2.0, background: QCo
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     scene.render(painter, QRectF(image.rect()), rect, Qt.AspectRatioMode.KeepAspectRatio)
     painter.end()
-    if not image.save(path):
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    if not image.save(buffer, "PNG"):  # type: ignore[call-overload]  # the stubs say bytes; PySide6 wants str
         raise OSError(f"could not write {path}")
+    buffer.close()
+    write_private(path, bytes(data.data()))
 
 
 def to_svg(scene: QGraphicsScene, path: str, title: str = "", background: QColor | None = None) -> None:
     rect = scene.sceneRect()
     generator = QSvgGenerator()
-    generator.setFileName(path)
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    generator.setOutputDevice(buffer)
     generator.setSize(QSize(int(rect.width()), int(rect.height())))
     generator.setViewBox(QRectF(0, 0, rect.width(), rect.height()))
     generator.setTitle(title or "MRTR sequence diagram")
@@ -38,6 +47,8 @@ def to_svg(scene: QGraphicsScene, path: str, title: str = "", background: QColor
     painter.fillRect(QRectF(0, 0, rect.width(), rect.height()), background or QColor("white"))
     scene.render(painter, QRectF(0, 0, rect.width(), rect.height()), rect)
     painter.end()
+    buffer.close()
+    write_private(path, bytes(data.data()))
 
 
 def mermaid_text(store: TraceStore, operation_id: str) -> str:
@@ -47,5 +58,4 @@ def mermaid_text(store: TraceStore, operation_id: str) -> str:
 
 def to_mermaid(store: TraceStore, operation_id: str, path: str) -> None:
     text = mermaid_text(store, operation_id)
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(text if text.endswith("\n") else text + "\n")
+    write_private(path, text if text.endswith("\n") else text + "\n")

@@ -37,6 +37,7 @@ from ...teaching.lesson_runner import LessonReport, find_handler, lesson_server,
 from ...teaching.lessons import LESSONS, LESSONS_BY_ID, Lesson, Step, step_key
 from ...teaching.line_recorder import handler_source
 from ...trace import StoreEvent, TraceMessage, TraceStore
+from ...trace.private_files import write_private
 from ..async_bridge import spawn
 from ..diagram import SequenceDiagramView, TextZoom
 from ..diagram.palette import PALETTE_EVENTS, line_highlight
@@ -386,7 +387,7 @@ class LessonView(QWidget):
             text = lesson_html(report)
         else:
             text = lesson_markdown(report, mermaid_for(report))
-        target.write_text(text, encoding="utf-8")
+        write_private(target, text)  # the lesson's traffic: 0600
         self._set_status(self.lesson().id, f"Exported to {target}")
         return target
 
