@@ -154,7 +154,7 @@ class ClientPanel(QWidget):
             return
         studio = self.studio
         if studio.era != self.era():
-            studio.set_era(self.era())  # type: ignore[arg-type]
+            studio.set_era(self.era())
         if studio.capabilities != self.capabilities():
             studio.set_capabilities(self.capabilities())
         if studio.identity != self.identity():

@@ -68,7 +68,7 @@ async def run_demo(window: MainWindow, demo: DemoRun, shots: Path | None) -> int
     await shot("ready")
     if not window.launch(step=True):
         return 1
-    task = studio._task
+    task = studio.runner.task
     assert task is not None
     while not task.done():
         if studio.pending is not None:
