@@ -15,11 +15,15 @@ import secrets
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import defaults
-from ..trace import TraceMessage
+from ..trace import TraceMessage, TraceStore
 from ..transport.base import ClientTransport, ServerRequestHandler, Tap, TransportError, WireEvent
+from . import processes
+
+if TYPE_CHECKING:
+    from ..client.session import RunResult
 
 _LISTENING = re.compile(r"listening on (http://\S+)")
 TransportFactory = Callable[[str], ClientTransport]
@@ -44,6 +48,7 @@ class Cluster:
         return [node.url for node in self.nodes]
 
     async def stop(self, timeout: float = 10.0) -> None:
+        processes.untrack(self)
         for node in self.nodes:
             if node.process.returncode is None:
                 node.process.terminate()
@@ -53,6 +58,15 @@ class Cluster:
             except TimeoutError:
                 node.process.kill()
                 await node.process.wait()
+
+    def terminate(self) -> None:
+        """SIGTERM every node still running, without waiting (the app is quitting): the asyncio child
+        watcher reaps them."""
+        processes.untrack(self)
+        for node in self.nodes:
+            if node.process.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    node.process.terminate()
 
     async def __aenter__(self) -> "Cluster":
         return self
@@ -95,7 +109,24 @@ async def start_cluster(size: int = 3, shared_secret: bool = True, host: str = "
     except BaseException:
         await cluster.stop()
         raise
+    processes.track(cluster)
     return cluster
+
+
+async def run_round_robin(cluster: Cluster, store: TraceStore, tool: str, arguments: dict[str, Any],
+                          label: str) -> "RunResult":
+    """One flow across the cluster, each round on the next node, recorded in `store` (the Cluster view's run)."""
+    from ..client.auto_answers import auto_respond
+    from ..client.session import ClientSession
+    from ..client.settings import ClientSettings
+
+    mode = "one shared secret" if cluster.secret else "random per-node secrets"
+    session = ClientSession(RoundRobinTransport(cluster.urls), ClientSettings(era="modern"), auto_respond,
+                            store, server_label=f"cluster of {len(cluster.nodes)} ({mode}): {cluster.urls[0]}")
+    try:
+        return await session.call_tool(tool, dict(arguments), label=label)
+    finally:
+        await session.close()
 
 
 async def _listening_url(process: asyncio.subprocess.Process) -> str:

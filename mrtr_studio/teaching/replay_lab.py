@@ -10,6 +10,7 @@ rest still runs.
 import contextlib
 from dataclasses import dataclass, field
 
+from . import processes
 from .cluster import Cluster, start_cluster
 from .cluster_services import Service, free_port, install_hint, missing_programs, start_haproxy, start_redis
 from .replay_across import ReplayReport, replay_across
@@ -32,6 +33,10 @@ class ReplayLab:
         self.services: list[Service] = []
 
     async def compare(self, size: int = 3, through_balancer: bool = False) -> LabOutcome:
+        with processes.tracked(self):  # whatever the app does, what this starts is stopped at exit
+            return await self._compare(size, through_balancer)
+
+    async def _compare(self, size: int, through_balancer: bool) -> LabOutcome:
         outcome = LabOutcome()
         missing = missing_programs()
         balancer = through_balancer and "haproxy" not in missing
@@ -53,6 +58,10 @@ class ReplayLab:
 
     async def task_across(self, size: int = 3, through_balancer: bool = False) -> tuple[TaskAcrossReport | None, str]:
         """`long_report` across a cluster sharing one redis-server; (None, why) when it cannot run here."""
+        with processes.tracked(self):
+            return await self._task_across(size, through_balancer)
+
+    async def _task_across(self, size: int, through_balancer: bool) -> tuple[TaskAcrossReport | None, str]:
         missing = missing_programs()
         if "redis-server" in missing:
             return None, (f"redis-server is not installed ({install_hint({'r': 'redis-server'})}): "

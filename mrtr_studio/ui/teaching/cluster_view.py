@@ -11,8 +11,6 @@ per-node memory and with a shared Redis (replay_panel).
 """
 
 import asyncio
-import atexit
-import contextlib
 from collections.abc import Coroutine
 from typing import Any
 
@@ -34,11 +32,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...client.auto_answers import auto_respond
-from ...client.session import ClientSession, RunResult
-from ...client.settings import ClientSettings
+from ...client.session import RunResult
 from ...studio.controller import describe_error
-from ...teaching.cluster import Cluster, RoundRobinTransport, cluster_lanes, node_lane, start_cluster
+from ...teaching.cluster import Cluster, cluster_lanes, node_lane, run_round_robin, start_cluster
 from ...trace import TraceStore
 from ...trace.diagram_layout import message_summary
 from ..async_bridge import spawn
@@ -47,26 +43,6 @@ from ..diagram.zoom import forward_zoom_keys
 from ..selection import Selection
 from .common import symbol
 from .replay_panel import ReplayPanel
-
-#: Clusters not stopped yet: terminated at interpreter exit, however the app ends (qasync's loop.stop()
-#: emits aboutToQuit on every run_until_complete, so that signal cannot mean "the app quits").
-_LIVE: dict[int, Cluster] = {}  # by id(): a Cluster (a dataclass) is not hashable
-
-
-def terminate(cluster: Cluster) -> None:
-    """SIGTERM every node still running, without waiting: the asyncio child watcher reaps them."""
-    _LIVE.pop(id(cluster), None)
-    for node in cluster.nodes:
-        if node.process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                node.process.terminate()
-
-
-@atexit.register
-def _terminate_all() -> None:
-    for cluster in list(_LIVE.values()):
-        terminate(cluster)
-
 
 ROUND_COLUMNS = ("Round", "Answered by", "Node URL", "Answer")
 TOOL, ARGUMENTS = "delete_file", {"path": "/tmp/report.txt"}
@@ -179,7 +155,6 @@ class ClusterView(QWidget):
         self.status.setText(f"Starting {size} engine process{'es' if size != 1 else ''}…")
         try:
             self.cluster = await start_cluster(size, shared_secret=shared)
-            _LIVE[id(self.cluster)] = self.cluster
             self.diagram.set_lanes(cluster_lanes(size))
         except Exception as exc:
             self.status.setText(f"✖ The cluster did not start: {type(exc).__name__}: {exc}")
@@ -192,7 +167,6 @@ class ClusterView(QWidget):
         if cluster is None:
             return
         self.status.setText("Stopping the cluster…")
-        _LIVE.pop(id(cluster), None)
         await cluster.stop()
         self._timer.stop()
         self._show_nodes(cluster)
@@ -204,13 +178,8 @@ class ClusterView(QWidget):
             self.status.setText("Start the cluster first.")
             return None
         mode = "one shared secret" if cluster.secret else "random per-node secrets"
-        session = ClientSession(RoundRobinTransport(cluster.urls), ClientSettings(era="modern"), auto_respond,
-                                self.store, server_label=f"cluster of {len(cluster.nodes)} ({mode})")
         self.verdict.setText(f"Running {TOOL}, each round on the next node…")
-        try:
-            result = await session.call_tool(TOOL, dict(ARGUMENTS), label=f"cluster: {mode}")
-        finally:
-            await session.close()
+        result = await run_round_robin(cluster, self.store, TOOL, ARGUMENTS, label=f"cluster: {mode}")
         self.last = result
         self.selection.select_operation(result.operation.id)
         self._show_rounds(result, cluster)
@@ -286,7 +255,7 @@ class ClusterView(QWidget):
         self._timer.stop()
         self.replay.shutdown()
         if cluster is not None:
-            terminate(cluster)
+            cluster.terminate()
             self._show_nodes(cluster)
 
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -8,7 +8,6 @@ redis-server or haproxy is missing it says which package to install, and what ca
 """
 
 import asyncio
-import atexit
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -32,15 +31,7 @@ from ...teaching.replay_lab import LabOutcome, ReplayLab
 from ..async_bridge import spawn
 from .task_across_box import TaskAcrossBox
 
-#: Labs with a comparison running: terminated at interpreter exit, however the app ends.
-_RUNNING: dict[int, ReplayLab] = {}
 COLUMNS = ("Send", "Node", "Answer")
-
-
-@atexit.register
-def _terminate_all() -> None:
-    for lab in list(_RUNNING.values()):
-        lab.terminate()
 
 
 def availability_text(missing: dict[str, str]) -> str:
@@ -166,28 +157,22 @@ class ReplayPanel(QWidget):
     async def _run_task(self, through_balancer: bool) -> None:
         where = "through HAProxy" if through_balancer else "node 0 → node 1 → node 2"
         self.task_box.verdict.setText(f"Starting redis-server and three nodes; running long_report {where}…")
-        _RUNNING[id(self.lab)] = self.lab
         try:
             report, note = await self.lab.task_across(3, through_balancer)
         except Exception as exc:
             self.task_box.verdict.setText(f"✖ The run did not happen: {type(exc).__name__}: {exc}")
             raise
-        finally:
-            _RUNNING.pop(id(self.lab), None)
         self.task_box.show_report(report, note)
 
     async def _run(self, through_balancer: bool) -> LabOutcome:
         self.available.setText(availability_text(missing_programs()))
         where = "behind HAProxy" if through_balancer else "node by node"
         self.status.setText(f"Starting the clusters and replaying {where}…")
-        _RUNNING[id(self.lab)] = self.lab
         try:
             outcome = await self.lab.compare(3, through_balancer)
         except Exception as exc:
             self.status.setText(f"✖ The comparison did not run: {type(exc).__name__}: {exc}")
             raise
-        finally:
-            _RUNNING.pop(id(self.lab), None)
         self.outcome = outcome
         skipped = next((n for n in outcome.notes if n.startswith("redis-server")), "")
         self.memory.show_report(outcome.memory)
@@ -198,7 +183,6 @@ class ReplayPanel(QWidget):
 
     def shutdown(self) -> None:
         """Stop every process of a comparison still running, without waiting."""
-        _RUNNING.pop(id(self.lab), None)
         self.lab.terminate()
         if self.busy and self.task is not None:
             self.task.cancel()
