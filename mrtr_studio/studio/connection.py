@@ -78,6 +78,12 @@ def listing_failure(failures: list[tuple[str, str, str]]) -> str:
                                             zip(failures, reasons, strict=True))
 
 
+async def close_all(transports: Any) -> None:
+    for transport in list(transports):
+        with contextlib.suppress(Exception):
+            await transport.close()
+
+
 class Connection:
     """The current server, the client's settings, the session over it and what the server offers.
 
@@ -180,6 +186,19 @@ class Connection:
         self.catalog = catalog
         self.events.emit(CatalogChanged(catalog))
         return catalog
+
+    async def open_transports(self, entry: ServerEntry, identities: list[Identity]) -> dict[str, ClientTransport]:
+        """One fresh transport per identity name (the lab's, the eras view's), besides the session's own;
+        on a failure the ones already open are closed again. The caller closes them (`close_all`)."""
+        opened: dict[str, ClientTransport] = {}
+        try:
+            for identity in identities:
+                if identity.name not in opened:
+                    opened[identity.name] = await self.transport_factory(entry, identity, self.host)
+        except BaseException:
+            await close_all(opened.values())
+            raise
+        return opened
 
     async def _list(self, session: ClientSession) -> Catalog:
         era = await session.ensure_era()

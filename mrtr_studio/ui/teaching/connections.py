@@ -1,19 +1,14 @@
 """Where the lab and the eras view send: the embedded engine, or the studio's current connection.
 
-Transports are opened through the studio's own transport factory (so HTTP, stdio and whatever the
-studio was given all work), before a run starts, because the teaching code asks for them
-synchronously. Only the embedded engine lends the lab its clock.
+Transports are opened by the studio's connection (`Connection.open_transports`, through the studio's own
+transport factory, so HTTP, stdio and whatever the studio was given all work). Only the embedded engine
+lends the lab its clock.
 """
-
-import contextlib
-from typing import Any
 
 from PySide6.QtWidgets import QComboBox, QWidget
 
 from ...studio.controller import Studio
-from ...studio.identities import Identity
 from ...studio.server_entries import EMBEDDED, ServerEntry
-from ...transport.base import ClientTransport
 from .common import DEMO_TARGETS
 
 EMBEDDED_CHOICE = "embedded"
@@ -59,22 +54,3 @@ class TargetPicker(QComboBox):
         found += [("prompts/get", str(p.get("name"))) for p in catalog.prompts]
         found += [("resources/read", str(r.get("uri"))) for r in catalog.resources]
         return found or list(DEMO_TARGETS)
-
-
-async def open_transports(studio: Studio, entry: ServerEntry, identities: list[Identity]) -> dict[str, ClientTransport]:
-    """One transport per identity name; on a failure the ones already open are closed again."""
-    opened: dict[str, ClientTransport] = {}
-    try:
-        for identity in identities:
-            if identity.name not in opened:
-                opened[identity.name] = await studio.transport_factory(entry, identity, studio)
-    except BaseException:
-        await close_all(opened.values())
-        raise
-    return opened
-
-
-async def close_all(transports: Any) -> None:
-    for transport in list(transports):
-        with contextlib.suppress(Exception):
-            await transport.close()

@@ -8,6 +8,7 @@ in different shapes).
 """
 
 import asyncio
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QSplitter, QVBox
 
 from ...client.auto_answers import auto_respond
 from ...client.session import RunResult
+from ...studio.connection import close_all
 from ...studio.controller import Studio, StudioEvent, describe_error
 from ...teaching.eras import SideBySide, run_side_by_side
 from ...trace import StoreEvent, TraceStore
@@ -26,7 +28,7 @@ from ..diagram.zoom import forward_zoom_keys
 from ..selection import Selection
 from ..store_bridge import StoreBridge
 from .common import OperationPicker, symbol
-from .connections import TargetPicker, close_all
+from .connections import TargetPicker
 
 ERAS = ("modern", "legacy")
 #: Below this width (px) the two diagrams are stacked: side by side each would drop under a readable scale.
@@ -161,8 +163,10 @@ class ErasView(QWidget):
         opened: list[Any] = []
         self._pinning = True
         try:
-            for _era in ERAS:  # one fresh connection per era: a legacy handshake must not colour the modern run
-                opened.append(await self.studio.transport_factory(entry, self.studio.identity, self.studio))
+            identity = self.studio.identity  # one fresh connection per era: a legacy handshake must not colour
+            for era in ERAS:                 # the modern run
+                transports = await self.studio.connection.open_transports(entry, [replace(identity, name=era)])
+                opened += transports.values()
             pool = list(opened)
             both = await run_side_by_side(method, target, arguments, lambda: pool.pop(0), auto_respond,
                                           self.store, self.studio.client_settings(), self.target.label())

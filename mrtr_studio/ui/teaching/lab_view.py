@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...client.settings import ClientSettings
+from ...studio.connection import close_all
 from ...studio.controller import Studio, StudioEvent
 from ...studio.identities import IDENTITY_PRESETS, Identity
 from ...teaching.lab import ATTACKS, Lab, LabRun, LabTarget
@@ -38,7 +39,7 @@ from ..diagram.zoom import forward_zoom_keys
 from ..selection import Selection
 from ..store_bridge import StoreBridge
 from .common import OperationPicker, mark, mark_colour, mark_icon, narrow_combo
-from .connections import TargetPicker, close_all, open_transports
+from .connections import TargetPicker
 
 COLUMNS = ("Attack", "Requirement", "Level", "Server's answer", "Status", "Verdict", "Detail")
 ATTACK, REQUIREMENT, LEVEL, ANSWER, STATUS, VERDICT, DETAIL = range(len(COLUMNS))
@@ -155,7 +156,7 @@ class LabView(QWidget):
         first, second = self.identities()
         transports: dict[str, Any] = {}
         try:
-            transports = await open_transports(self.studio, self.target.entry(),
+            transports = await self.studio.connection.open_transports(self.target.entry(),
                                                [first] + ([second] if second else []))
             self._running = True
             run = await Lab(self._lab_target(transports, first, second), self.store,
@@ -163,7 +164,7 @@ class LabView(QWidget):
             if method == "tools/call" and all(r.status in ("broken", "skipped") for r in run.results):
                 # No MRTR round to attack: a tool that becomes a task gets the task attacks instead.
                 await close_all(transports.values())
-                transports = await open_transports(self.studio, self.target.entry(),
+                transports = await self.studio.connection.open_transports(self.target.entry(),
                                                    [first] + ([second] if second else []))
                 tasks = await TaskLab(self._lab_target(transports, first, second), self.store,
                                       ClientSettings(era="modern")).run_tasks(target, arguments)
