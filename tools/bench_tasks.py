@@ -10,7 +10,7 @@ import itertools
 import time
 from typing import Any
 
-from mrtr_studio.protocol.tasks import TASKS_EXTENSION
+from mrtr_studio.protocol.tasks_extension import TASKS_EXTENSION
 from mrtr_studio.scenarios import build_demo_server
 from mrtr_studio.trace import TraceStore
 from mrtr_studio.trace.diagram_layout import layout_operation

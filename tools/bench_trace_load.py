@@ -21,8 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from synthetic_trace import synthetic_trace  # noqa: E402
+
 from mrtr_studio.trace import files  # noqa: E402
-from mrtr_studio.trace.synthetic import synthetic_trace  # noqa: E402
 
 #: Peak RSS from VmHWM: unlike ru_maxrss it starts afresh at exec, not at the bench process's own peak.
 MEASURE = """

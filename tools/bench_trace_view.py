@@ -23,9 +23,9 @@ from typing import Any
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtWidgets import QApplication
+from synthetic_trace import synthetic_trace
 
 from mrtr_studio.trace import TraceStore
-from mrtr_studio.trace.synthetic import synthetic_trace
 from mrtr_studio.ui.diagram import SequenceDiagramView
 from mrtr_studio.ui.log import MessageLogView
 from mrtr_studio.ui.operations_view import OperationsView

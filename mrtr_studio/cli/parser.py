@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 
 from ..studio.trace_argument import split_trace_file
 from .flags.auth import add_oauth_flags, add_serve_auth_flags
+from .flags.limits import add_limit_flags
 from .flags.own import (
     add_check_client_parser,
     add_check_parser,
@@ -13,7 +14,6 @@ from .flags.own import (
     add_wrap_config_parser,
     add_wrap_parser,
 )
-from .flags.serve import add_limit_flags
 from .flags.state import DEFAULT_STATE_TTL, SECRET_ENV, SECRET_HELP, add_decode_flags, secrets_from, state_ttl
 
 

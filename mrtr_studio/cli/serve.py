@@ -26,7 +26,7 @@ from ..scenarios.demo import build_demo_server
 from ..transport.http_host import bind, create_app, http_url, make_server, wait_started
 from ..transport.http_server import HttpServerConfig
 from .flags.auth import demo_verifier, verifier_of
-from .flags.serve import limits_of
+from .flags.limits import limits_of
 from .flags.state import secrets_from
 from .serve_store import attach_store, check_store_flag
 

@@ -21,7 +21,7 @@ from ..trace.recorder import Recorder
 from ..transport.base import ClientTransport, WireEvent
 from .driver import DriveResult, IdSource, Message, Respond, build_retry, drive
 from .settings import ClientSettings
-from .tasks import TaskRun, follow_task
+from .task_follower import TaskRun, follow_task
 
 #: Called before every send with the message and its round; returns the (edited) message, or None to stop.
 StepHook = Callable[[Message, int], Awaitable[Message | None]]

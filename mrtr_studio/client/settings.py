@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .. import defaults
-from ..protocol.tasks import TASKS_EXTENSION
+from ..protocol.tasks_extension import TASKS_EXTENSION
 from ..protocol.versions import (
     LEGACY_VERSION,
     META_CLIENT_CAPABILITIES,

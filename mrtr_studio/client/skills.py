@@ -16,7 +16,6 @@ from typing import Any, Protocol
 
 import yaml
 
-SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
 #: Bounds on what a server may list and send (a skill is a few small text files).
 MAX_SKILLS = 1000
 MAX_FILES = 256

@@ -5,7 +5,7 @@ from ..protocol.versions import Era
 from .handler_api import Request, Response
 from .options import MrtrOptions, ServerOptions
 from .server import McpServer
-from .session import Session
+from .server_session import Session
 from .state_token import Binding, StateCodec, StateRejected
 
 __all__ = [

@@ -16,7 +16,7 @@ from typing import Any
 from ..protocol import jsonrpc
 from ..protocol.errors import INTERNAL_ERROR, McpError
 from .options import ServerOptions
-from .session import Outbound, Session
+from .server_session import Outbound, Session
 from .values import check_params
 
 #: The outbound channel of the call being served, private to the engine: transports pass it to `handle`.

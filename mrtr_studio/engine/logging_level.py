@@ -9,7 +9,7 @@ answered -32601 by the dispatcher before it gets here.
 from typing import Any
 
 from ..protocol.errors import INVALID_PARAMS, McpError
-from .session import Session
+from .server_session import Session
 
 #: RFC 5424 severities, least severe first (the order the spec lists them in).
 LOG_LEVELS: dict[str, int] = {name: rank for rank, name in enumerate(

@@ -19,7 +19,7 @@ from ..protocol.errors import (
 )
 from ..protocol.versions import Era
 from .handler_api import Request, RequestParams, Response
-from .session import Session
+from .server_session import Session
 from .state_token import Binding, StateCodec, StateRejected
 
 LEGACY_INPUT_MESSAGE = "input_required needs protocol 2026-07-28"

@@ -13,7 +13,7 @@ from ..protocol.errors import (
     UNSUPPORTED_PROTOCOL_VERSION,
     McpError,
 )
-from ..protocol.tasks import TASK_METHODS, TASKS_EXTENSION, declares_tasks
+from ..protocol.tasks_extension import TASK_METHODS, TASKS_EXTENSION, declares_tasks
 from ..protocol.versions import (
     LEGACY_VERSION,
     LEGACY_VERSIONS,
@@ -35,12 +35,12 @@ from .mrtr import Call, input_required_result, invalid_state, make_request, run_
 from .options import ServerOptions
 from .registry import Handler, PromptEntry, Registry, ResourceEntry, ToolEntry
 from .results import complete_result, scoped_notify
-from .session import Outbound, Session
+from .server_session import Outbound, Session
 from .shared_store import MemoryReplayStore, ReplayStore, StoreUnavailable, store_unavailable_error
 from .state_token import StateCodec
 from .tasks.notifications import TaskFeed
 from .tasks.service import TaskManager, missing_tasks
-from .tasks.store import MemoryTaskStore, TaskStore
+from .tasks.task_store import MemoryTaskStore, TaskStore
 from .values import check_params
 
 log = logging.getLogger(__name__)

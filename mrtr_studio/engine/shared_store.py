@@ -10,7 +10,7 @@ JSON-RPC error: a replay is never accepted because the store was down.
 """
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 from ..protocol.errors import INTERNAL_ERROR, McpError
 from .replay import ReplayGuard
@@ -90,7 +90,3 @@ class MemoryReplayStore:
 
     def __repr__(self) -> str:
         return f"MemoryReplayStore({self.guard.remembered()} nonces)"
-
-
-def describe_store(store: Any) -> str:
-    return str(getattr(store, "description", type(store).__name__))

@@ -13,7 +13,7 @@ from typing import Any
 from ..protocol import jsonrpc
 from ..protocol.errors import INVALID_PARAMS, RESOURCE_NOT_FOUND, McpError
 from .registry import Registry
-from .session import Session
+from .server_session import Session
 
 log = logging.getLogger(__name__)
 

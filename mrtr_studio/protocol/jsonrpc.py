@@ -6,45 +6,10 @@ these helpers only check the envelope shape so a malformed message gets the righ
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from .errors import INVALID_REQUEST, McpError
 
 RequestId = str | int
 MessageKind = Literal["request", "notification", "result", "error"]
-
-
-class JsonRpcRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    method: str
-    params: dict[str, Any] | None = None
-
-
-class JsonRpcNotification(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    jsonrpc: Literal["2.0"]
-    method: str
-    params: dict[str, Any] | None = None
-
-
-class JsonRpcErrorBody(BaseModel):
-    code: int
-    message: str
-    data: Any = None
-
-
-class JsonRpcError(BaseModel):
-    jsonrpc: Literal["2.0"] = "2.0"
-    id: RequestId | None = None
-    error: JsonRpcErrorBody
-
-
-class JsonRpcResult(BaseModel):
-    jsonrpc: Literal["2.0"] = "2.0"
-    id: RequestId
-    result: dict[str, Any] = Field(default_factory=dict)
 
 
 def kind_of(message: Any) -> MessageKind:

@@ -12,7 +12,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from .tasks import RESULT_KINDS, task_problems
+from .tasks_extension import RESULT_KINDS, task_problems
 from .versions import MODERN_VERSION
 
 SCHEMA_VERSIONS = ("2026-07-28", "2025-11-25")

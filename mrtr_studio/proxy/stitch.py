@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..protocol.roundtrip import result_type_of
-from ..protocol.tasks import TASK_METHODS
+from ..protocol.tasks_extension import TASK_METHODS
 from ..protocol.versions import META_PROTOCOL_VERSION, MODERN_VERSION, MRTR_METHODS, NAME_FIELDS
 from ..trace import TraceStore
 from ..trace.model import params_of

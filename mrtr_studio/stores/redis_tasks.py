@@ -20,7 +20,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError, WatchError
 
 from ..engine.shared_store import StoreUnavailable
-from ..engine.tasks.store import Clock, Mutate, TaskLimitReached, TaskRecord
+from ..engine.tasks.task_store import Clock, Mutate, TaskLimitReached, TaskRecord
 from .redis_replay import DEFAULT_PREFIX, connect, redacted
 
 #: A stored record larger than this is refused on write and treated as corrupt on read.

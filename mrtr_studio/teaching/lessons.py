@@ -51,10 +51,6 @@ class Lesson:
     intro: str
     runs: tuple[LessonRun, ...]
 
-    @property
-    def handler_names(self) -> list[tuple[str, str]]:
-        return [(run.method, run.target) for run in self.runs]
-
 
 def _s(text: str, anchor: str = "basic-workflow", page: str = MRTR) -> Step:
     return Step(text, f"{page}#{anchor}")

@@ -17,9 +17,9 @@ from typing import Any
 import httpx
 
 from ..client.driver import Message
-from ..client.tasks import TaskRun, follow_task
+from ..client.task_follower import TaskRun, follow_task
 from ..protocol.roundtrip import result_type_of
-from ..protocol.tasks import TASKS_EXTENSION
+from ..protocol.tasks_extension import TASKS_EXTENSION
 from ..protocol.versions import META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, MODERN_VERSION
 from .replay_across import TIMEOUT, _post
 

@@ -14,7 +14,7 @@ from ..protocol import capabilities
 from ..protocol.answer_schema import elicitation_answer_problems
 from ..protocol.roundtrip import result_type_of
 from ..protocol.schema import message_problems
-from ..protocol.tasks import TASK_METHODS
+from ..protocol.tasks_extension import TASK_METHODS
 from ..protocol.versions import LEGACY_VERSION, META_PROTOCOL_VERSION, MODERN_VERSION, MRTR_METHODS
 from .model import Finding, TraceMessage, params_of, result_of
 from .store import StoreEvent, TraceStore

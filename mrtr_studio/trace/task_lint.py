@@ -9,7 +9,7 @@ declared the extension.
 from typing import Any
 
 from ..protocol import capabilities
-from ..protocol.tasks import TASK_METHODS, declares_tasks
+from ..protocol.tasks_extension import TASK_METHODS, declares_tasks
 from .model import Finding, TraceMessage, params_of, result_of
 
 POLL_TOO_FAST = "task-poll-too-fast"

@@ -12,7 +12,7 @@ import redis.asyncio as aioredis
 from mrtr_studio.cli.serve_store import attach_store, check_store_flag
 from mrtr_studio.engine.options import MrtrOptions, ServerOptions
 from mrtr_studio.engine.state_token import StateCodec
-from mrtr_studio.engine.tasks.store import TaskLimitReached
+from mrtr_studio.engine.tasks.task_store import TaskLimitReached
 from mrtr_studio.scenarios.demo import build_demo_server
 from tests.engine.task_records import record
 

@@ -9,7 +9,7 @@ import pytest
 from mrtr_studio.client import responders as R
 from mrtr_studio.client.session import ClientSession
 from mrtr_studio.client.settings import ALL_CAPABILITIES, ClientSettings
-from mrtr_studio.client.tasks import follow_task, poll_seconds
+from mrtr_studio.client.task_follower import follow_task, poll_seconds
 from mrtr_studio.scenarios import build_demo_server
 from mrtr_studio.trace import TraceStore, files, lint
 from mrtr_studio.transport.http_client import HttpClientTransport

@@ -1,6 +1,6 @@
 """Task records and a settable clock for the task-store tests (memory and Redis)."""
 
-from mrtr_studio.engine.tasks.store import TaskRecord
+from mrtr_studio.engine.tasks.task_store import TaskRecord
 
 
 class Clock:

@@ -4,7 +4,7 @@ import asyncio
 
 import pytest
 
-from mrtr_studio.engine.tasks.store import MemoryTaskStore, TaskLimitReached, TaskRecord
+from mrtr_studio.engine.tasks.task_store import MemoryTaskStore, TaskLimitReached, TaskRecord
 from tests.engine.task_records import Clock, record
 
 pytestmark = pytest.mark.anyio

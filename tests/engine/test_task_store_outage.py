@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from mrtr_studio.engine.shared_store import StoreUnavailable
-from mrtr_studio.engine.tasks.store import MemoryTaskStore, Mutate, TaskRecord
+from mrtr_studio.engine.tasks.task_store import MemoryTaskStore, Mutate, TaskRecord
 from mrtr_studio.scenarios import build_demo_server
 from tests.engine.test_tasks import TASK_CAPS, poll_until, tasks_call
 from tests.engine.wire import Wire

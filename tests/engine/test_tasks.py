@@ -6,8 +6,8 @@ from typing import Any
 import pytest
 
 from mrtr_studio.engine import ServerOptions
-from mrtr_studio.engine.tasks.store import MemoryTaskStore
-from mrtr_studio.protocol.tasks import TASKS_EXTENSION
+from mrtr_studio.engine.tasks.task_store import MemoryTaskStore
+from mrtr_studio.protocol.tasks_extension import TASKS_EXTENSION
 from mrtr_studio.scenarios import build_demo_server
 from mrtr_studio.scenarios.demo import DemoServer
 from tests.engine.wire import ALL_CAPS, Wire, accept, meta

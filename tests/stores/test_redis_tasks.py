@@ -5,7 +5,7 @@ import asyncio
 import pytest
 
 from mrtr_studio.engine.shared_store import StoreUnavailable
-from mrtr_studio.engine.tasks.store import TaskLimitReached, TaskRecord
+from mrtr_studio.engine.tasks.task_store import TaskLimitReached, TaskRecord
 from mrtr_studio.stores.redis_tasks import RedisTaskStore
 from mrtr_studio.teaching.cluster_services import start_redis
 from tests.engine.task_records import Clock, record

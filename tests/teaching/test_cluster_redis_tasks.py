@@ -8,11 +8,11 @@ from typing import Any
 import httpx
 import pytest
 
+from mrtr_studio.protocol import tasks_extension as tasks_protocol
 from mrtr_studio.protocol.versions import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, MODERN_VERSION
 from mrtr_studio.teaching.cluster import start_cluster
 from mrtr_studio.teaching.replay_across import _post
 
-tasks_protocol = pytest.importorskip("mrtr_studio.protocol.tasks", reason="the tasks extension is not in this tree")
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 CAPS = {"elicitation": {}, "extensions": {tasks_protocol.TASKS_EXTENSION: {}}}
 

@@ -11,7 +11,7 @@ import pytest
 
 from mrtr_studio.trace import TraceStore, autosave, files
 from mrtr_studio.trace.reopen import with_source
-from mrtr_studio.trace.synthetic import synthetic_trace
+from tools.synthetic_trace import synthetic_trace
 
 from .flows import run, session
 

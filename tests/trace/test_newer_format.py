@@ -9,7 +9,7 @@ import pytest
 from mrtr_studio.trace import TraceStore, files
 from mrtr_studio.trace.file_format import TraceFileError
 from mrtr_studio.trace.format_version import VersionError
-from mrtr_studio.trace.synthetic import synthetic_trace
+from tools.synthetic_trace import synthetic_trace
 
 
 def write(path: Path, document: dict[str, Any], layout: str) -> Path:

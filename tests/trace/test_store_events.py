@@ -2,7 +2,7 @@
 
 from mrtr_studio.trace import TraceStore
 from mrtr_studio.trace.store import StoreEvent
-from mrtr_studio.trace.synthetic import synthetic_trace
+from tools.synthetic_trace import synthetic_trace
 
 
 def test_a_load_reaches_bulk_listeners_as_cleared_then_one_loaded() -> None:
@@ -35,7 +35,7 @@ def test_live_changes_still_reach_bulk_listeners_one_by_one() -> None:
 def test_a_live_listener_hears_what_happens_now_not_a_load() -> None:
     """The linter and the studio only care about live traffic: a load of 100,000 messages makes them no
     calls, while a plain listener still hears every add marked loaded."""
-    from mrtr_studio.trace.synthetic import synthetic_trace
+    from tools.synthetic_trace import synthetic_trace
 
     ops, messages = synthetic_trace(3)
     store = TraceStore()

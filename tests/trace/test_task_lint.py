@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from mrtr_studio.protocol.tasks import TASKS_EXTENSION
+from mrtr_studio.protocol.tasks_extension import TASKS_EXTENSION
 from mrtr_studio.trace import TraceStore, lint
 from mrtr_studio.trace.task_lint import (
     KEY_ANSWERED_TWICE,

@@ -10,7 +10,7 @@ import pytest
 from mrtr_studio.trace import files
 from mrtr_studio.trace.file_format import TraceFileError
 from mrtr_studio.trace.model import PackedJson, TraceMessage
-from mrtr_studio.trace.synthetic import synthetic_trace
+from tools.synthetic_trace import synthetic_trace
 
 HUGE = "a number too large for a float"
 

@@ -10,8 +10,8 @@ from mrtr_studio.client.settings import ClientSettings
 from mrtr_studio.engine import MrtrOptions, ServerOptions
 from mrtr_studio.scenarios import build_demo_server
 from mrtr_studio.trace import Operation, TraceStore
-from mrtr_studio.trace.synthetic import synthetic_trace  # noqa: F401 - re-exported for the view tests
 from mrtr_studio.transport.memory import MemoryTransport
+from tools.synthetic_trace import synthetic_trace  # noqa: F401 - re-exported for the view tests
 
 SECRET = "test-secret"
 

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mrtr_studio.cli.flags.serve import LEGACY_REQUEST_TIMEOUT, LIMIT_DEFAULTS
+from mrtr_studio.cli.flags.limits import LEGACY_REQUEST_TIMEOUT, LIMIT_DEFAULTS
 from mrtr_studio.engine.options import MrtrOptions
 from mrtr_studio.scenarios.demo import build_demo_server
 from mrtr_studio.transport.http_server import HttpServerConfig

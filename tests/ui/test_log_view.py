@@ -101,7 +101,7 @@ def test_selection_follows_both_ways(qtbot) -> None:  # type: ignore[no-untyped-
 
 
 def test_live_adds_on_a_big_trace_are_inserted_together(qtbot) -> None:  # type: ignore[no-untyped-def]
-    from mrtr_studio.ui.log.model import BATCH_ABOVE
+    from mrtr_studio.ui.log.message_model import BATCH_ABOVE
 
     store = TraceStore()
     view = MessageLogView(store, Selection())

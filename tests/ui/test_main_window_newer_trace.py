@@ -32,7 +32,7 @@ def test_a_newer_trace_opens_with_a_note_in_the_status_bar_and_the_problems(qtbo
 
 
 def test_undoing_a_clear_of_an_opened_trace_keeps_the_journal_a_reference(qtbot: Any, tmp_path: Path) -> None:
-    from mrtr_studio.trace.synthetic import synthetic_trace
+    from tools.synthetic_trace import synthetic_trace
 
     trace = files.save(tmp_path / "big.mrtr.json", synthetic_trace(500))
     studio = Studio()

@@ -10,9 +10,9 @@ from PySide6.QtWidgets import QApplication
 
 from mrtr_studio.studio.controller import Studio
 from mrtr_studio.trace import StoreEvent, TraceStore
-from mrtr_studio.trace.synthetic import synthetic_trace
 from mrtr_studio.ui.main_window import MainWindow
 from mrtr_studio.ui.store_bridge import StoreBridge
+from tools.synthetic_trace import synthetic_trace
 
 
 def test_events_arrive_on_the_bridge_thread_and_a_failing_slot_does_not_stop_the_others(qtbot: Any,

@@ -15,10 +15,10 @@ from typing import Any
 
 from ...protocol import capabilities
 from ...protocol.errors import MISSING_REQUIRED_CLIENT_CAPABILITY, McpError
-from ...protocol.tasks import REQUIRED_TASKS
+from ...protocol.tasks_extension import REQUIRED_TASKS
 from ..handler_api import InputRequiredBuilder, Request, ResultBuilder
 from .retry import StoreRetry
-from .store import TaskRecord, TaskStore
+from .task_store import TaskRecord, TaskStore
 
 #: The longest wait a body may do inline (for a client without the extension) before the call needs a task.
 INLINE_MAX_SECONDS = 10.0

@@ -19,13 +19,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ...protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, McpError
-from ...protocol.tasks import REQUIRED_TASKS, declares_tasks
+from ...protocol.tasks_extension import REQUIRED_TASKS, declares_tasks
 from ..handler_api import Request, Response, TaskStart
 from ..options import TaskOptions
 from ..results import complete_result
 from .context import TaskCancelled, TaskContext
 from .retry import StoreOutageOutlasted, StoreRetry
-from .store import TaskLimitReached, TaskRecord, TaskStore
+from .task_store import TaskLimitReached, TaskRecord, TaskStore
 
 log = logging.getLogger(__name__)
 

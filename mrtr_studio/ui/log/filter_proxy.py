@@ -6,7 +6,7 @@ directly instead of going through data(), so refiltering 10,000 rows stays cheap
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QSortFilterProxyModel
 
-from .model import TraceMessageModel
+from .message_model import TraceMessageModel
 
 ANY = ""
 

@@ -19,7 +19,6 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 TERMINAL_STATUSES = frozenset({"completed", "failed", "cancelled"})
-STATUSES = frozenset({"working", "input_required", *TERMINAL_STATUSES})
 
 Clock = Callable[[], float]
 Mutate = Callable[["TaskRecord"], None]

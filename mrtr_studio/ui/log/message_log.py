@@ -14,8 +14,8 @@ from PySide6.QtWidgets import (
 from ...trace import TraceStore
 from ..selection import Selection
 from ..tables import fixed_row_table
-from .model import COLUMNS, TraceMessageModel
-from .proxy import TraceFilterProxy
+from .filter_proxy import TraceFilterProxy
+from .message_model import COLUMNS, TraceMessageModel
 
 _WIDTHS = {"#": 56, "time": 96, "direction": 76, "round": 48, "method": 130, "id": 48, "kind": 110,
            "summary": 320}

@@ -7,7 +7,7 @@ complete), so views see realistic messages without running an engine 10,000 time
 import time
 from typing import Any
 
-from .model import Direction, MessageKind, Operation, TraceMessage
+from mrtr_studio.trace.model import Direction, MessageKind, Operation, TraceMessage
 
 
 def synthetic_trace(operations: int) -> tuple[list[Operation], list[TraceMessage]]:
