@@ -37,7 +37,6 @@ from ..teaching.lab import ATTACKS, Lab, LabTarget
 from ..trace import TraceStore, files, lint
 from ..trace.recorder import Recorder
 from ..transport.base import ClientTransport, TransportError, WireEvent
-from .call import UsageError, make_transport
 from .check_report import (
     CheckResult,
     any_must_failed,
@@ -50,6 +49,7 @@ from .check_report import (
 )
 from .flags.auth import oauth_client_of, oauth_settings_of
 from .sarif import write_sarif
+from .targets import UsageError, make_transport
 
 if TYPE_CHECKING:
     from ..auth.flow import OAuthClient
