@@ -1,4 +1,4 @@
-"""`mrtr-studio call`: run one operation headless through every round (DESIGN.md).
+"""`mrtr-studio call`: run one operation headless through every round.
 
 URL forms: `http(s)://host/mcp` (Streamable HTTP), `stdio:COMMAND ARGS` (spawn a server and talk
 JSON lines; the rest is split like a shell would), `memory:` (the embedded demo engine; `--bearer`

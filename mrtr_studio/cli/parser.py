@@ -1,4 +1,4 @@
-"""`mrtr-studio` command line (DESIGN.md): the GUI by default, plus serve, call and state decode."""
+"""`mrtr-studio` command line (docs/architecture.md): the GUI by default, plus serve, call and state decode."""
 
 import argparse
 import sys

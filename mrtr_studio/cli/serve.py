@@ -1,4 +1,4 @@
-"""`mrtr-studio serve`: the demo server on Streamable HTTP at /mcp (DESIGN.md, command line).
+"""`mrtr-studio serve`: the demo server on Streamable HTTP at /mcp (docs/architecture.md).
 
 Prints exactly one `listening on http://HOST:PORT/mcp` line once connections are accepted (scripts
 and `tools/conformance.py` wait for it) and stops cleanly, status 0, on SIGINT or SIGTERM.

@@ -1,6 +1,6 @@
 """`mrtr-studio state decode`: any server's requestState, its format detected, every check said.
 
-DESIGN.md fixes the command and its `--json` shape. Keys are parsed here (`hex:`, `base64:`, else
+The command and its `--json` shape are fixed (scripts read them). Keys are parsed here (`hex:`, `base64:`, else
 UTF-8 text) and key files (PEM, JWKS) read here, bounded, so the decoders stay I/O-free. Anything
 printed from the token goes through `printable`: a hostile state cannot drive the terminal.
 """

@@ -96,7 +96,7 @@ def from_callback(callback: Callable[[str, InputRequest, int], Any]) -> Answer:
 
 @dataclass
 class AnswersFile:
-    """Answers by input key, then by method name, then `"*"` (DESIGN.md: key -> the result to send).
+    """Answers by input key, then by method name, then `"*"` (an answers file maps key -> the result to send).
 
     Looking up the method name as well lets one file answer legacy server requests too, whose
     keys are JSON-RPC ids the author of the file cannot know in advance.

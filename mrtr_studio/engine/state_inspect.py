@@ -55,7 +55,7 @@ class Inspection:
 def inspect_token(token: Any, secrets: list[str] | None = None, binding: Binding | None = None,
                   now: float | None = None, ttl: int | None = None,
                   audiences: list[str] | None = None) -> Inspection:
-    """Every check of DESIGN.md's order, each on its own.
+    """Every check, in docs/architecture.md's order, each on its own.
 
     `audiences` are the names the verifying server answers to; None when not known, and then the
     `audience` check only says whom the state was minted for.

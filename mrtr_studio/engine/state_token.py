@@ -1,10 +1,10 @@
 """The requestState token: the handler's state sealed with HMAC-SHA256 and bound to its request.
 
-Format (DESIGN.md): `v1.` + b64url(payload JSON) + `.` + b64url(HMAC-SHA256(key, "v1." + b64url(payload))).
+Format (docs/architecture.md): `v1.` + b64url(payload JSON) + `.` + b64url(HMAC-SHA256(key, "v1." + b64url(payload))).
 The server keeps nothing between rounds; everything it needs to trust a retry is in the token,
 so any instance holding one of the keys can continue a flow another instance started.
 
-Verification follows DESIGN.md's order and trusts nothing before the MAC: the token's shape and
+Verification follows the order docs/architecture.md gives and trusts nothing before the MAC: the token's shape and
 strict base64url, then the HMAC over the raw `v1.<payload>` bytes, and only then is the payload
 parsed as JSON and its claims checked (audience, expiry, including a lifetime no longer than the TTL,
 method, name, arguments, principal).
@@ -250,7 +250,7 @@ class StateCodec:
         return any(_mac_matches(keyed, signed, tag) for keyed in self._keyed)
 
     def verify(self, token: Any, binding: Binding, now: float | None = None) -> dict[str, Any]:
-        """The verified payload, or StateRejected naming the first failed check (DESIGN.md's order)."""
+        """The verified payload, or StateRejected naming the first failed check (in docs/architecture.md's order)."""
         pieces = split(token)
         if not self.signature_ok(pieces):
             raise StateRejected("signature", "the signature matches none of the server's keys")
@@ -273,7 +273,7 @@ def audience_problem(payload: dict[str, Any], accepted: list[str]) -> str | None
 
 def check_claims(payload: dict[str, Any], binding: Binding, now: float | None = None,
                  ttl: int = DEFAULT_STATE_TTL) -> dict[str, Any]:
-    """The checks after the signature, in DESIGN.md's order."""
+    """The checks after the signature, in docs/architecture.md's order."""
     moment = time.time() if now is None else now
     problem = expiry_problem(payload, moment, ttl)
     if problem is not None:

@@ -1,4 +1,4 @@
-"""The demo server: the handlers `serve` and the studio's embedded engine expose (DESIGN.md).
+"""The demo server: the handlers `serve` and the studio's embedded engine expose (the README's demo server).
 
 Each handler is written the way a server author would write it, so the studio can show its
 source beside the wire when a lesson runs.

@@ -51,7 +51,7 @@ class Decoded:
         return next(c for c in self.checks if c.name == name)
 
     def as_dict(self) -> dict[str, Any]:
-        """The `state decode --json` shape (DESIGN.md), exactly these four keys."""
+        """The `state decode --json` shape (fixed for scripts: exactly these four keys), exactly these four keys."""
         return {
             "format": self.format,
             "payload": self.payload,

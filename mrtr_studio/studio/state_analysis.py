@@ -20,7 +20,7 @@ from ..trace.diagram_layout import request_state_of
 from ..trace.model import params_of
 from .foreign_state import as_inspection, decode_foreign
 
-#: key -> (label, what it binds and why), in the order DESIGN.md lists the payload.
+#: key -> (label, what it binds and why), in the order docs/architecture.md lists the payload.
 PAYLOAD_FIELDS: dict[str, tuple[str, str]] = {
     "v": ("format version (v)", "The token format's version (1). Any other value is rejected, so a future format "
           "is never misread as this one."),
