@@ -1,4 +1,5 @@
-"""The requestState token's wire format (docs/architecture.md, "The studio's requestState token"): the pieces both sides need to read or build one.
+"""The requestState token's wire format: the pieces both sides need to read or build one.
+Its format is in docs/architecture.md ("The studio's requestState token").
 
 The engine signs and verifies; the client's tamper tools and the studio's decoder take tokens apart
 and put them back together. They share these encodings so a byte means the same thing everywhere.

@@ -1,4 +1,4 @@
-"""The studio's own requestState (docs/architecture.md, "The studio's requestState token"), through the engine's inspector.
+"""The studio's own requestState (docs/architecture.md), through the engine's inspector.
 
 The engine's inspector runs every check; here its result is put in the shared shape (its
 "unknown" is "cannot-check") and keys are bytes, so a binary key given as hex: or base64: works.

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from ..protocol.roundtrip import result_type_of
+from ..protocol.roundtrip import NeedInput, RoundTrip, Send, result_type_of
 from ..protocol.versions import META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, MODERN_VERSION
 from ..transport.http_client import ACCEPT, modern_headers
 
@@ -58,13 +58,10 @@ class ReplayReport:
         return f"✔ deleted once; {refused} replay(s) refused"
 
 
-def _request(ids: "itertools.count[int]", state: str | None = None) -> dict[str, Any]:
+def _request(ids: "itertools.count[int]") -> dict[str, Any]:
     params: dict[str, Any] = {"name": TOOL, "arguments": dict(ARGUMENTS), "_meta": {
         META_PROTOCOL_VERSION: MODERN_VERSION, META_CLIENT_INFO: {"name": "mrtr-studio replay", "version": "1"},
         META_CLIENT_CAPABILITIES: {"elicitation": {}}}}
-    if state is not None:
-        params["requestState"] = state
-        params["inputResponses"] = ACCEPT_ANSWER
     return {"jsonrpc": "2.0", "id": next(ids), "method": "tools/call", "params": params}
 
 
@@ -110,12 +107,15 @@ async def replay_across(urls: Sequence[str], store: str, replays: int | None = N
     targets = list(urls[1:]) if replays is None else [urls[(i + 1) % len(urls)] for i in range(replays)]
     try:
         async with httpx.AsyncClient(timeout=TIMEOUT) as client:
-            asked, _ = await _post(client, urls[0], _request(ids))
-            state = (asked.get("result") or {}).get("requestState")
-            if not isinstance(state, str):
+            machine = RoundTrip(_request(ids))  # the honest flow, through the one round-trip machine
+            asked, _ = await _post(client, urls[0], machine.start().message)
+            event = machine.receive(asked)
+            if not isinstance(event, NeedInput) or event.state is None:
                 report.error = f"round 1 did not ask for input: {asked.get('error') or asked.get('result')}"
                 return report
-            retry = _request(ids, state)
+            sent = machine.answer(dict(ACCEPT_ANSWER), next(ids))
+            assert isinstance(sent, Send)
+            retry = sent.message
             reply, served_by = await _post(client, urls[0], retry)
             report.first = _attempt(urls[0], served_by, reply, urls)
             for url in targets:

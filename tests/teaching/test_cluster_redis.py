@@ -162,14 +162,16 @@ async def test_redis_dies_between_the_rounds_then_the_same_retry_completes_once_
 
     import httpx
 
-    from mrtr_studio.teaching.replay_across import _post, _request
+    from mrtr_studio.protocol.roundtrip import build_retry
+    from mrtr_studio.teaching.replay_across import ACCEPT_ANSWER, _post, _request
 
     ids = itertools.count(1)
     async with await start_cluster(3, shared_secret=True, store=redis.url) as cluster, \
             httpx.AsyncClient(timeout=30) as client:
         zero, one, two = cluster.urls
-        asked, _ = await _post(client, zero, _request(ids))  # round 1 with Redis up
-        retry = _request(ids, asked["result"]["requestState"])
+        first = _request(ids)
+        asked, _ = await _post(client, zero, first)  # round 1 with Redis up
+        retry = build_retry(first, asked["result"], dict(ACCEPT_ANSWER), next(ids))
         port = redis.port
         await redis.stop()
         refused, _ = await _post(client, one, retry)  # the completion needs the store: refused, not accepted
