@@ -26,6 +26,7 @@ from .connection import Connection, TransportFactory
 from .embedded import EmbeddedEngine
 from .events import Catalog, Events, StudioEvent, StudioState
 from .runner import AnswerCancelled, Runner, describe_error
+from .selection import Selection
 from .step_gate import Message
 from .trace_files import TraceFiles, last_session_path, recovered_path
 from .watching import Watching
@@ -57,6 +58,8 @@ class Studio:
         self.files = TraceFiles(self.store, self.events, lambda: self.runner.busy)
         #: Recording proxies and wrapped stdio sessions (the Proxy panel).
         self.watching = Watching(self.store, self.events.info)
+        #: What the person is looking at (one operation, one message), shared by every view.
+        self.selection = Selection()
         #: Secrets used to check signatures of an external server's states in the inspector.
         self.external_secrets: list[str] = []
         lint.attach(self.store)

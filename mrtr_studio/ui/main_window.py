@@ -73,7 +73,7 @@ class MainWindow(QMainWindow):
         self._shown = False
         self._restore_on_show = False
         self.setWindowTitle("MRTR Studio")
-        self.selection = Selection(self)
+        self.selection = Selection(self, model=studio.selection)  # the studio's own, bridged to Qt
         if interactive_answers:
             studio.answerer = GuiAnswerer(self)
         self.explorer = ServerExplorer(studio)

@@ -1,12 +1,14 @@
-"""What the person is looking at, shared by every view: one operation and one message.
+"""The Qt bridge of the shared selection (`studio/selection.py`): the same object, with Qt signals.
 
-Clicking an arrow, a log row or anything else calls `select_message`; every view listens to the
-signals, so a message picked anywhere is the message shown everywhere. Signals fire only on change,
-which keeps views that both set and follow the selection from looping.
+Views connect to `operationChanged` / `messageChanged` as Qt widgets do; the state and the rules (a
+change announced only when something changed) are the plain model's, so the window's selection can be
+the studio's own (`Studio.selection`) and Qt-free code reads and sets it too.
 """
 
 from PySide6.QtCore import QObject, Signal
 
+from ..studio.selection import Selection as SelectionModel
+from ..studio.selection import SelectionChanged
 from ..trace import TraceMessage
 
 
@@ -14,41 +16,34 @@ class Selection(QObject):
     operationChanged = Signal(str)  # operation id, "" for none
     messageChanged = Signal(int)  # message seq, -1 for none
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, parent: QObject | None = None, model: SelectionModel | None = None) -> None:
         super().__init__(parent)
-        self._operation = ""
-        self._message = -1
+        self.model = model if model is not None else SelectionModel()
+        unsubscribe = self.model.subscribe(self._changed)
+        self.destroyed.connect(lambda *_: unsubscribe())
+
+    def _changed(self, change: SelectionChanged) -> None:
+        if change.what == "operation":
+            self.operationChanged.emit(change.operation_id)
+        else:
+            self.messageChanged.emit(change.message_seq)
 
     @property
     def operation_id(self) -> str:
-        return self._operation
+        return self.model.operation_id
 
     @property
     def message_seq(self) -> int:
-        return self._message
+        return self.model.message_seq
 
     def select_operation(self, operation_id: str) -> None:
-        """Show another operation; the message selection is dropped when it belonged elsewhere."""
-        if operation_id == self._operation:
-            return
-        self._operation = operation_id
-        self.operationChanged.emit(operation_id)
-        if self._message != -1:
-            self._message = -1
-            self.messageChanged.emit(-1)
+        self.model.select_operation(operation_id)
 
     def select_message(self, seq: int, operation_id: str | None = None) -> None:
-        """Select one message (and its operation, when given, before the message signal fires)."""
-        if operation_id is not None and operation_id != self._operation:
-            self._operation = operation_id
-            self.operationChanged.emit(operation_id)
-        if seq != self._message:
-            self._message = seq
-            self.messageChanged.emit(seq)
+        self.model.select_message(seq, operation_id)
 
     def select(self, entry: TraceMessage) -> None:
-        self.select_message(entry.seq, entry.operation_id)
+        self.model.select(entry)
 
     def clear(self) -> None:
-        self.select_operation("")
-        self.select_message(-1)
+        self.model.clear()
