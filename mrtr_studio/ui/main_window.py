@@ -34,6 +34,7 @@ from .log import MessageLogView
 from .operations_view import OperationsView
 from .presentation import Presentation
 from .run_controls import RunControls
+from .screen_fit import FrameWatcher, fit_window
 from .selection import Selection
 from .server_explorer import ServerExplorer, Target
 from .state_inspector import StateInspector
@@ -70,6 +71,7 @@ class MainWindow(QMainWindow):
         self._available = available
         self._shown = False
         self._restore_on_show = False
+        self.frame_watcher = FrameWatcher(self, self.available_geometry)
         self.setWindowTitle("MRTR Studio")
         self.selection = Selection(self)
         if interactive_answers:
@@ -651,18 +653,8 @@ class MainWindow(QMainWindow):
         return screen.availableGeometry() if screen is not None else QRect(0, 0, 1280, 720)
 
     def fit_to_screen(self) -> None:
-        """Keep the window inside the available geometry (a saved one may come from a bigger screen)."""
-        room = self.available_geometry()
-        frame = self.frameGeometry()
-        extra_w, extra_h = frame.width() - self.width(), frame.height() - self.height()
-        width = min(self.width(), room.width() - extra_w)
-        height = min(self.height(), room.height() - extra_h)
-        if (width, height) != (self.width(), self.height()):
-            self.resize(width, height)
-        x = min(max(self.x(), room.left()), room.right() + 1 - width - extra_w)
-        y = min(max(self.y(), room.top()), room.bottom() + 1 - height - extra_h)
-        if (x, y) != (self.x(), self.y()):
-            self.move(x, y)
+        """Keep the window, frame included, inside the available geometry (a saved one may be bigger)."""
+        fit_window(self, self.available_geometry())
 
     def restore(self) -> None:
         s = self.settings
@@ -737,7 +729,7 @@ class MainWindow(QMainWindow):
             self.fit_to_screen()
             if self._restore_on_show:  # splitter sizes mean something only at the window's real size
                 self.workbench.restore(self.settings)
-            QTimer.singleShot(0, self.fit_to_screen)  # a window manager may add its frame a moment later
+            self.frame_watcher.start()  # a window manager adds its frame a moment later, unannounced
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save()
