@@ -75,7 +75,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("MRTR Studio")
         self.selection = Selection(self)
         if interactive_answers:
-            studio.answerer = GuiAnswerer(self)
+            studio.answerer = GuiAnswerer(self, auto_roots=self.answers_roots_automatically)
         self.explorer = ServerExplorer(studio)
         self.client_panel = ClientPanel(studio)
         self.arguments = ArgumentsPanel()
@@ -166,6 +166,9 @@ class MainWindow(QMainWindow):
             run.addAction(action)
         run.addSeparator()
         self.resume_action = self._add(run, "&Resume polling the selected task", self.resume_task)
+        self.auto_roots_action = self._add(run, "Answer roots/list &automatically", self._save_auto_roots)
+        self.auto_roots_action.setCheckable(True)  # off: the roots asked for are shown and confirmed
+        self.auto_roots_action.setChecked(self.settings.value("answers/auto_roots") in (True, "true"))
         tamper = bar.addMenu("&Tamper")
         for action in self.controls.tampers.values():
             tamper.addAction(action)
@@ -195,6 +198,12 @@ class MainWindow(QMainWindow):
             action.setCheckable(True)
             group.addAction(action)
             self.theme_actions[choice] = action
+
+    def answers_roots_automatically(self) -> bool:
+        return self.auto_roots_action.isChecked()
+
+    def _save_auto_roots(self) -> None:
+        self.settings.setValue("answers/auto_roots", self.auto_roots_action.isChecked())
 
     def _sync_view_menu(self) -> None:
         for key, action in self.panel_actions.items():

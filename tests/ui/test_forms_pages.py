@@ -226,7 +226,8 @@ ROOTS = [Root(uri="file:///home/user/projects/myproject", name="My Project")]
 
 
 def test_round_dialog_gathers_every_answer_into_one_retry(qtbot):
-    dialog = shown(qtbot, InputRoundDialog(round_requests(), "Demo", roots=ROOTS, opener=lambda url: True))
+    dialog = shown(qtbot, InputRoundDialog(round_requests(), "Demo", roots=ROOTS, auto_roots=True,
+                                           opener=lambda url: True))
     assert dialog.pending() == ["github_login", "capital_of_france", "connect"]  # roots answered automatically
     assert dialog.stack.currentWidget() is dialog.page("github_login")
     assert not dialog.submit_button.isEnabled()
@@ -269,7 +270,7 @@ def test_round_dialog_skip_auto_and_confirmed_roots(qtbot):
 
 def test_round_of_only_roots_submits_itself_after_the_caller_connects(qtbot):
     received = []
-    dialog = open_input_round({"r": {"method": "roots/list"}}, received.append, roots=ROOTS)
+    dialog = open_input_round({"r": {"method": "roots/list"}}, received.append, roots=ROOTS, auto_roots=True)
     qtbot.addWidget(dialog)
     qtbot.waitUntil(lambda: received != [])
     assert received == [{"r": {"roots": [{"uri": "file:///home/user/projects/myproject", "name": "My Project"}]}}]
@@ -286,7 +287,7 @@ def test_cancelling_the_round_emits_cancelled_once(qtbot):
 
 def test_ask_input_round_awaits_the_answers(qtbot):
     async def scenario():
-        task = asyncio.ensure_future(ask_input_round({"r": {"method": "roots/list"}}, roots=ROOTS))
+        task = asyncio.ensure_future(ask_input_round({"r": {"method": "roots/list"}}, roots=ROOTS, auto_roots=True))
         while not task.done():
             qtbot.wait(10)
             await asyncio.sleep(0)
