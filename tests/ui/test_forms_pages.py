@@ -357,3 +357,21 @@ def test_the_round_dialogs_request_list_shows_whole_labels_without_a_horizontal_
         assert rect.height() >= keys.fontMetrics().height() * len(item.text().splitlines())
         assert "—" in item.toolTip() and item.toolTip().startswith(item.text()[0])
     assert "elicitation/create (waiting)" in keys.item(0).text()
+
+
+@pytest.mark.parametrize("url", ["https://xn--mcp-exmple-0fb.com/connect", "http://mcp.example.com/connect",
+                                 "javascript:alert(1)"])
+def test_enter_on_a_suspicious_link_declines_and_never_opens_it(qtbot, url):
+    opened = []
+    dialog = shown(qtbot, InputRoundDialog({"connect": {"method": "elicitation/create", "params": {
+        "mode": "url", "message": "Sign in", "url": url}}}, "Demo", opener=opened.append))
+    page = dialog.page("connect")
+    assert page.decline_button.isDefault() and not page.open_button.isDefault()
+    with qtbot.waitSignal(dialog.submitted) as blocker:
+        qtbot.keyClick(dialog, Qt.Key.Key_Return)
+    assert opened == [] and blocker.args[0] == {"connect": {"action": "decline"}}
+
+
+def test_a_plain_link_keeps_open_as_the_first_button(qtbot):
+    page = url_page(qtbot, "https://mcp.example.com/ui", [])
+    assert not page.decline_button.isDefault()

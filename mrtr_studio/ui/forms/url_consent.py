@@ -91,6 +91,11 @@ class UrlConsentPage(ElicitAnswerPage):
         if not self.report.can_open:
             self.open_button.setToolTip(self.report.open_problem or "")
         self.done_button.setToolTip("I finished in the browser: answer accept")
+        if self.report.risky or not self.report.can_open:
+            # Enter must never open a suspicious link: Decline is the default, and the open button
+            # does not become the default on its own (auto-default) until it is clicked or focused.
+            self.open_button.setAutoDefault(False)
+            self.decline_button.setDefault(True)
         layout.addLayout(row)
         self.open_button.clicked.connect(self.open_url)
         self.copy_button.clicked.connect(self.copy_url)
