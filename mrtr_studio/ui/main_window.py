@@ -432,13 +432,25 @@ class MainWindow(QMainWindow):
             return False
         return True
 
+    def _tab_subject(self, step: bool) -> bool:
+        """F5/F10 on a teaching tab run (or step) that tab's subject, not the explorer's target."""
+        if self._teaching is None or self._teaching.tabs.currentWidget() is self.diagram:
+            return False
+        from .teaching.subject import run_subject
+
+        said = run_subject(self._teaching.tabs.currentWidget(), step)
+        if said is not None:
+            self.show_status(said)
+        return said is not None
+
     def run_clicked(self) -> None:
-        if self.studio.state == "idle":
+        if self.studio.state == "idle" and not self._tab_subject(step=False):
             self.launch(step=False)
 
     def step_clicked(self) -> None:
         if self.studio.state == "idle":
-            self.launch(step=True)
+            if not self._tab_subject(step=True):
+                self.launch(step=True)
         elif self.step_editor.commit():
             self.studio.step()
 
