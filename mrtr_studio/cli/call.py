@@ -225,6 +225,8 @@ def _run_call(args: argparse.Namespace) -> int:
             raise UsageError(f"--args must be a JSON object, not {args.args!r}")
         flags = parse_flags(args.caps)
         answers = R.AnswersFile.load(args.answers) if args.answers else None
+        if answers is not None:  # an answer that breaks its question's schema is sent, and said so
+            answers.warn = lambda line: print(f"mrtr-studio call: warning: {line}", file=sys.stderr)
         settings = ClientSettings(era=args.era, capabilities=flags, bearer_token=args.bearer, user=args.bearer or "",
                                   max_rounds=getattr(args, "max_rounds", 10), limits=limits_from(args))
         oauth_settings = oauth_settings_of(args)

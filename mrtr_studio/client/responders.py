@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
+from .answer_check import answer_warnings
 from .driver import Respond
 from .forms import default_result
 
@@ -103,6 +104,8 @@ class AnswersFile:
     """
 
     answers: dict[str, Any]
+    #: Told one line per answer that does not fit its question's schema (the answer is sent all the same).
+    warn: Callable[[str], None] | None = None
 
     @classmethod
     def load(cls, path: str | Path) -> "AnswersFile":
@@ -128,6 +131,9 @@ class AnswersFile:
         if found is None:
             raise UnansweredRequest(f"the answers file has no entry for {key!r} ({request.get('method')}) "
                                     "and no '*' fallback")
+        if self.warn is not None:
+            for line in answer_warnings(key, request, found):
+                self.warn(line)
         return found
 
 

@@ -1,11 +1,22 @@
 """The server's catalogue: tools, prompts, resources and resource templates with their handlers."""
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 Handler = Callable[..., Any]
+
+#: The `_meta` key a listing entry carries when it is a conformance fixture, so a client (the studio's
+#: explorer) can set fixtures apart without guessing from names.
+FIXTURE_META = "studio.mrtr/fixture"
+
+
+def _with_fixture_meta(entry: dict[str, Any], fixture: bool) -> dict[str, Any]:
+    if fixture:
+        entry["_meta"] = {FIXTURE_META: True}
+    return entry
 
 
 @dataclass
@@ -26,6 +37,8 @@ class ToolEntry:
     #: The tasks extension: "required" gets -32021 before the handler runs when the client did not
     #: declare `io.modelcontextprotocol/tasks`; "optional" tools may answer with a task when it did.
     task_support: str = "forbidden"
+    #: A fixture of the official conformance suite, not a tool a person came to try.
+    fixture: bool = False
 
     def wire(self) -> dict[str, Any]:
         tool: dict[str, Any] = {"name": self.name, "inputSchema": self.input_schema}
@@ -37,7 +50,7 @@ class ToolEntry:
             tool["annotations"] = self.annotations
         if self.output_schema:
             tool["outputSchema"] = self.output_schema
-        return tool
+        return _with_fixture_meta(tool, self.fixture)
 
 
 @dataclass
@@ -49,6 +62,7 @@ class PromptEntry:
     title: str | None = None
     inputs_need_state: bool | None = None
     single_use: bool = False
+    fixture: bool = False
 
     def wire(self) -> dict[str, Any]:
         prompt: dict[str, Any] = {"name": self.name}
@@ -58,7 +72,7 @@ class PromptEntry:
             prompt["description"] = self.description
         if self.arguments:
             prompt["arguments"] = self.arguments
-        return prompt
+        return _with_fixture_meta(prompt, self.fixture)
 
 
 _VARIABLE = re.compile(r"\{(\+?)([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -76,6 +90,7 @@ class ResourceEntry:
     title: str | None = None
     inputs_need_state: bool | None = None
     single_use: bool = False
+    fixture: bool = False
 
     @property
     def is_template(self) -> bool:
@@ -108,7 +123,7 @@ class ResourceEntry:
             entry["description"] = self.description
         if self.mime_type:
             entry["mimeType"] = self.mime_type
-        return entry
+        return _with_fixture_meta(entry, self.fixture)
 
 
 @dataclass
@@ -126,3 +141,17 @@ class Registry:
             if variables is not None:
                 return entry, variables
         return None
+
+
+@contextmanager
+def registering_fixtures(registry: Registry) -> Iterator[None]:
+    """Everything registered inside the block is a conformance fixture (`fixture=True`)."""
+    before = {id(entry) for entry in _entries(registry)}
+    yield
+    for entry in _entries(registry):
+        if id(entry) not in before:
+            entry.fixture = True
+
+
+def _entries(registry: Registry) -> list[ToolEntry | PromptEntry | ResourceEntry]:
+    return [*registry.tools.values(), *registry.prompts.values(), *registry.resources.values()]

@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from ..engine import McpServer, Request, Response, Session
+from ..engine.registry import registering_fixtures
 from .reference import register_reference_fixtures
 
 PREFIX = "test_input_required_result_"
@@ -165,6 +166,12 @@ EMPTY = {"type": "object", "properties": {}}
 
 
 def register_conformance_fixtures(server: McpServer) -> None:
+    """The suite's fixtures, each entry flagged `fixture` (the studio's explorer lists them apart)."""
+    with registering_fixtures(server.registry):
+        _register_fixtures(server)
+
+
+def _register_fixtures(server: McpServer) -> None:
     tools = [
         ("elicitation", elicitation, "MRTR: one elicitation (key user_name)."),
         ("sampling", sampling, "MRTR: one sampling request."),

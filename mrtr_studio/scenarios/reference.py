@@ -14,6 +14,7 @@ from typing import Any
 
 from ..engine import Era, McpServer, Request, Response, Session
 from ..engine.completion import choices
+from ..engine.registry import registering_fixtures
 from ..protocol.errors import INVALID_PARAMS, McpError
 
 #: A 1x1 red PNG and a minimal WAV file, both base64.
@@ -315,6 +316,12 @@ class WatchedResource:
 
 
 def register_reference_resources(server: McpServer) -> None:
+    """The suite's `test://` resources, flagged `fixture`."""
+    with registering_fixtures(server.registry):
+        _register_resources(server)
+
+
+def _register_resources(server: McpServer) -> None:
     """The suite's plain resources and template (registered before the demo's, see `build_demo_server`)."""
     server.resource("test://static-text", "static-text", "A static text resource for testing", "text/plain",
                     title="Static Text Resource")(static_text)

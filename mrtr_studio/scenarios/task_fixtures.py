@@ -164,3 +164,5 @@ def register_task_tools(server: McpServer) -> None:
     server.tool("multi_input", "A task that asks two questions at once.", task_support="optional")(multi_input)
     server.tool("test_tool_with_task", "Asks for a name (MRTR), then greets from a task.",
                 task_support="required")(tool_with_task)
+    for name in SUITE_TASK_TOOLS:  # the suite's, not the demo's: the explorer lists them apart
+        server.registry.tools[name].fixture = True

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .auth_arrows import auth_failed, auth_label, auth_party, auth_summary
+from .brief_json import brief, brief_members, clip
 from .model import Operation, TraceMessage, auth_exchange, params_of, result_of
 
 LANES = ("User", "Client", "Server")
@@ -81,12 +82,12 @@ STYLES: dict[str, Style] = {
     "input_required": Style("#a05e00", "dashdot", 2.0, "‖ input_required", "#f2b05a"),
     "complete": Style("#1e7b34", "dash", 2.0, "✔ complete", "#6fd68a"),
     "error": Style("#c0392b", "solid", 2.6, "✖ error", "#ff8a7a"),
-    "task": Style("#0b5c6b", "dashdot", 2.0, "⧗ task", "#7fd3e0"),
+    "task": Style("#0b5c6b", "dashdot", 2.0, "◷ task", "#7fd3e0"),
     "server_request": Style("#6a3d9a", "solid", 1.6, "↳ server request", "#c9a6f0"),
     "client_response": Style("#6a3d9a", "dot", 1.6, "↲ client response", "#c9a6f0"),
     "notification": Style("#6b6b6b", "dot", 1.2, "• notification", "#b0b0b0"),
     "invalid": Style("#c0392b", "dash", 1.6, "? invalid", "#ff8a7a"),
-    "interaction": Style("#2a7f8f", "dot", 1.4, "👤", "#6fcbdc"),
+    "interaction": Style("#2a7f8f", "dot", 1.4, "☺", "#6fcbdc"),
     "auth": Style("#8e2c6b", "dashdot", 1.4, "auth", "#f0a0d0"),
     "auth_failed": Style("#b0301f", "dashdot", 2.2, "auth ✖", "#ff8a7a"),
 }
@@ -164,12 +165,12 @@ def task_summary(result: dict[str, Any]) -> str | None:
         return None
     bits = [str(result["status"])]
     if isinstance(result.get("statusMessage"), str):
-        bits.append(result["statusMessage"][:80])
+        bits.append(clip(result["statusMessage"], 80))
     asked = _asked({"result": result})
     if asked:
         bits.append("asks " + asked)
     if isinstance(result.get("error"), dict):
-        bits.append(f"{result['error'].get('code')} {result['error'].get('message', '')}"[:80])
+        bits.append(clip(f"{result['error'].get('code')} {result['error'].get('message', '')}", 80))
     return " · ".join(bits)
 
 
@@ -183,7 +184,7 @@ def message_summary(entry: TraceMessage) -> str:
         text = task_summary(result) or ""
         inner = result.get("result")
         if isinstance(inner, dict):
-            text += " · " + next((str(i.get("text", ""))[:80] for i in inner.get("content") or []
+            text += " · " + next((clip(str(i.get("text", "")), 80) for i in inner.get("content") or []
                                   if isinstance(i, dict) and i.get("type") == "text"), "result")
         return text
     if entry.kind == "request" and entry.method in ("tasks/get", "tasks/cancel"):
@@ -192,7 +193,7 @@ def message_summary(entry: TraceMessage) -> str:
         params = params_of(message)
         bits = [str(params.get("name") or params.get("uri") or "")]
         if isinstance(params.get("arguments"), dict) and params["arguments"]:
-            bits.append(", ".join(f"{k}={v!r}" for k, v in list(params["arguments"].items())[:3]))
+            bits.append(brief_members(params["arguments"], 120))
         if isinstance(params.get("inputResponses"), dict):
             bits.append("answers: " + ", ".join(params["inputResponses"]))
         if "requestState" in params:
@@ -215,9 +216,9 @@ def message_summary(entry: TraceMessage) -> str:
             return "acknowledged (empty result)"
         for item in result.get("content") or []:
             if isinstance(item, dict) and item.get("type") == "text":
-                return str(item.get("text", ""))[:120]
-        return ", ".join(k for k in result if k != "_meta")[:120]
-    return repr(message)[:120]
+                return clip(str(item.get("text", "")), 120)
+        return clip(", ".join(k for k in result if k != "_meta"), 120)
+    return clip(brief(message), 120)
 
 
 class DiagramLayout:
@@ -426,8 +427,7 @@ class DiagramLayout:
 
 
 def _short(arguments: dict[str, Any]) -> str:
-    text = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
-    return text if len(text) <= 40 else text[:39] + "…"
+    return brief_members(arguments, 40, count=len(arguments))
 
 
 def layout_operation(operation: Operation | None, messages: list[TraceMessage],

@@ -8,7 +8,8 @@ the schema only warn, because sending them is sometimes the point.
 
 from typing import Any
 
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from ..client.forms.validation import validate_content
 from .forms.arguments_form import ArgumentsForm
@@ -16,6 +17,25 @@ from .server_explorer import Target
 from .tones import ERROR, WARNING, color_style
 
 NO_TARGET = "Pick a tool, prompt or resource in the server explorer."
+
+
+class SteadyScrollArea(QScrollArea):
+    """A scroll area whose size hints are the same whatever it holds (STEADY_LINES lines tall)."""
+
+    STEADY_LINES = 9
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+    def sizeHint(self) -> QSize:
+        metrics = self.fontMetrics()
+        return QSize(24 * metrics.averageCharWidth(), self.STEADY_LINES * metrics.lineSpacing())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(self.fontMetrics().averageCharWidth() * 12, 4 * self.fontMetrics().lineSpacing())
 
 
 class ArgumentsPanel(QWidget):
@@ -28,11 +48,20 @@ class ArgumentsPanel(QWidget):
         self.message = QLabel("")
         self.message.setObjectName("argumentsMessage")
         self.message.setWordWrap(True)
-        self.box = QVBoxLayout(self)
+        body = QWidget()
+        self.box = QVBoxLayout(body)
         self.box.setContentsMargins(4, 4, 4, 4)
         self.box.addWidget(self.title)
         self.box.addWidget(self.editor, 1)
         self.box.addWidget(self.message)
+        # The form scrolls inside a box of its own, whose size never depends on the target: a tool
+        # with many fields would otherwise shrink (or grow) the target list above between two clicks.
+        self.body = SteadyScrollArea()
+        self.body.setObjectName("argumentsBody")
+        self.body.setWidget(body)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.body)
         self._wire()
 
     # --- the target ------------------------------------------------------------------------------

@@ -98,7 +98,9 @@ class Workbench(QSplitter):
             section = CollapsibleSection(title, widget)
             section.setObjectName(f"section:{key}")
             self.sections[key] = section
-            column_layout.addWidget(section, 1 if index == 0 else 0)  # the first (the server's list) grows
+            # The first (the server's list) and the last (the arguments, whose form scrolls in a box
+            # of steady size) share the spare room: neither depends on the selected target.
+            column_layout.addWidget(section, 1 if index in (0, len(sections) - 1) else 0)
         column_layout.addStretch(0)  # the spare room when the first is folded
         self.side = scrolled(column, "sidePanel")
         self.centre = QScrollArea()

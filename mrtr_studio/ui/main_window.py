@@ -36,6 +36,7 @@ from .log import MessageLogView
 from .operations_view import OperationsView
 from .presentation import Presentation
 from .run_controls import RunControls
+from .screen_fit import FrameWatcher, fit_window
 from .selection import Selection
 from .server_explorer import ServerExplorer, Target
 from .state_inspector import StateInspector
@@ -72,10 +73,11 @@ class MainWindow(QMainWindow):
         self._available = available
         self._shown = False
         self._restore_on_show = False
+        self.frame_watcher = FrameWatcher(self, self.available_geometry)
         self.setWindowTitle("MRTR Studio")
         self.selection = Selection(self, model=studio.selection)  # the studio's own, bridged to Qt
         if interactive_answers:
-            studio.answerer = GuiAnswerer(self)
+            studio.answerer = GuiAnswerer(self, auto_roots=self.answers_roots_automatically)
         self.explorer = ServerExplorer(studio)
         self.client_panel = ClientPanel(studio)
         self.arguments = ArgumentsPanel()
@@ -167,6 +169,9 @@ class MainWindow(QMainWindow):
             run.addAction(action)
         run.addSeparator()
         self.resume_action = self._add(run, "&Resume polling the selected task", self.resume_task)
+        self.auto_roots_action = self._add(run, "Answer roots/list &automatically", self._save_auto_roots)
+        self.auto_roots_action.setCheckable(True)  # off: the roots asked for are shown and confirmed
+        self.auto_roots_action.setChecked(self.settings.value("answers/auto_roots") in (True, "true"))
         tamper = bar.addMenu("&Tamper")
         for action in self.controls.tampers.values():
             tamper.addAction(action)
@@ -196,6 +201,12 @@ class MainWindow(QMainWindow):
             action.setCheckable(True)
             group.addAction(action)
             self.theme_actions[choice] = action
+
+    def answers_roots_automatically(self) -> bool:
+        return self.auto_roots_action.isChecked()
+
+    def _save_auto_roots(self) -> None:
+        self.settings.setValue("answers/auto_roots", self.auto_roots_action.isChecked())
 
     def _sync_view_menu(self) -> None:
         for key, action in self.panel_actions.items():
@@ -425,13 +436,25 @@ class MainWindow(QMainWindow):
             return False
         return True
 
+    def _tab_subject(self, step: bool) -> bool:
+        """F5/F10 on a teaching tab run (or step) that tab's subject, not the explorer's target."""
+        if self._teaching is None or self._teaching.tabs.currentWidget() is self.diagram:
+            return False
+        from .teaching.subject import run_subject
+
+        said = run_subject(self._teaching.tabs.currentWidget(), step)
+        if said is not None:
+            self.show_status(said)
+        return said is not None
+
     def run_clicked(self) -> None:
-        if self.studio.state == "idle":
+        if self.studio.state == "idle" and not self._tab_subject(step=False):
             self.launch(step=False)
 
     def step_clicked(self) -> None:
         if self.studio.state == "idle":
-            self.launch(step=True)
+            if not self._tab_subject(step=True):
+                self.launch(step=True)
         elif self.step_editor.commit():
             self.studio.step()
 
@@ -656,18 +679,8 @@ class MainWindow(QMainWindow):
         return screen.availableGeometry() if screen is not None else QRect(0, 0, 1280, 720)
 
     def fit_to_screen(self) -> None:
-        """Keep the window inside the available geometry (a saved one may come from a bigger screen)."""
-        room = self.available_geometry()
-        frame = self.frameGeometry()
-        extra_w, extra_h = frame.width() - self.width(), frame.height() - self.height()
-        width = min(self.width(), room.width() - extra_w)
-        height = min(self.height(), room.height() - extra_h)
-        if (width, height) != (self.width(), self.height()):
-            self.resize(width, height)
-        x = min(max(self.x(), room.left()), room.right() + 1 - width - extra_w)
-        y = min(max(self.y(), room.top()), room.bottom() + 1 - height - extra_h)
-        if (x, y) != (self.x(), self.y()):
-            self.move(x, y)
+        """Keep the window, frame included, inside the available geometry (a saved one may be bigger)."""
+        fit_window(self, self.available_geometry())
 
     def restore(self) -> None:
         s = self.settings
@@ -742,7 +755,7 @@ class MainWindow(QMainWindow):
             self.fit_to_screen()
             if self._restore_on_show:  # splitter sizes mean something only at the window's real size
                 self.workbench.restore(self.settings)
-            QTimer.singleShot(0, self.fit_to_screen)  # a window manager may add its frame a moment later
+            self.frame_watcher.start()  # a window manager adds its frame a moment later, unannounced
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save()

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
@@ -31,10 +30,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..scenarios.task_fixtures import SUITE_TASK_TOOLS
+from ..engine.registry import FIXTURE_META
 from ..studio.controller import Catalog, Studio, StudioEvent
 from ..studio.server_entries import EMBEDDED, ServerEntry, http_entry, load_mcp_servers, stdio_entry
 from .async_bridge import spawn
+from .elided_label import ElidedLabel
 
 KINDS = (("embedded", "Embedded engine"), ("http", "Streamable HTTP"), ("stdio", "stdio command"))
 _VARIABLE = re.compile(r"\{[+#./;?&]?([A-Za-z0-9_]+)\*?\}")
@@ -86,14 +86,14 @@ def targets_of(catalog: Catalog) -> dict[str, list[Target]]:
     }
 
 
-#: How the conformance suite names its fixtures: `test_*` tools and prompts, `test://` resources, one SEP-1613 tool.
-FIXTURE_PREFIXES = ("test_", "test://", "json_schema_2020_12")
+FIXTURES_GROUP = "Conformance fixtures"
 
 
-def is_fixture(name: str, embedded: bool = False) -> bool:
-    """A conformance fixture: named by the suite's prefixes anywhere, or one of the embedded engine's
-    task fixtures (whose plain names only mean "fixture" on the studio's own server)."""
-    return name.startswith(FIXTURE_PREFIXES) or (embedded and name in SUITE_TASK_TOOLS)
+def is_fixture(target: Target) -> bool:
+    """A conformance fixture: its server flagged the listing entry (`_meta`, set from the registry's
+    `fixture` flag), so a fixture is known by what the server says, not guessed from its name."""
+    meta = target.raw.get("_meta")
+    return isinstance(meta, dict) and meta.get(FIXTURE_META) is True
 
 
 NAME_SHARE = 0.65
@@ -141,9 +141,8 @@ class ServerExplorer(QWidget):
         self.import_button = QToolButton()  # narrower than a push button: one row with Connect
         self.import_button.setText("Import…")
         self.import_button.setToolTip("Import servers from an mcpServers JSON file (also in the File menu)")
-        self.status = QLabel("Not connected.")
+        self.status = ElidedLabel("Not connected.")  # one line always: the list below must not move
         self.status.setObjectName("connectionStatus")
-        self.status.setWordWrap(True)
         self.tree = TargetTree()
         self.tree.setHeaderLabels(["Name", "Description"])
         self.tree.setItemDelegateForColumn(0, MiddleElided(self.tree))
@@ -311,23 +310,35 @@ class ServerExplorer(QWidget):
         name = catalog.server_info.get("name") or catalog.server
         problems = f" — {len(catalog.problems)} problem(s), see Problems" if catalog.problems else ""
         self.status.setText(f"Connected: {name} ({catalog.era}){problems}")
-        embedded = self.studio.entry.kind == "embedded"
+        fixtures: dict[str, list[Target]] = {}
         for group, targets in targets_of(catalog).items():
-            top = QTreeWidgetItem(self.tree, [f"{group} ({len(targets)})"])
-            # The conformance suite's fixtures come after the tools people came for, dimmed.
-            for target in sorted(targets, key=lambda t: is_fixture(t.name, embedded)):
-                item = QTreeWidgetItem(top, [target.name, target.description])
-                item.setData(0, Qt.ItemDataRole.UserRole, target)
-                item.setToolTip(0, target.name)
-                item.setToolTip(1, target.description[:2000])
-                if is_fixture(target.name, embedded):
-                    for column in (0, 1):
-                        item.setForeground(column, QBrush(QColor("#888888")))
-                    item.setToolTip(0, f"{target.name}\nA fixture of the official conformance suite")
-            top.setExpanded(True)
+            plain = [t for t in targets if not is_fixture(t)]
+            fixtures[group] = [t for t in targets if is_fixture(t)]
+            self._add_group(self.tree.invisibleRootItem(), group, plain, expanded=True)
+        if any(fixtures.values()):  # the suite's fixtures, folded away: the list shows what people came for
+            holder = QTreeWidgetItem(self.tree, [f"{FIXTURES_GROUP} ({sum(map(len, fixtures.values()))})"])
+            holder.setToolTip(0, "Fixtures of the official conformance suite, flagged so by the server")
+            for group, targets in fixtures.items():
+                if targets:
+                    self._add_group(holder, group, targets, expanded=True, dimmed=True)
+            holder.setExpanded(False)
         self.fit_names()
         if previous is not None:
             self.select(previous.name, previous.kind)
+
+    def _add_group(self, parent: QTreeWidgetItem, group: str, targets: list[Target], *, expanded: bool,
+                   dimmed: bool = False) -> None:
+        top = QTreeWidgetItem(parent, [f"{group} ({len(targets)})"])
+        for target in targets:
+            item = QTreeWidgetItem(top, [target.name, target.description])
+            item.setData(0, Qt.ItemDataRole.UserRole, target)
+            item.setToolTip(0, target.name)
+            item.setToolTip(1, target.description[:2000])
+            if dimmed:
+                for column in (0, 1):
+                    item.setForeground(column, QBrush(QColor("#888888")))
+                item.setToolTip(0, f"{target.name}\nA fixture of the official conformance suite")
+        top.setExpanded(expanded)
 
     def fit_names(self) -> None:
         """Names as wide as they need, within NAME_SHARE of the width (the rest elide, whole in tooltips)."""
@@ -341,16 +352,26 @@ class ServerExplorer(QWidget):
         self.fit_names()
 
     def items(self) -> list[QTreeWidgetItem]:
+        """Every target's row, the folded fixtures' too, in the tree's order."""
         found: list[QTreeWidgetItem] = []
-        for i in range(self.tree.topLevelItemCount()):
-            top = self.tree.topLevelItem(i)
-            found += [child for j in range(top.childCount()) if (child := top.child(j)) is not None]
+        stack = [self.tree.topLevelItem(i) for i in reversed(range(self.tree.topLevelItemCount()))]
+        while stack:
+            item = stack.pop()
+            if item is None:
+                continue
+            if isinstance(item.data(0, Qt.ItemDataRole.UserRole), Target):
+                found.append(item)
+            stack += [item.child(j) for j in reversed(range(item.childCount()))]
         return found
 
     def select(self, name: str, kind: str | None = None) -> bool:
         for item in self.items():
             target = item.data(0, Qt.ItemDataRole.UserRole)
             if target.name == name and (kind is None or target.kind == kind):
+                parent = item.parent()
+                while parent is not None:  # a fixture picked by name unfolds its group
+                    parent.setExpanded(True)
+                    parent = parent.parent()
                 self.tree.setCurrentItem(item)
                 return True
         return False

@@ -215,8 +215,9 @@ EVERY_FEATURE = {
 def test_every_feature_filled_through_the_widgets(qtbot):
     page = make_page(qtbot, {"message": "Tell me everything", "requestedSchema": EVERY_FEATURE})
     form = page.form
-    # a required number shows its minimum and that is what is sent unless changed
-    assert form.content() == {"email": "a@example.com", "age": 18, "ok": True, "hex": "#f00", "tags": []}
+    # a required number without a default starts empty: nothing is sent that the person did not give
+    assert form.content() == {"email": "a@example.com", "ok": True, "hex": "#f00", "tags": []}
+    assert form.editor("age").spin.text() == "" and "age" in form.validate()
     type_into(qtbot, form.editor("name").line, "Ann")
     type_into(qtbot, form.editor("email").line, "ann@example.org")
     type_into(qtbot, form.editor("site").line, "https://ann.example.org/")
@@ -398,7 +399,7 @@ def test_a_catastrophic_pattern_does_not_hang_the_form(qtbot):
 
 # --- what the person sees is what is checked; nothing jumps; Tab goes through the fields first ----
 
-def test_a_required_date_that_shows_a_value_is_provided(qtbot):
+def test_a_required_date_or_number_without_default_starts_empty_and_what_it_shows_is_sent(qtbot):
     schema = {"type": "object", "properties": {"when": {"type": "string", "format": "date", "title": "When"},
                                                "at": {"type": "string", "format": "date-time"},
                                                "n": {"type": "integer", "minimum": 3}},
@@ -406,11 +407,27 @@ def test_a_required_date_that_shows_a_value_is_provided(qtbot):
     page = make_page(qtbot, {"message": "m", "requestedSchema": schema})
     form = page.form
     assert all(form.editor(key).provided.isHidden() for key in ("when", "at", "n"))  # no box to tick
+    assert form.editor("when").edit.text().strip() == "" and form.editor("n").spin.text() == ""
+    assert set(form.validate()) == {"when", "at", "n"}  # empty, so the validator asks for each
+    qtbot.mouseClick(page.accept_button, Qt.MouseButton.LeftButton)
+    assert form.error_text("when") != ""  # not sent: asked for
+    qtbot.mouseClick(form.editor("when").edit, Qt.MouseButton.LeftButton)  # a click starts it at today
+    qtbot.mouseClick(form.editor("at").edit, Qt.MouseButton.LeftButton)
+    form.editor("n").spin.stepUp()  # the first step from empty shows the minimum
+    assert form.editor("n").spin.text() == "3"
     assert form.validate() == {}
-    assert form.error_text("when") == ""
     shown = form.editor("when").edit.date().toString("yyyy-MM-dd")
     content = press_accept(qtbot, page)["content"]
     assert content["when"] == shown and content["n"] == 3 and content["at"].endswith("Z")
+
+
+def test_a_required_integer_typed_at_its_minimum_is_sent(qtbot):
+    schema = {"type": "object", "properties": {"age": {"type": "integer", "title": "Age", "minimum": 18}},
+              "required": ["age"]}
+    page = make_page(qtbot, {"message": "m", "requestedSchema": schema})
+    assert page.form.content() == {}
+    set_spin(qtbot, page.form.editor("age"), "18")  # the very value the empty box holds underneath
+    assert press_accept(qtbot, page)["content"] == {"age": 18}
 
 
 def test_inline_errors_do_not_move_the_fields_or_buttons(qtbot):

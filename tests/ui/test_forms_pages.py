@@ -90,7 +90,7 @@ def test_each_risky_url_kind_shows_its_warning(qtbot, url, code, text):
 def test_enter_never_opens_a_suspicious_or_blocked_link(qtbot, url):
     opened = []
     page = url_page(qtbot, url, opened)
-    assert page.copy_button.isDefault() and not page.open_button.isDefault()
+    assert page.decline_button.isDefault() and not page.open_button.isDefault()
     assert not page.open_button.autoDefault()
     assert page.open_button.isEnabled() == url.startswith("http")
     page.open_button.setFocus()  # even with focus on it, Open is not what Enter presses by default
@@ -105,7 +105,7 @@ def test_enter_in_the_round_dialog_does_not_open_a_suspicious_link(qtbot):
                                                           "url": "https://xn--pple-43d.com/login"}}
     dialog = shown(qtbot, InputRoundDialog({"k": request}, "Demo", opener=recorder(opened)))
     (page,) = dialog.findChildren(UrlConsentPage)
-    assert page.copy_button.isDefault() and not page.open_button.isDefault()
+    assert page.decline_button.isDefault() and not page.open_button.isDefault()
     qtbot.keyClick(dialog, Qt.Key.Key_Return)
     assert opened == []
 
@@ -252,7 +252,8 @@ ROOTS = [Root(uri="file:///home/user/projects/myproject", name="My Project")]
 
 
 def test_round_dialog_gathers_every_answer_into_one_retry(qtbot):
-    dialog = shown(qtbot, InputRoundDialog(round_requests(), "Demo", roots=ROOTS, opener=lambda url: True))
+    dialog = shown(qtbot, InputRoundDialog(round_requests(), "Demo", roots=ROOTS, auto_roots=True,
+                                           opener=lambda url: True))
     assert dialog.pending() == ["github_login", "capital_of_france", "connect"]  # roots answered automatically
     assert dialog.stack.currentWidget() is dialog.page("github_login")
     assert not dialog.submit_button.isEnabled()
@@ -295,7 +296,7 @@ def test_round_dialog_skip_auto_and_confirmed_roots(qtbot):
 
 def test_round_of_only_roots_submits_itself_after_the_caller_connects(qtbot):
     received = []
-    dialog = open_input_round({"r": {"method": "roots/list"}}, received.append, roots=ROOTS)
+    dialog = open_input_round({"r": {"method": "roots/list"}}, received.append, roots=ROOTS, auto_roots=True)
     qtbot.addWidget(dialog)
     qtbot.waitUntil(lambda: received != [])
     assert received == [{"r": {"roots": [{"uri": "file:///home/user/projects/myproject", "name": "My Project"}]}}]
@@ -312,7 +313,7 @@ def test_cancelling_the_round_emits_cancelled_once(qtbot):
 
 def test_ask_input_round_awaits_the_answers(qtbot):
     async def scenario():
-        task = asyncio.ensure_future(ask_input_round({"r": {"method": "roots/list"}}, roots=ROOTS))
+        task = asyncio.ensure_future(ask_input_round({"r": {"method": "roots/list"}}, roots=ROOTS, auto_roots=True))
         while not task.done():
             qtbot.wait(10)
             await asyncio.sleep(0)
@@ -382,3 +383,21 @@ def test_the_round_dialogs_request_list_shows_whole_labels_without_a_horizontal_
         assert rect.height() >= keys.fontMetrics().height() * len(item.text().splitlines())
         assert "—" in item.toolTip() and item.toolTip().startswith(item.text()[0])
     assert "elicitation/create (waiting)" in keys.item(0).text()
+
+
+@pytest.mark.parametrize("url", ["https://xn--mcp-exmple-0fb.com/connect", "http://mcp.example.com/connect",
+                                 "javascript:alert(1)"])
+def test_enter_on_a_suspicious_link_declines_and_never_opens_it(qtbot, url):
+    opened = []
+    dialog = shown(qtbot, InputRoundDialog({"connect": {"method": "elicitation/create", "params": {
+        "mode": "url", "message": "Sign in", "url": url}}}, "Demo", opener=opened.append))
+    page = dialog.page("connect")
+    assert page.decline_button.isDefault() and not page.open_button.isDefault()
+    with qtbot.waitSignal(dialog.submitted) as blocker:
+        qtbot.keyClick(dialog, Qt.Key.Key_Return)
+    assert opened == [] and blocker.args[0] == {"connect": {"action": "decline"}}
+
+
+def test_a_plain_link_keeps_open_as_the_first_button(qtbot):
+    page = url_page(qtbot, "https://mcp.example.com/ui", [])
+    assert not page.decline_button.isDefault()

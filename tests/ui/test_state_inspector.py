@@ -118,7 +118,7 @@ def test_every_payload_field_is_named_by_its_meaning(qtbot) -> None:  # type: ig
     widget, selection = inspector(qtbot, store, FakeStudio())
     selection.select(store.messages_of(op.id)[1])
     payload = decode(store.messages_of(op.id)[1].message["result"]["requestState"]).payload
-    assert set(payload) == set(PAYLOAD_FIELDS)  # every payload key docs/architecture.md lists has a name and an explanation
+    assert set(payload) == set(PAYLOAD_FIELDS)  # every payload key has a name and a reason
     labels = [widget.payload_table.item(r, 0).text() for r in range(widget.payload_table.rowCount())]
     assert labels == [PAYLOAD_FIELDS[key][0] for key in payload]
     assert {"arguments digest (a)", "principal (p)", "asked inputs (k)", "issued at (iat)"} <= set(labels)

@@ -46,7 +46,7 @@ def wrap(text: str, metrics: QFontMetricsF, width: float, max_lines: int) -> lis
     """Greedy word wrap into at most `max_lines` lines of `width`; what does not fit ends in "…"."""
     lines: list[str] = []
     current = ""
-    words = text.split(" ")
+    words = text.split()  # a peer's newlines and tabs are spaces here: one line is one line
     for index, word in enumerate(words):
         candidate = f"{current} {word}" if current else word
         if metrics.horizontalAdvance(candidate) <= width or not current:
@@ -54,12 +54,14 @@ def wrap(text: str, metrics: QFontMetricsF, width: float, max_lines: int) -> lis
             continue
         lines.append(current)
         current = word
-        if len(lines) == max_lines - 1:
+        if len(lines) >= max_lines - 1:
             current = " ".join(words[index:])
             break
     if current:
         lines.append(current)
-    return [metrics.elidedText(line, Qt.TextElideMode.ElideRight, width) for line in lines[:max_lines]]
+    if len(lines) > max_lines:  # the rest joins the last line, whose elision then shows the cut
+        lines = [*lines[: max_lines - 1], " ".join(lines[max_lines - 1 :])]
+    return [metrics.elidedText(line, Qt.TextElideMode.ElideRight, width) for line in lines]
 
 
 class ArrowItem(QGraphicsItem):

@@ -3,7 +3,8 @@
 Spin boxes and date editors always hold some value, so optional ones get a "Provide a value"
 check box: editing the value ticks it, unticking it leaves the field out of the answer. A required
 one has no such box: the value it shows is the value sent (what the person sees is what the
-validator checks, never "This field is required" next to a visible date). Number
+validator checks, never "This field is required" next to a visible date); a required number
+without a default starts blank, so no number is sent that the person did not give. Number
 ranges are deliberately not clamped to the schema: a server's out-of-range default stays visible
 and the validator explains the limit next to the field instead of keystrokes being swallowed.
 """
@@ -18,18 +19,18 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDateEdit,
     QDateTimeEdit,
-    QDoubleSpinBox,
     QHBoxLayout,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPlainTextEdit,
-    QSpinBox,
     QWidget,
 )
 
 from mrtr_studio.client.forms.schema_fields import FieldSpec
 from mrtr_studio.protocol.wire_json import MAX_DEPTH, depth_of
+
+from .blank_editors import BlankDate, BlankDoubleSpinBox, BlankSpinBox
 
 UNSET: Any = type("Unset", (), {"__repr__": lambda self: "UNSET"})()
 _PLACEHOLDERS = {"email": "name@example.com", "uri": "https://example.com/", "date": "YYYY-MM-DD",
@@ -108,23 +109,26 @@ class _Optional(FieldEditor):
 
 
 class NumberEditor(_Optional):
+    """A spin box; a required one without a default starts blank (nothing sent until the person answers)."""
+
     def __init__(self, spec: FieldSpec, parent: QWidget | None = None) -> None:
         super().__init__(spec, parent)
-        self.spin: QSpinBox | QDoubleSpinBox
+        start = spec.minimum if spec.minimum is not None else 0
+        self.spin: BlankSpinBox | BlankDoubleSpinBox
         if spec.kind == "integer":
-            self.spin = QSpinBox(self)
+            self.spin = BlankSpinBox(int(start), self)
             self.spin.setRange(-INT_LIMIT, INT_LIMIT)
         else:
-            self.spin = QDoubleSpinBox(self)
+            self.spin = BlankDoubleSpinBox(float(start), self)
             self.spin.setRange(-DOUBLE_LIMIT, DOUBLE_LIMIT)
             self.spin.setDecimals(_decimals(spec))
-        start = spec.minimum if spec.minimum is not None else 0
         self.spin.setValue(start)  # type: ignore[arg-type]
         self.spin.valueChanged.connect(self._touched)
         self._add_value_widget(self.spin)
+        self.spin.set_blank(spec.required)  # a default, when there is one, is written over it
 
     def read(self) -> tuple[Any, str | None]:
-        if not self.is_provided():
+        if not self.is_provided() or self.spin.blank:
             return UNSET, None
         value = self.spin.value()
         if isinstance(value, float) and value.is_integer():
@@ -132,10 +136,12 @@ class NumberEditor(_Optional):
         return value, None
 
     def write(self, value: Any) -> None:
-        if isinstance(value, int | float) and not isinstance(value, bool):
+        given = isinstance(value, int | float) and not isinstance(value, bool)
+        if given:
             self.spin.blockSignals(True)
-            self.spin.setValue(value)  # type: ignore[arg-type]
+            self.spin.setValue(value)
             self.spin.blockSignals(False)
+        self.spin.set_blank(self.spec.required and not given)
         self._set_provided(value is not UNSET and value is not None)
 
 
@@ -162,11 +168,14 @@ class DateEditor(_Optional):
             self.edit.setDisplayFormat("yyyy-MM-dd")
             self.edit.setDate(QDate.currentDate())
         self.edit.setCalendarPopup(True)
+        self.blank = BlankDate(self.edit) if spec.required else None  # no date the person did not give
+        if self.blank is not None:
+            self.blank.set_blank()
         self.edit.dateTimeChanged.connect(self._touched)
         self._add_value_widget(self.edit)
 
     def read(self) -> tuple[Any, str | None]:
-        if not self.is_provided():
+        if not self.is_provided() or (self.blank is not None and self.blank.blank):
             return UNSET, None
         if self.with_time:
             return self.edit.dateTime().toUTC().toString("yyyy-MM-ddTHH:mm:ssZ"), None
@@ -181,6 +190,8 @@ class DateEditor(_Optional):
         self.edit.blockSignals(True)
         if parsed is not None and parsed.isValid():
             self.edit.setDateTime(parsed.toUTC() if self.with_time else parsed)
+        elif self.blank is not None:
+            self.blank.set_blank()
         self.edit.blockSignals(False)
         self._set_provided(parsed is not None and parsed.isValid())
 

@@ -2,7 +2,9 @@
 
 MRTR batches a round's questions into one InputRequiredResult and expects every answer in one
 retry, so the person sees them side by side: a list of keys (with status) beside a stack of
-pages. roots/list can be answered automatically from the configured roots. Nothing here blocks:
+pages. roots/list is shown and confirmed like any other request (which folders a server may see is
+the person's call); `auto_roots=True`, an explicit setting, answers it from the configured roots
+without asking. Nothing here blocks:
 the dialog emits `submitted(inputResponses)` or `cancelled()`; `open_input_round` shows it
 non-modally and `ask_input_round` awaits it from asyncio (qasync) code.
 """
@@ -88,7 +90,7 @@ class InputRoundDialog(QDialog):
     cancelled = Signal()
 
     def __init__(self, input_requests: dict[str, Any], server_name: str = "",
-                 roots: list[Root] | None = None, auto_roots: bool = True, auto_submit: bool = True,
+                 roots: list[Root] | None = None, auto_roots: bool = False, auto_submit: bool = True,
                  parent: QWidget | None = None, opener: Callable[[QUrl], bool] | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(f"Input requested by {server_name or 'the server'}")

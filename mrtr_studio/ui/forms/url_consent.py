@@ -88,13 +88,14 @@ class UrlConsentPage(ElicitAnswerPage):
         row, buttons = action_buttons(self, open_text, "Co&py link", "Do&ne", "&Decline", "&Cancel")
         self.open_button, self.copy_button, self.done_button, self.decline_button, self.cancel_button = buttons
         self.open_button.setEnabled(self.report.can_open)
-        if self.report.risky or not self.report.can_open:
-            # Enter must not open a suspicious link: Copy is the default, Open needs a deliberate click.
-            self.open_button.setAutoDefault(False)
-            self.copy_button.setDefault(True)
         if not self.report.can_open:
             self.open_button.setToolTip(self.report.open_problem or "")
         self.done_button.setToolTip("I finished in the browser: answer accept")
+        if self.report.risky or not self.report.can_open:
+            # Enter must never open a suspicious link: Decline is the default, and the open button
+            # does not become the default on its own (auto-default) until it is clicked or focused.
+            self.open_button.setAutoDefault(False)
+            self.decline_button.setDefault(True)
         layout.addLayout(row)
         self.open_button.clicked.connect(self.open_url)
         self.copy_button.clicked.connect(self.copy_url)

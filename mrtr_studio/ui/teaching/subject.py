@@ -1,0 +1,32 @@
+"""What Run (F5) and Step (F10) act on: the subject of the tab that is showing.
+
+Why: on the Lessons tab F5 ran the explorer's tool, not the lesson on the screen. The window's run
+keys now ask the showing teaching view first; only the Flow tab (no teaching view) runs the
+explorer's target. Each view keeps its own meaning of "run" (the lesson, the lab's tampered retry,
+both eras side by side, the cluster's round trip) and of "step" where it has one.
+"""
+
+from typing import Any
+
+from PySide6.QtWidgets import QWidget
+
+from .cluster_view import ClusterView
+from .lesson_view import LessonView
+
+
+def run_subject(view: QWidget | None, step: bool) -> str | None:
+    """Run (or step) what `view` teaches and say what happened; None when `view` is not a teaching
+    view (the Flow tab), so the caller runs the explorer's target instead."""
+    if isinstance(view, LessonView):
+        if step:
+            view.step()
+            return f"Stepped the lesson “{view.lesson().title}”."
+        started = view.start()
+        return f"Running the lesson “{view.lesson().title}”." if started is not None else "The lesson is running."
+    if isinstance(view, ClusterView):
+        view.run()
+        return "Running the cluster's round trip."
+    start: Any = getattr(view, "start", None)
+    if view is None or not callable(start):
+        return None
+    return "Started." if start() is not None else "Already running."
