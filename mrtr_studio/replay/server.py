@@ -49,7 +49,8 @@ def _placeholder(session: Session, request: Request, response: Response) -> None
 
 class ReplayServer(McpServer):
     def __init__(self, flows: list[RecordedFlow], mode: StateMode = "verbatim", strict: bool = True,
-                 options: ServerOptions | None = None, log: Log | None = None, name: str = "mrtr-studio-replay") -> None:
+                 options: ServerOptions | None = None, log: Log | None = None,
+                 name: str = "mrtr-studio-replay") -> None:
         super().__init__(name=name, options=options)
         self.options.mrtr.explain_rejections = True
         self.mode: StateMode = mode
@@ -144,7 +145,8 @@ class ReplayServer(McpServer):
                 state = "resigned"
             else:
                 state = "verbatim"
-        meta = body.get("_meta") if isinstance(body.get("_meta"), dict) else {}
+        meta = body.get("_meta")
+        meta = meta if isinstance(meta, dict) else {}
         body["_meta"] = {**meta, REPLAY_META: {"operation": self.matcher.flows[position.flow].operation_id,
                                                "round": position.round, "requestState": state}}
         return body, state
