@@ -6,7 +6,8 @@ import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CORE = ["protocol", "engine", "client", "transport", "auth", "trace", "scenarios", "cli", "studio", "teaching", "replay"]
+CORE = ["protocol", "engine", "client", "transport", "auth", "trace", "scenarios", "cli", "studio", "teaching",
+        "replay"]
 
 
 def test_core_imports_with_pyside6_blocked() -> None:
