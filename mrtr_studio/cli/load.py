@@ -48,13 +48,15 @@ def run_load(args: argparse.Namespace) -> int:
             raise ValueError(f"--args must be a JSON object, not {args.args!r}")
         if not args.url.startswith(("http://", "https://")):
             raise ValueError(f"URL must be http(s)://…, not {args.url!r}")
+        if args.client == "raw" and not args.url.startswith("http://"):
+            raise ValueError("--client raw speaks http:// only; use --client httpx for https://")
         answers = AnswersFile.load(args.answers) if args.answers else None
     except ValueError as exc:
         print(f"mrtr-studio load: {exc}", file=sys.stderr)
         return 2
     plan = LoadPlan(args.url, args.tool, arguments, args.concurrency, args.duration, args.rate, answers,
                     args.bearer, args.timeout)
-    report = asyncio.run(LoadRun(plan).run())
+    report = asyncio.run(LoadRun(plan, client=args.client).run())
     if args.json:
         print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:

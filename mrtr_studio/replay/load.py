@@ -1,6 +1,6 @@
 """Real MRTR flows under load: each flow runs all its rounds through the one round-trip machine, the
-answers from an answers file (or the studio's automatic answers), over one httpx.AsyncClient whose
-connection pool holds one keep-alive connection per worker.
+answers from an answers file (or the studio's automatic answers), over one lean keep-alive HTTP/1.1
+connection per worker (https: one httpx.AsyncClient with a connection pool; see `Poster`).
 
 Measured: flows per second, p50/p90/p99 per round and for the whole flow (milliseconds from sending
 a round to having its answer parsed), errors by JSON-RPC code and `data.reason` (expired, replayed,
@@ -24,8 +24,8 @@ from ..protocol import wire_json
 from ..protocol.roundtrip import Failed, NeedInput, RoundTrip, Send
 from ..protocol.versions import MODERN_VERSION
 from ..transport.http_client import modern_headers
+from ..transport.raw_http import RawConnection
 from ..transport.sse import dumps
-from ..transport.sse_reader import SseParser
 
 Message = dict[str, Any]
 META = {"io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
@@ -116,54 +116,83 @@ def error_label(error: Any) -> str:
     return f"{error.get('code')}" + (f" {reason}" if isinstance(reason, str) else "")
 
 
-class Poster:
-    """POSTs one JSON-RPC message on the shared client; the answer (JSON or SSE) read within the bounds."""
+def decode_answer(status: int, content_type: str, body: bytes, msg_id: Any, limit: int) -> Message:
+    """The JSON-RPC response in a POST's answer: the JSON body, or the event stream's `data:` that answers
+    `msg_id` (notifications before it are skipped)."""
+    kind = content_type.split(";")[0].strip().lower()
+    texts = [line[5:].strip() for line in body.splitlines() if line.startswith(b"data:")] \
+        if kind == "text/event-stream" else [body]
+    for text in texts:
+        try:
+            message = wire_json.loads(text, max_bytes=limit)
+        except wire_json.WireJsonError as exc:
+            if kind != "text/event-stream":
+                raise HttpProblem(f"http {status}", f"not JSON: {exc}") from None
+            continue
+        if isinstance(message, dict) and "method" not in message and (kind != "text/event-stream"
+                                                                      or message.get("id") == msg_id):
+            return message
+    raise HttpProblem(f"http {status}", "the answer holds no JSON-RPC response")
 
-    def __init__(self, plan: LoadPlan, client: httpx.AsyncClient) -> None:
+
+class Poster:
+    """POSTs one JSON-RPC message; the answer read within the size and time bounds. Plain http goes on
+    lean keep-alive connections, one per worker (transport/raw_http: httpx would be the bottleneck);
+    https, or `client="httpx"`, on one shared httpx.AsyncClient with a connection pool."""
+
+    def __init__(self, plan: LoadPlan, client: str = "auto") -> None:
         self.plan = plan
-        self.client = client
         self.base = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
         if plan.bearer:
             self.base["Authorization"] = f"Bearer {plan.bearer}"
+        self.raw = client == "raw" or (client == "auto" and plan.url.startswith("http://"))
+        self.http: httpx.AsyncClient | None = None
+        self.pool: asyncio.Queue[RawConnection] = asyncio.Queue()
+        if self.raw:
+            for _ in range(plan.concurrency):
+                self.pool.put_nowait(RawConnection(plan.url, plan.max_body_bytes))
+        else:
+            limits = httpx.Limits(max_connections=plan.concurrency, max_keepalive_connections=plan.concurrency)
+            self.http = httpx.AsyncClient(limits=limits, timeout=plan.timeout)
 
     async def __call__(self, message: Message) -> tuple[Message, str | None]:
         headers = {**self.base, **modern_headers(message)}
-        async with asyncio.timeout(self.plan.timeout), self.client.stream(
-                "POST", self.plan.url, content=dumps(message), headers=headers) as response:
-            node = response.headers.get(NODE_HEADER)
-            kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
-            if kind == "text/event-stream":
-                return await self._from_stream(response, message.get("id")), node
+        async with asyncio.timeout(self.plan.timeout):
+            status, answer_headers, body = await (self._raw(message, headers) if self.raw
+                                                  else self._httpx(message, headers))
+        answer = decode_answer(status, answer_headers.get("content-type", ""), body, message.get("id"),
+                               self.plan.max_body_bytes)
+        return answer, answer_headers.get(NODE_HEADER)
+
+    async def _raw(self, message: Message, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+        connection = await self.pool.get()
+        try:
+            response = await connection.post(dumps(message), headers)
+        finally:
+            self.pool.put_nowait(connection)
+        return response.status, response.headers, response.body
+
+    async def _httpx(self, message: Message, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+        assert self.http is not None
+        async with self.http.stream("POST", self.plan.url, content=dumps(message), headers=headers) as response:
             data = bytearray()
             async for chunk in response.aiter_raw():
                 data += chunk
                 if len(data) > self.plan.max_body_bytes:
                     raise HttpProblem("too large", f"an answer over {self.plan.max_body_bytes} bytes")
-        try:
-            answer = wire_json.loads(bytes(data), max_bytes=self.plan.max_body_bytes)
-        except wire_json.WireJsonError as exc:
-            raise HttpProblem(f"http {response.status_code}", f"not JSON: {exc}") from None
-        if not isinstance(answer, dict):
-            raise HttpProblem(f"http {response.status_code}", "the answer is not a JSON-RPC response")
-        return answer, node
+            return response.status_code, dict(response.headers), bytes(data)
 
-    async def _from_stream(self, response: httpx.Response, msg_id: Any) -> Message:
-        parser = SseParser(self.plan.max_body_bytes)
-        async for event in parser.events(response.aiter_raw()):
-            if not event.has_data:
-                continue
-            try:
-                message = wire_json.loads(event.data, max_bytes=self.plan.max_body_bytes)
-            except wire_json.WireJsonError:
-                continue
-            if isinstance(message, dict) and message.get("id") == msg_id and "method" not in message:
-                return message
-        raise HttpProblem(f"http {response.status_code}", "the event stream ended without the answer")
+    async def aclose(self) -> None:
+        if self.http is not None:
+            await self.http.aclose()
+        while not self.pool.empty():
+            await self.pool.get_nowait().close()
 
 
 class LoadRun:
-    def __init__(self, plan: LoadPlan, clock: Callable[[], float] = time.perf_counter) -> None:
+    def __init__(self, plan: LoadPlan, clock: Callable[[], float] = time.perf_counter, client: str = "auto") -> None:
         self.plan = plan
+        self.client = client
         self.clock = clock
         self.report = LoadReport(plan)
         self._started = 0
@@ -199,7 +228,7 @@ class LoadRun:
             except HttpProblem as problem:
                 self._failed(problem.label, node)
                 return
-            except (httpx.HTTPError, TimeoutError, OSError) as exc:
+            except (httpx.HTTPError, TimeoutError, OSError, asyncio.IncompleteReadError) as exc:
                 self._failed(f"transport {type(exc).__name__}", node)
                 return
             elapsed = (self.clock() - sent) * 1000
@@ -232,9 +261,8 @@ class LoadRun:
 
     async def run(self) -> LoadReport:
         plan = self.plan
-        limits = httpx.Limits(max_connections=plan.concurrency, max_keepalive_connections=plan.concurrency)
-        async with httpx.AsyncClient(limits=limits, timeout=plan.timeout) as client:
-            post = Poster(plan, client)
+        post = Poster(plan, self.client)
+        try:
             began = self.clock()
             deadline = began + plan.duration
 
@@ -254,4 +282,6 @@ class LoadRun:
 
             await asyncio.gather(*(worker() for _ in range(plan.concurrency)))
             self.report.seconds = self.clock() - began
+        finally:
+            await post.aclose()
         return self.report

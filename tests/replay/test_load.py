@@ -47,9 +47,11 @@ def test_percentiles_are_measured_values_by_nearest_rank() -> None:
     assert percentiles([]) == {"count": 0}
 
 
-def test_against_a_known_delay_every_round_takes_at_least_the_delay() -> None:
+@pytest.mark.parametrize("client", ["raw", "httpx"])
+def test_against_a_known_delay_every_round_takes_at_least_the_delay(client: str) -> None:
     with floor_server("--delay-ms", "40") as url:
-        status, report = load(url, "--tool", "delete_file", "--concurrency", "4", "--duration", "1")
+        status, report = load(url, "--tool", "delete_file", "--concurrency", "4", "--duration", "1",
+                              "--client", client)
     assert status == 0
     assert report["failed"] == 0 and report["completed"] >= 4
     assert set(report["rounds"]) == {"1", "2"}
