@@ -114,10 +114,11 @@ class Matcher:
         """A first call (no state, no answers): the next recorded flow that starts like it."""
         return self._choose(incoming, [Position(i, 1) for i in range(len(self.flows))], "first")
 
-    def retry_without_state(self, incoming: Incoming) -> Position | Mismatch:
-        """A retry with answers but no requestState: a recorded retry whose previous answer sent no state."""
+    def retry_without_state(self, incoming: Incoming, any_state: bool = False) -> Position | Mismatch:
+        """A retry with answers but no requestState: a recorded retry whose previous answer sent no state
+        (`any_state`: any recorded retry, for a state the recording never issued, matched loosely)."""
         candidates = [Position(i, r.number) for i, flow in enumerate(self.flows) for r in flow.rounds
-                      if r.number > 1 and flow.rounds[r.number - 2].state is None]
+                      if r.number > 1 and (any_state or flow.rounds[r.number - 2].state is None)]
         return self._choose(incoming, candidates, "retry")
 
     def after(self, previous: Position, incoming: Incoming) -> Position | Mismatch:

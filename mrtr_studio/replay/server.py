@@ -107,7 +107,7 @@ class ReplayServer(McpServer):
         previous = self._resigned(token, binding) if self.mode == "resign" else self._states.get(token)
         if previous is None:
             if not self.matcher.strict:  # loose: a state the recording never issued, matched by its answers
-                return self.matcher.retry_without_state(incoming)
+                return self.matcher.retry_without_state(incoming, any_state=True)
             raise invalid_state("unknown", "this requestState is not one the recording issued", True)
         return self.matcher.after(previous, incoming)
 
