@@ -64,6 +64,21 @@ def modern_headers(message: dict[str, Any],
     return headers
 
 
+def server_timing_ms(value: str | None) -> float | None:
+    """The first `dur=` of a Server-Timing header (the server's own milliseconds), None when absent or odd."""
+    if not value or len(value) > 1024:
+        return None
+    for part in value.split(",")[0].split(";")[1:]:
+        name, _, number = part.strip().partition("=")
+        if name.strip().lower() == "dur":
+            try:
+                found = float(number.strip().strip('"'))
+            except ValueError:
+                return None
+            return found if 0 <= found < 1e9 else None
+    return None
+
+
 def is_modern(message: dict[str, Any]) -> bool:
     params = message.get("params")
     return isinstance(params, dict) and isinstance(params.get("_meta"), dict) \
@@ -297,7 +312,9 @@ class HttpClientTransport:
 
     def _meta(self, response: httpx.Response) -> dict[str, Any]:
         content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
-        return {"transport": "http", "http_status": response.status_code, "content_type": content_type}
+        meta = {"transport": "http", "http_status": response.status_code, "content_type": content_type}
+        server_ms = server_timing_ms(response.headers.get("server-timing"))
+        return meta if server_ms is None else {**meta, "server_ms": server_ms}
 
     # --- reading, bounded ----------------------------------------------------------------------
 
