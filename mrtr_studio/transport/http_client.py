@@ -41,6 +41,7 @@ from .base import (
     TransportLimits,
 )
 from .patience import IdleWindow, Progress
+from .server_timing import server_timing_ms
 from .sse_reader import SseParser, SseTooLarge
 
 ACCEPT = "application/json, text/event-stream"
@@ -62,21 +63,6 @@ def modern_headers(message: dict[str, Any],
     if message["method"] == "tools/call" and header_params and params.get("name") in header_params:
         headers.update(param_headers.headers_for(header_params[params["name"]], params.get("arguments")))
     return headers
-
-
-def server_timing_ms(value: str | None) -> float | None:
-    """The first `dur=` of a Server-Timing header (the server's own milliseconds), None when absent or odd."""
-    if not value or len(value) > 1024:
-        return None
-    for part in value.split(",")[0].split(";")[1:]:
-        name, _, number = part.strip().partition("=")
-        if name.strip().lower() == "dur":
-            try:
-                found = float(number.strip().strip('"'))
-            except ValueError:
-                return None
-            return found if 0 <= found < 1e9 else None
-    return None
 
 
 def is_modern(message: dict[str, Any]) -> bool:

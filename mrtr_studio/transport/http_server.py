@@ -39,6 +39,7 @@ from ..trace.redaction import DEFAULT
 from .base import Tap
 from .body_deadlines import BodyDeadlines
 from .legacy_sessions import LegacySessions
+from .server_timing import server_timing
 from .sse import Receive, Reply, Send, dumps, send_bytes
 
 #: Modern error codes and the HTTP status the 2026-07-28 transport gives them.
@@ -281,9 +282,7 @@ class McpHttpApp:
         assert response is not None
         self._emit("server->client", response)
         status = STATUS_OF_CODE.get(response["error"]["code"], 200) if modern and "error" in response else 200
-        # The server's own time (W3C Server-Timing): the waterfall tells it apart from the network's.
-        timing = b"mcp;dur=%.3f" % ((time.perf_counter() - began) * 1000)
-        await reply.finish(response, status, [(b"server-timing", timing)])
+        await reply.finish(response, status, [server_timing((time.perf_counter() - began) * 1000)])
 
     def _header_params(self, message: dict[str, Any]) -> list[param_headers.HeaderParam]:
         """The tool's `x-mcp-header` parameters (cached per tool); none for other methods or unknown tools."""

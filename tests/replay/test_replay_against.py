@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.replay.processes import command, environment
+from tests.replay.processes import command, environment, replay_server
 from tests.transport.serve_process import serve
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
@@ -61,3 +61,24 @@ def test_bad_input_is_a_one_line_usage_error(sdk_recording: Path, tmp_path: Path
     assert wrong_url.returncode == 2 and wrong_url.stderr.startswith("mrtr-studio replay: --against must be")
     missing = replay(tmp_path / "none.mrtr.json", "http://127.0.0.1:9/mcp")
     assert missing.returncode == 2 and len(missing.stderr.splitlines()) == 1
+
+
+def test_a_call_trace_replayed_against_its_own_replay_server_is_the_same(tmp_path: Path) -> None:
+    """Recorded by the studio's own client (`call --trace`), served back re-signed, played again: no difference."""
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps({"environment": {"action": "accept", "content": {"environment": "staging"}},
+                                   "version": {"action": "accept", "content": {"version": "2.0.0"}},
+                                   "*": {"action": "accept", "content": {"confirm": True}}}))
+    trace = tmp_path / "call.mrtr.json"
+    with serve() as served:
+        recorded = subprocess.run(command("call", served.url, "--tool", "deploy_wizard", "--answers", str(answers),
+                                          "--trace", str(trace)), env=environment(), capture_output=True, text=True,
+                                  timeout=60, stdin=subprocess.DEVNULL)
+    assert recorded.returncode == 0, recorded.stderr
+    with replay_server(trace, "--state", "resign") as replaying:
+        done = replay(trace, replaying.url, "--exit-code", "--json")
+        replaying.stop()
+    assert done.returncode == 0, done.stdout + done.stderr
+    (flow,) = json.loads(done.stdout)["flows"]
+    assert (flow["flow"], flow["outcome"], len(flow["rounds"])) == ("tools/call deploy_wizard", "complete", 4)
+    assert "round 3: input_required (requestState resigned)" in replaying.stderr

@@ -8,8 +8,9 @@ import pytest
 
 from mrtr_studio.scenarios.demo import build_demo_server
 from mrtr_studio.transport.base import Tap
-from mrtr_studio.transport.http_client import HttpClientTransport, server_timing_ms
+from mrtr_studio.transport.http_client import HttpClientTransport
 from mrtr_studio.transport.http_host import ServerThread
+from mrtr_studio.transport.server_timing import server_timing_ms
 
 CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "delete_file", "arguments": {"path": "/a"},
