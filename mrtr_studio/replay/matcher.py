@@ -90,7 +90,7 @@ class Matcher:
     def __init__(self, flows: list[RecordedFlow], strict: bool = True) -> None:
         self.flows = flows
         self.strict = strict
-        self._turns: dict[str, int] = {}
+        self._turns: dict[tuple[object, ...], int] = {}
 
     def round_at(self, position: Position) -> RecordedRound:
         return self.flows[position.flow].rounds[position.round - 1]
@@ -145,7 +145,7 @@ class Matcher:
             return self._mismatch(incoming, nearest, self.differences(incoming, self.round_at(nearest)))
         exact = [p for p in fits if canonical(incoming.arguments) == canonical(arguments_of(self.round_at(p).request))]
         pool = exact or fits
-        key = canonical([turn, incoming.method, incoming.target, incoming.arguments, sorted(incoming.answered)])
+        key = (turn, *pool)  # by the recorded rounds that fit: bounded by the recording, whatever clients send
         turn_number = self._turns.get(key, 0)
         self._turns[key] = turn_number + 1
         return pool[turn_number % len(pool)]

@@ -15,7 +15,6 @@ since a trace keeps only MRTR operations: each tool accepts any object.
 import copy
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..engine import McpServer, ServerOptions, Session
@@ -34,15 +33,6 @@ REPLAY_META = "mrtr-studio/replay"
 Log = Callable[[str], None]
 
 
-@dataclass(frozen=True)
-class Answered:
-    """What the server answered one request with (for the log line and the tests)."""
-
-    position: Position
-    kind: str
-    state: str  # "verbatim", "resigned" or "none"
-
-
 def _placeholder(session: Session, request: Request, response: Response) -> None:
     raise McpError(INVALID_PARAMS, "replayed targets are answered from the recording")
 
@@ -56,7 +46,6 @@ class ReplayServer(McpServer):
         self.mode: StateMode = mode
         self.matcher = Matcher(flows, strict=strict)
         self.log = log
-        self.answered: list[Answered] = []
         self._states: dict[str, Position] = {}
         for index, flow in enumerate(flows):
             for recorded in flow.rounds:
@@ -92,7 +81,6 @@ class ReplayServer(McpServer):
                 request = exchange.request
                 await self.send_request(session.id, str(request.get("method")), request.get("params") or {})
         body, state = self._answer(recorded, found, binding)
-        self.answered.append(Answered(found, recorded.kind, state))
         flow = self.matcher.flows[found.flow]
         self._say(f"{flow.label} round {found.round}: {recorded.kind}" + ("" if state == "none" else
                                                                           f" (requestState {state})"))
