@@ -7,7 +7,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CORE = ["protocol", "engine", "client", "transport", "auth", "trace", "scenarios", "cli", "studio", "teaching",
-        "states", "stores"]
+        "states", "stores", "replay"]
 
 
 def test_core_imports_with_pyside6_blocked() -> None:

@@ -14,6 +14,7 @@ from .flags.own import (
     add_wrap_config_parser,
     add_wrap_parser,
 )
+from .flags.replay import add_load_parser, add_replay_parser, add_replay_server_parser
 from .flags.state import DEFAULT_STATE_TTL, SECRET_ENV, SECRET_HELP, add_decode_flags, secrets_from, state_ttl
 
 
@@ -79,6 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_wrap_parser(commands)
     add_wrap_config_parser(commands)
     add_check_client_parser(commands)
+    add_replay_server_parser(commands)
+    add_replay_parser(commands)
+    add_load_parser(commands)
 
     state = commands.add_parser("state", help="requestState tools")
     state_commands = state.add_subparsers(dest="state_command", required=True)
@@ -132,11 +136,30 @@ def main(argv: Sequence[str] | None = None, gui: Callable[[argparse.Namespace], 
         return run_check(args)
     if args.command == "state":
         return state_decode(args)
+    if args.command in REPLAY_COMMANDS:
+        return replay_command(args)
     if gui is None:
         print("mrtr-studio: the GUI is not available from here; run `mrtr-studio` or `python -m mrtr_studio`",
               file=sys.stderr)
         return 2
     return gui(args)
+
+
+REPLAY_COMMANDS = ("replay-server", "replay", "load")
+
+
+def replay_command(args: argparse.Namespace) -> int:
+    if args.command == "replay-server":
+        from .replay_server import run_replay_server
+
+        return run_replay_server(args)
+    if args.command == "replay":
+        from .replay import run_replay
+
+        return run_replay(args)
+    from .load import run_load
+
+    return run_load(args)
 
 
 def state_decode(args: argparse.Namespace) -> int:

@@ -1,7 +1,7 @@
 """A task across nodes: `long_report` created on node 0, polled on node 1, answered and followed to its
 end on node 2 — and which node served each request.
 
-The client is the studio's own task follower (`client.tasks.follow_task`, declaring the
+The client is the studio's own task follower (`client.task_follower.follow_task`, declaring the
 `io.modelcontextprotocol/tasks` extension); only its dispatch is special: it sends each request to
 the node its step names, or to one load-balancer URL (HAProxy picks the node and names it in
 `X-Served-By`). With a shared store every node knows the task; with per-node memory node 1 does

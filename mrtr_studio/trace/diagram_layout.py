@@ -260,6 +260,10 @@ class DiagramLayout:
     def height(self) -> float:
         return self._y + ROW / 2
 
+    def set_bottom(self, y: float) -> None:
+        """Where the next row goes (the waterfall moves rows to their time, trace/waterfall.py)."""
+        self._y = y
+
     def _row(self) -> float:
         y = self._y
         self._y += ROW

@@ -41,6 +41,7 @@ from .base import (
     TransportLimits,
 )
 from .patience import IdleWindow, Progress
+from .server_timing import server_timing_ms
 from .sse_reader import SseParser, SseTooLarge
 
 ACCEPT = "application/json, text/event-stream"
@@ -297,7 +298,9 @@ class HttpClientTransport:
 
     def _meta(self, response: httpx.Response) -> dict[str, Any]:
         content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
-        return {"transport": "http", "http_status": response.status_code, "content_type": content_type}
+        meta = {"transport": "http", "http_status": response.status_code, "content_type": content_type}
+        server_ms = server_timing_ms(response.headers.get("server-timing"))
+        return meta if server_ms is None else {**meta, "server_ms": server_ms}
 
     # --- reading, bounded ----------------------------------------------------------------------
 

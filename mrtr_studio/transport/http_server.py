@@ -15,6 +15,7 @@ import asyncio
 import contextvars
 import hmac
 import itertools
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +39,7 @@ from ..trace.redaction import DEFAULT
 from .base import Tap
 from .body_deadlines import BodyDeadlines
 from .legacy_sessions import LegacySessions
+from .server_timing import server_timing
 from .sse import Receive, Reply, Send, dumps, send_bytes
 
 #: Modern error codes and the HTTP status the 2026-07-28 transport gives them.
@@ -269,6 +271,7 @@ class McpHttpApp:
         """Run the engine; anything sent before the response (notifications, legacy requests) streams."""
         reply = Reply(send, receive)
         emit = reply.event if self.tap is None else self._tapped(reply)
+        began = time.perf_counter()
         try:
             response = await self.server.handle(message, session, _notifier(emit), outbound=emit)
         except BaseException:
@@ -279,7 +282,7 @@ class McpHttpApp:
         assert response is not None
         self._emit("server->client", response)
         status = STATUS_OF_CODE.get(response["error"]["code"], 200) if modern and "error" in response else 200
-        await reply.finish(response, status)
+        await reply.finish(response, status, [server_timing((time.perf_counter() - began) * 1000)])
 
     def _header_params(self, message: dict[str, Any]) -> list[param_headers.HeaderParam]:
         """The tool's `x-mcp-header` parameters (cached per tool); none for other methods or unknown tools."""

@@ -59,14 +59,17 @@ class Reply:
                 await self._start_stream()
             await self._send({"type": "http.response.body", "body": sse_frame(message), "more_body": True})
 
-    async def finish(self, message: dict[str, Any], status: int = 200) -> None:
-        """The final response: the last SSE event (which ends the stream) or the whole JSON body."""
+    async def finish(self, message: dict[str, Any], status: int = 200,
+                     extra: list[tuple[bytes, bytes]] | None = None) -> None:
+        """The final response: the last SSE event (which ends the stream) or the whole JSON body (with
+        `extra` headers, such as the Server-Timing only known now)."""
         async with self._lock:
             self._stop_watching()
             if self.streaming:
                 await self._send({"type": "http.response.body", "body": sse_frame(message)})
             else:
-                await send_bytes(self._send, status, dumps(message), headers=self._headers)
+                await send_bytes(self._send, status, dumps(message),
+                                 headers=self._headers + extra if extra else self._headers)
 
     async def _start_stream(self) -> None:
         self.streaming = True

@@ -39,11 +39,13 @@ from ...trace.diagram_layout import (
     natural_width,
     spread_lanes,
 )
+from ...trace.waterfall import to_time_scale
 from ..selection import Selection
 from ..store_bridge import StoreBridge
 from . import export
 from .items import ACTIVATION_W, ArrowItem, LaneHeaderItem
 from .palette import PALETTE_EVENTS, DiagramColours
+from .waterfall_items import WaterfallItems
 from .zoom import ZoomableCanvas, forward_zoom_keys
 
 PRESENTATION_ZOOM = 1.5
@@ -108,6 +110,7 @@ class SequenceDiagramView(QWidget):
         self._rebuild_pending = False
         self._relayout_pending = False
         self.presenting = False
+        self.waterfall: WaterfallItems | None = None
         self._build_toolbar()
         box = QVBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
@@ -137,6 +140,10 @@ class SequenceDiagramView(QWidget):
         self.toolbar.addWidget(self.zoom_label)
         for action in (self.zoom_in_action, self.reset_zoom_action, self.fit_action):
             self.toolbar.addAction(action)
+        self.waterfall_action = self._action("Time to scale", "Waterfall: the vertical axis in ms; user, network "
+                                             "and server time told apart (exports too)", self.rebuild)
+        self.waterfall_action.setCheckable(True)
+        self.toolbar.addAction(self.waterfall_action)
         self.toolbar.addSeparator()
         self.png_action = QAction("Export PNG…", self)
         self.png_action.triggered.connect(lambda: self._export("PNG image (*.png)", "png"))
@@ -223,6 +230,9 @@ class SequenceDiagramView(QWidget):
         elif self._rebuild_pending or self.layout_model is None:
             return
         elif event.kind == "message_added" and event.message and event.message.operation_id == self.operation_id:
+            if self.waterfall is not None:  # rows move with time: drawn again, not appended
+                self._schedule_rebuild()
+                return
             self._draw(self.layout_model.add(event.message))
         elif event.kind == "operation_updated" and event.operation and event.operation.id == self.operation_id:
             for arrow in self.layout_model.refresh_answers():
@@ -240,6 +250,7 @@ class SequenceDiagramView(QWidget):
         """Draw the shown operation from scratch (a new operation was selected, or a file opened)."""
         self._rebuild_pending = False
         self.scene.clear()
+        self.waterfall = None
         self.arrow_items.clear()
         self._items.clear()
         self._arrows = []
@@ -256,12 +267,24 @@ class SequenceDiagramView(QWidget):
             self._set_title("No operation yet: run a tool, prompt or resource.")
             self._fit_scene()
             return
-        self._draw(Change(added=list(self.layout_model.arrows)))
-        for entry in self.store.messages_of(operation.id):
-            self._draw(self.layout_model.add(entry))
+        if self.waterfall_action.isChecked():
+            self._draw_to_scale(self.layout_model, self.store.messages_of(operation.id))
+        else:
+            self._draw(Change(added=list(self.layout_model.arrows)))
+            for entry in self.store.messages_of(operation.id):
+                self._draw(self.layout_model.add(entry))
         self._update_title()
         self._highlight(self.selection.message_seq)
         self.canvas.refit()
+
+    def _draw_to_scale(self, layout: DiagramLayout, messages: list[Any]) -> None:
+        """The waterfall (trace/waterfall.py): the whole layout first, moved to its times, then drawn."""
+        for entry in messages:
+            layout.add(entry)
+        timed = to_time_scale(layout, messages)
+        self._draw(Change(added=[*layout.arrows, *layout.activations, *layout.separators]))
+        self.waterfall = WaterfallItems(self.scene, timed, self.geometry_now, self.colours)
+        self._fit_scene()
 
     def set_lanes(self, lanes: tuple[str, ...]) -> None:
         """The lanes drawn before any message (the Cluster view: one per node); redraws at once."""
@@ -374,6 +397,9 @@ class SequenceDiagramView(QWidget):
             item = self._items.get(id(activation))
             if isinstance(item, QGraphicsRectItem):
                 self._place_activation(activation, item)
+        if self.waterfall is not None:
+            height += 24  # the legend's line
+            self.waterfall.place(self.geometry_now, height)
         self.scene.setSceneRect(QRectF(0, 0, self.geometry_now.width, height + 10))
         self.place_header()
 
