@@ -1,6 +1,6 @@
 """`make bench`: open a 100,000-message trace (`.mrtr.json`) and report time and peak memory.
 
-The trace is synthetic (trace/synthetic.py: 25,000 two-round delete_file flows), saved once by the
+The trace is synthetic (tools/synthetic_trace.py: 25,000 two-round delete_file flows), saved once by the
 studio's own writer, then opened in a fresh process per measurement so the peak RSS is the load's own
 (interpreter and imports included, reported separately). Also measured: the same trace in the
 pretty-printed layout older studios wrote (read whole, not record by record), and opened by a

@@ -13,6 +13,7 @@ one typed emitter (`subscribe`). See docs/architecture.md.
 """
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ..client.auto_answers import auto_respond
@@ -25,8 +26,10 @@ from .auth_log import AuthLog
 from .connection import Connection, TransportFactory
 from .embedded import EmbeddedEngine
 from .events import Catalog, Events, StudioEvent, StudioState
+from .exports import export_flow
 from .runner import AnswerCancelled, Runner, describe_error
 from .selection import Selection
+from .server_entries import ServerEntry
 from .step_gate import Message
 from .trace_files import TraceFiles, last_session_path, recovered_path
 from .watching import Watching
@@ -163,6 +166,18 @@ class Studio:
     start_autosave = _forward("files", "start_autosave")
     discard_recovered = _forward("files", "discard_recovered")
     reopen_last_session = _forward("files", "reopen_last_session")
+    clear_trace = _forward("files", "clear_trace")
+    undo_clear = _forward("files", "undo_clear")
+
+    def export_flow(self, operation_id: str, path: str | Path) -> Path:
+        """One flow as an HTML page (or Markdown for a `.md` path), written 0600."""
+        return export_flow(self.store, operation_id, path)
+
+    async def connect_and_start(self, entry: ServerEntry, method: str, target: str,
+                                arguments: dict[str, Any]) -> None:
+        """Run again where an operation ran: connect to its server first, then run it (when connected)."""
+        if await self.connect(entry) is not None:
+            self.runner.start(method, target, arguments)
 
     async def close(self) -> None:
         await self.runner.stop_and_wait()

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from ..trace import Operation, TraceMessage, TraceStore, files
 from ..trace.autosave import Autosave, merged, recover, set_aside
@@ -41,6 +41,34 @@ class TraceFiles:
         self.recovered_ids: set[str] = set()
         self._recovered_file: Path | None = None
         self._crashed_source: FileRef | None = None
+        #: What Clear took away, for Undo: the operations, the messages and the file they came from.
+        self._cleared: tuple[list[Operation], list[TraceMessage], Any] | None = None
+
+    def clear_trace(self) -> int:
+        """Empty the trace, keeping what was there so that `undo_clear` can bring it back; how many
+        operations were cleared. ValueError while an operation runs."""
+        self._check_idle("clearing the trace")
+        store = self.store
+        if not store.operations:
+            return 0
+        self._cleared = (list(store.operations), list(store.messages), store.origin)
+        store.clear()
+        return len(self._cleared[0])
+
+    @property
+    def can_undo_clear(self) -> bool:
+        return self._cleared is not None
+
+    def undo_clear(self) -> int:
+        """Bring back what Clear took, with anything run since; the file referenced, not copied."""
+        if self._cleared is None:
+            return 0
+        operations, messages, origin = self._cleared
+        self._cleared = None
+        store = self.store
+        keep = (list(store.operations), list(store.messages))  # anything run since the clear stays too
+        store.load(operations + keep[0], messages + keep[1], origin)
+        return len(operations)
 
     def save_trace(self, path: str | Path) -> Path:
         """Save the whole trace; the journal then references the saved file instead of holding it."""

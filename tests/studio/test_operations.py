@@ -5,7 +5,7 @@ from mrtr_studio.studio.json_diff import json_diff
 from mrtr_studio.studio.operations import OperationsIndex, RunSettings, format_duration
 from mrtr_studio.studio.served_engine import LABEL
 from mrtr_studio.trace import TraceStore
-from mrtr_studio.trace.synthetic import synthetic_trace
+from tools.synthetic_trace import synthetic_trace
 
 
 def indexed(store: TraceStore) -> OperationsIndex:

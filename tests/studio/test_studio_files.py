@@ -9,7 +9,7 @@ import pytest
 from mrtr_studio.studio.controller import Studio, last_session_path
 from mrtr_studio.trace import files
 from mrtr_studio.trace.file_format import TraceFileError
-from mrtr_studio.trace.synthetic import synthetic_trace
+from tools.synthetic_trace import synthetic_trace
 
 pytestmark = pytest.mark.anyio
 

@@ -9,7 +9,7 @@ import pytest
 
 from mrtr_studio.studio.controller import Studio
 from mrtr_studio.trace import TraceStore, autosave, files
-from mrtr_studio.trace.synthetic import synthetic_trace
+from tools.synthetic_trace import synthetic_trace
 
 from .test_studio_files import run_delete
 
