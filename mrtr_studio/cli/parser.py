@@ -5,6 +5,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from .flags.auth import add_oauth_flags, add_serve_auth_flags
+from .flags.data import add_diff_parser, add_list_parser, add_run_parser, add_trace_parser
 from .flags.own import (
     add_check_client_parser,
     add_check_parser,
@@ -78,6 +79,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_wrap_parser(commands)
     add_wrap_config_parser(commands)
     add_check_client_parser(commands)
+    add_trace_parser(commands)
+    add_list_parser(commands)
+    add_diff_parser(commands)
+    add_run_parser(commands)
 
     state = commands.add_parser("state", help="requestState tools")
     state_commands = state.add_subparsers(dest="state_command", required=True)
@@ -127,6 +132,10 @@ def main(argv: Sequence[str] | None = None, gui: Callable[[argparse.Namespace], 
         return run_check(args)
     if args.command == "state":
         return state_decode(args)
+    if args.command in ("trace", "list", "diff", "run"):
+        from .data_commands import run_data_command
+
+        return run_data_command(args)
     if gui is None:
         print("mrtr-studio: the GUI is not available from here; run `mrtr-studio` or `python -m mrtr_studio`",
               file=sys.stderr)

@@ -297,7 +297,8 @@ class HttpClientTransport:
 
     def _meta(self, response: httpx.Response) -> dict[str, Any]:
         content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
-        return {"transport": "http", "http_status": response.status_code, "content_type": content_type}
+        return {"transport": "http", "http_status": response.status_code, "content_type": content_type,
+                "response_headers": DEFAULT.headers(dict(response.headers))}  # masked: HAR exports show them
 
     # --- reading, bounded ----------------------------------------------------------------------
 
