@@ -59,7 +59,8 @@ class FilterError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Term:
-    """`field OP value`; `number` holds the value of int, duration (ms) and size (bytes) fields."""
+    """`field OP value`; `position` is where the value starts; `number` holds the value of int,
+    duration (ms) and size (bytes) fields."""
 
     field: str
     comparator: Comparator
