@@ -3,8 +3,14 @@ imported only when its command runs, so `mrtr-studio serve` never loads protobuf
 
 import argparse
 
+from .pipes import quiet_broken_pipe
+
 
 def run_data_command(args: argparse.Namespace) -> int:
+    return quiet_broken_pipe(lambda: _run(args))
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.command == "trace":
         from .trace_cmd import run_trace
 
