@@ -15,6 +15,7 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from ..protocol.roundtrip import MRTR_FIELDS
 from ..protocol.versions import META_CLIENT_CAPABILITIES
@@ -51,7 +52,8 @@ def recorded_request(entry: TraceMessage, operation: Operation | None = None,
         path = entry.transport.get("http_path")
         server = operation.server if operation is not None else ""
         if isinstance(path, str) and server.startswith(("http://", "https://")):
-            url = server.split("/", 3)[0] + "//" + server.split("/", 3)[2] + path
+            parts = urlsplit(server)  # a proxy's recording: the path it was asked for, on its upstream
+            url = f"{parts.scheme}://{parts.netloc}{path}"
         else:
             transport = entry.transport.get("transport") or "unknown"
             raise CopyError(f"message {entry.seq} went over {transport}, not HTTP: copy it as `call` instead")
