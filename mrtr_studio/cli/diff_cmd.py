@@ -41,9 +41,9 @@ def side_of(source: str, bearer: str | None) -> Side:
         return Side(source, interface.server, interface.listings, None)
     snapshot = _listing_file(source)
     if snapshot is not None:
-        listings = {name: snapshot.get(name) for name in LISTINGS}
+        listings = {name: value if isinstance(value := snapshot.get(name), list) else None for name in LISTINGS}
         server = snapshot.get("server")
-        return Side(source, server if isinstance(server, dict) else {}, {k: v if isinstance(v, list) else None for k, v in listings.items()}, None)
+        return Side(source, server if isinstance(server, dict) else {}, listings, None)
     try:
         operations, messages = files.open_trace(source)
     except ValueError as exc:
