@@ -15,6 +15,7 @@ from .flags.own import (
 )
 from .flags.serve import add_limit_flags
 from .flags.state import DEFAULT_STATE_TTL, SECRET_ENV, SECRET_HELP, add_decode_flags, secrets_from, state_ttl
+from .otlp_flag import add_otlp_flag
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -46,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the namespace of this deployment's Redis keys (default: mrtr-studio:KID: with KID "
                             "the signing secret's key id, so deployments with different secrets never share keys)")
     add_limit_flags(serve)
+    add_otlp_flag(serve)
     add_serve_auth_flags(serve)
 
     call = commands.add_parser("call", help="run one operation headless, every round")
@@ -75,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_oauth_flags(call)
 
     add_proxy_parser(commands)
+    add_otlp_flag(commands.choices["proxy"])
     add_check_parser(commands)
     add_wrap_parser(commands)
     add_wrap_config_parser(commands)

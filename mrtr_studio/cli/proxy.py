@@ -15,6 +15,7 @@ from ..proxy.recorder_process import RecorderProcess
 from ..trace.redaction import Redaction
 from ..transport.base import Tap
 from ..transport.http_host import bind, make_server
+from .otlp_flag import live_spans_of, tee_sink
 from .serve import _run, serve_until_stopped
 
 LABEL = "proxied client"
@@ -26,7 +27,9 @@ def run_proxy(args: argparse.Namespace) -> int:
     # The trace names the upstream: an `?api_key=` in it is masked like any other.
     recorder = RecorderProcess(f"proxy to {redaction.url(args.upstream)}", LABEL, args.trace, quiet=args.quiet)
     try:
-        app = ProxyApp(args.upstream, Tap(), ProxyLimits(), sink=recorder.put, allowed_hosts=args.allow_host,
+        spans = live_spans_of(args, "mrtr-studio proxy")  # --otlp-endpoint: spans of the relayed requests
+        app = ProxyApp(args.upstream, Tap(), ProxyLimits(), sink=tee_sink(recorder.put, spans),
+                       allowed_hosts=args.allow_host,
                        redaction=redaction)
     except ValueError as exc:
         print(f"mrtr-studio proxy: {exc}", file=sys.stderr)
@@ -50,6 +53,8 @@ def run_proxy(args: argparse.Namespace) -> int:
     finally:
         sock.close()
         recorder.close()
+        if spans is not None:
+            spans.close()
         if recorder.not_recorded:
             print(f"mrtr-studio proxy: the recorder fell behind; {recorder.not_recorded} message(s) relayed but "
                   "not recorded", file=sys.stderr)
