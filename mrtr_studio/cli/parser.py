@@ -4,6 +4,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
+from .baseline_flags import add_baseline_flags
 from .flags.auth import add_oauth_flags, add_serve_auth_flags
 from .flags.data import add_diff_parser, add_list_parser, add_run_parser, add_trace_parser
 from .flags.own import (
@@ -79,6 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_proxy_parser(commands)
     add_otlp_flag(commands.choices["proxy"])
     add_check_parser(commands)
+    add_baseline_flags(commands.choices["check"])
     add_wrap_parser(commands)
     add_wrap_config_parser(commands)
     add_check_client_parser(commands)
