@@ -57,14 +57,15 @@ def _headers(recorded: Any, redaction: Redaction) -> list[dict[str, str]]:
 def _url(entry: TraceMessage, operation: Operation | None, redaction: Redaction) -> str:
     url = entry.transport.get("url")
     if not isinstance(url, str) or not url:
+        # A proxy's recording: the path it was asked for, on the Host the client named (the proxy's URL).
         server = operation.server if operation is not None else ""
         path = entry.transport.get("http_path")
-        base = server if server.startswith(("http://", "https://")) else "http://unknown"
-        if isinstance(path, str) and path:
-            parts = urlsplit(base)
-            url = f"{parts.scheme}://{parts.netloc}{path}"
-        else:
-            url = base
+        headers = entry.transport.get("request_headers")
+        host = {str(k).lower(): v for k, v in headers.items()}.get("host") if isinstance(headers, dict) else None
+        base = f"http://{host}" if isinstance(host, str) and host \
+            else server if server.startswith(("http://", "https://")) else "http://unknown"
+        parts = urlsplit(base)
+        url = f"{parts.scheme}://{parts.netloc}{path}" if isinstance(path, str) and path else base
     return redaction.url(url)
 
 

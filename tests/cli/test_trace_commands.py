@@ -181,3 +181,26 @@ def test_copy_as_httpie_and_call_quote_for_the_shell(recorded: Path, capsys: pyt
     response = str(int(seq) + 1)
     code, _, err = run(capsys, "trace", "copy", str(recorded), "--seq", response, "--as", "curl")
     assert code == 2 and "not something the client sent" in err
+
+
+@pytest.mark.timeout(90)
+def test_har_of_a_proxy_recording(server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.interop.proxy_process import proxy
+
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps(ANSWERS))
+    with proxy(server, tmp_path / "proxied.mrtr.json") as proxied:
+        assert main(["call", proxied.url, "--tool", "delete_file", "--args", '{"path": "/a"}', "--answers",
+                     str(answers), "--bearer", "alice-token"]) == 0
+        proxied.stop()
+    out = tmp_path / "proxied.har"
+    assert run(capsys, "trace", "export", str(proxied.trace_path), "--har", str(out))[0] == 0
+    parser = HarParser.from_file(str(out))
+    entries = [e for page in parser.pages for e in page.entries if '"tools/call"' in (e.request.text or "")]
+    assert len(entries) == 2
+    assert all(e.request.url == proxied.url for e in entries)  # the URL the client asked the proxy for
+    assert entries[0].response.status == 200
+    assert json.loads(entries[0].response.text)["result"]["resultType"] == "input_required"
+    received = {h["name"].lower(): h["value"] for h in entries[0].response.headers}
+    assert received["content-type"].startswith("application/json")
+    assert "alice-token" not in out.read_text()
