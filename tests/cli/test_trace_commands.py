@@ -204,3 +204,16 @@ def test_har_of_a_proxy_recording(server: str, tmp_path: Path, capsys: pytest.Ca
     received = {h["name"].lower(): h["value"] for h in entries[0].response.headers}
     assert received["content-type"].startswith("application/json")
     assert "alice-token" not in out.read_text()
+
+
+def test_export_takes_one_operation_or_a_filter(recorded: Path, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "none.har"
+    assert run(capsys, "trace", "export", str(recorded), "--har", str(out), "--filter", "kind:error")[0] == 0
+    assert json.loads(out.read_text())["log"]["entries"] == []  # no operation had an error
+    code, _, err = run(capsys, "trace", "export", str(recorded), "--har", str(out), "--filter", "kind:")
+    assert code == 2 and "--filter: at 6: expected a value after kind:" in err
+    code, _, err = run(capsys, "trace", "export", str(recorded), "--otlp", str(out), "--op", "nope")
+    assert code == 2 and "--op: no operation 'nope'" in err
+    code, _, err = run(capsys, "trace", "export", str(recorded), "--html", str(tmp_path / "missing" / "x.html"))
+    assert code == 2 and "cannot write" in err
