@@ -37,6 +37,7 @@ from ..teaching.lab import ATTACKS, Lab, LabTarget
 from ..trace import TraceStore, files, lint
 from ..trace.recorder import Recorder
 from ..transport.base import ClientTransport, TransportError, WireEvent
+from . import baseline
 from .check_report import (
     CheckResult,
     any_must_failed,
@@ -391,8 +392,9 @@ def tool_cases(names: list[str], arguments: list[str]) -> list[ToolCase]:
 def run_check(args: argparse.Namespace) -> int:
     try:
         cases = tool_cases(args.tool, args.args)
-        if not cases:
+        if not cases and not baseline.wanted(args):
             raise UsageError("name at least one --tool to check (it is called for real)")
+        drift_baseline = baseline.load_baseline(args)
         make_transport(args.url, None)  # the URL's form, before anything runs
         oauth_settings = oauth_settings_of(args)
         if oauth_settings is not None and not args.url.startswith(("http://", "https://")):
@@ -403,7 +405,9 @@ def run_check(args: argparse.Namespace) -> int:
     oauth = oauth_client_of(args, args.url, oauth_settings) if oauth_settings is not None else None
     checker = Checker(args.url, args.identity, args.timeout, oauth)
     try:
-        results = asyncio.run(checker.run(cases))
+        results = asyncio.run(checker.run(cases)) if cases else []
+        if baseline.wanted(args):
+            results += baseline.baseline_results(args, drift_baseline)
     except (TransportError, OSError, TimeoutError) as exc:
         print(f"mrtr-studio check: cannot check {terminal_text(args.url)}: {terminal_text(str(exc))}",
               file=sys.stderr)

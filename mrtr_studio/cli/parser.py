@@ -5,7 +5,9 @@ import sys
 from collections.abc import Callable, Sequence
 
 from ..studio.trace_argument import split_trace_file
+from .baseline_flags import add_baseline_flags
 from .flags.auth import add_oauth_flags, add_serve_auth_flags
+from .flags.data import add_diff_parser, add_list_parser, add_run_parser, add_trace_parser
 from .flags.limits import add_limit_flags
 from .flags.own import (
     add_check_client_parser,
@@ -16,6 +18,7 @@ from .flags.own import (
 )
 from .flags.replay import add_load_parser, add_replay_parser, add_replay_server_parser
 from .flags.state import DEFAULT_STATE_TTL, SECRET_ENV, SECRET_HELP, add_decode_flags, secrets_from, state_ttl
+from .otlp_flag import add_otlp_flag
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the namespace of this deployment's Redis keys (default: mrtr-studio:KID: with KID "
                             "the signing secret's key id, so deployments with different secrets never share keys)")
     add_limit_flags(serve)
+    add_otlp_flag(serve)
     add_serve_auth_flags(serve)
 
     call = commands.add_parser("call", help="run one operation headless, every round")
@@ -76,13 +80,19 @@ def build_parser() -> argparse.ArgumentParser:
     add_oauth_flags(call)
 
     add_proxy_parser(commands)
+    add_otlp_flag(commands.choices["proxy"])
     add_check_parser(commands)
+    add_baseline_flags(commands.choices["check"])
     add_wrap_parser(commands)
     add_wrap_config_parser(commands)
     add_check_client_parser(commands)
     add_replay_server_parser(commands)
     add_replay_parser(commands)
     add_load_parser(commands)
+    add_trace_parser(commands)
+    add_list_parser(commands)
+    add_diff_parser(commands)
+    add_run_parser(commands)
 
     state = commands.add_parser("state", help="requestState tools")
     state_commands = state.add_subparsers(dest="state_command", required=True)
@@ -138,6 +148,10 @@ def main(argv: Sequence[str] | None = None, gui: Callable[[argparse.Namespace], 
         return state_decode(args)
     if args.command in REPLAY_COMMANDS:
         return replay_command(args)
+    if args.command in ("trace", "list", "diff", "run"):
+        from .data_commands import run_data_command
+
+        return run_data_command(args)
     if gui is None:
         print("mrtr-studio: the GUI is not available from here; run `mrtr-studio` or `python -m mrtr_studio`",
               file=sys.stderr)

@@ -17,6 +17,7 @@ from ..proxy.shutdown import StopRequests
 from ..trace.redaction import Redaction
 from ..transport.base import Tap
 from ..transport.http_host import bind, make_server
+from .otlp_flag import live_spans_of, tee_sink
 from .serve import _run, serve_until_stopped
 
 LABEL = "proxied client"
@@ -28,7 +29,9 @@ def run_proxy(args: argparse.Namespace) -> int:
     # The trace names the upstream: an `?api_key=` in it is masked like any other.
     recorder = RecorderProcess(f"proxy to {redaction.url(args.upstream)}", LABEL, args.trace, quiet=args.quiet)
     try:
-        app = ProxyApp(args.upstream, Tap(), ProxyLimits(), sink=recorder.put, allowed_hosts=args.allow_host,
+        spans = live_spans_of(args, "mrtr-studio proxy")  # --otlp-endpoint: spans of the relayed requests
+        app = ProxyApp(args.upstream, Tap(), ProxyLimits(), sink=tee_sink(recorder.put, spans),
+                       allowed_hosts=args.allow_host,
                        redaction=redaction)
     except ValueError as exc:
         print(f"mrtr-studio proxy: {exc}", file=sys.stderr)
@@ -58,4 +61,6 @@ def run_proxy(args: argparse.Namespace) -> int:
         sock.close()
         for line in recorder.close():
             print(f"mrtr-studio proxy: {line}", file=sys.stderr)
+        if spans is not None:
+            spans.close()
         stop.done()

@@ -18,7 +18,7 @@ from ..protocol.peer_text import printable
 from ..replay.against import FlowReport, LegacyAnswers, initialize_request, replay_flow
 from ..replay.recording import RecordedFlow, load_recording
 from ..transport.base import ClientTransport, TransportLimits
-from .call import UsageError, make_transport
+from .targets import UsageError, make_transport
 
 
 async def play(flows: list[RecordedFlow], url: str, bearer: str | None, timeout: float) -> list[FlowReport]:

@@ -23,11 +23,13 @@ from typing import Any
 from .. import defaults
 from ..engine import MrtrOptions, ServerOptions
 from ..scenarios.demo import build_demo_server
+from ..transport.base import Tap
 from ..transport.http_host import bind, create_app, http_url, make_server, wait_started
 from ..transport.http_server import HttpServerConfig
 from .flags.auth import demo_verifier, verifier_of
 from .flags.limits import limits_of
 from .flags.state import secrets_from
+from .otlp_flag import live_spans_of
 from .serve_store import attach_store, check_store_flag
 
 #: Benchmarks only: `0` turns TCP_NODELAY off to measure what Nagle costs on loopback.
@@ -51,6 +53,7 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         users = parse_users(args.user)
         verifier = verifier_of(args)
+        spans = live_spans_of(args, "mrtr-studio serve")
     except ValueError as exc:
         print(f"mrtr-studio serve: {exc}", file=sys.stderr)
         return 2
@@ -82,7 +85,11 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"demo authorization server on {authority.issuer} (signs in {authority.subject} without asking)",
               file=sys.stderr, flush=True)  # stdout's first line stays `listening on`
     nodelay = os.environ.get(NODELAY_ENV, "1") != "0"
-    uv = make_server(create_app(server, config), nodelay=nodelay, limits=config)
+    tap = None
+    if spans is not None:  # --otlp-endpoint: a span per request, from the server's own tap
+        tap = Tap()
+        tap.listen(spans)
+    uv = make_server(create_app(server, config, tap), nodelay=nodelay, limits=config)
 
     async def main() -> int:
         close_store = await attach_store(server, args.store, args.store_prefix)
@@ -100,6 +107,8 @@ def run_serve(args: argparse.Namespace) -> int:
         sock.close()
         if authority is not None:
             authority.stop()
+        if spans is not None:
+            spans.close()
 
 
 async def serve_until_stopped(uv: Any, sock: socket.socket, command: str, noun: str, host: str, path: str,

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..protocol import jsonrpc
 from ..protocol.errors import HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION
+from ..protocol.trace_context import stamp, trace_id_of
 from ..protocol.versions import LEGACY_VERSION, LEGACY_VERSIONS, MODERN_VERSION, Era
 from ..trace import Operation, TraceStore
 from ..trace.recorder import Recorder
@@ -198,8 +199,10 @@ class ClientSession:
         self._record_authorization(op)
         first = self._request(method, target_params(method, target, arguments), era)
         current_round = 1
+        trace_id = trace_id_of(op.id, op.started)
 
         async def dispatch(message: Message) -> Message | None:
+            stamp(message, trace_id)  # W3C traceparent: this operation's trace, a span per round
             with self.recorder.at(op.id, current_round):
                 return await self.transport.send(message)
 
@@ -243,7 +246,10 @@ class ClientSession:
         where = {"round": base + 1}
         messages: list[Message] = []
 
+        trace_id = trace_id_of(op.id, op.started)
+
         async def dispatch(message: Message) -> Message | None:
+            stamp(message, trace_id)
             with self.recorder.at(op.id, where["round"]):
                 messages.append(message)
                 return await self.transport.send(message)

@@ -228,7 +228,8 @@ class ProxyApp:
         if not streaming and "content-length" in upstream.headers:
             head.append((b"content-length", upstream.headers["content-length"].encode("latin-1")))
         await send({"type": "http.response.start", "status": upstream.status_code, "headers": head})
-        meta = {"http_status": upstream.status_code, "content_type": content_type, **(origin or {})}
+        meta = {"http_status": upstream.status_code, "content_type": content_type, **(origin or {}),
+                "response_headers": self.redaction.headers(dict(upstream.headers))}  # masked, for HAR exports
         if streaming:
             await self._relay_stream(upstream, send, exchange, meta)
         else:
@@ -272,7 +273,8 @@ class ProxyApp:
                           streaming: bool, content_type: str, origin: dict[str, Any]) -> None:
         """The response with a breakpoint on each message: SSE events re-framed one by one, a JSON body
         read whole (bounded) and sent with its new length."""
-        meta = {"http_status": upstream.status_code, "content_type": content_type, **origin}
+        meta = {"http_status": upstream.status_code, "content_type": content_type, **origin,
+                "response_headers": self.redaction.headers(dict(upstream.headers))}
         if streaming:
             await send({"type": "http.response.start", "status": upstream.status_code, "headers": head})
             parser = SseParser(self.limits.max_body_bytes)

@@ -3,7 +3,8 @@
 Messages are paired by position within their round, so a flow that needed an extra round shows
 that round unpaired instead of shifting every later pair; an authorization flow's exchanges pair
 among themselves. The JSON-RPC `id` differs between
-any two runs and says nothing about the flow, so it is left out of the comparison.
+any two runs and says nothing about the flow, so it is left out of the comparison, as is the
+`_meta.traceparent` the client sends (a new span id per round).
 """
 
 from dataclasses import dataclass, field
@@ -11,7 +12,8 @@ from dataclasses import dataclass, field
 from ..trace.model import TraceMessage
 from .json_diff import Difference, Path, json_diff
 
-IGNORED: frozenset[Path] = frozenset({("id",)})
+#: The W3C traceparent is new per round by design (protocol/trace_context.py): no difference of the flow.
+IGNORED: frozenset[Path] = frozenset({("id",), ("params", "_meta", "traceparent")})
 
 
 @dataclass

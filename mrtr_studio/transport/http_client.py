@@ -298,7 +298,8 @@ class HttpClientTransport:
 
     def _meta(self, response: httpx.Response) -> dict[str, Any]:
         content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
-        meta = {"transport": "http", "http_status": response.status_code, "content_type": content_type}
+        meta = {"transport": "http", "http_status": response.status_code, "content_type": content_type,
+                "response_headers": DEFAULT.headers(dict(response.headers))}  # masked: HAR exports show them
         server_ms = server_timing_ms(response.headers.get("server-timing"))
         return meta if server_ms is None else {**meta, "server_ms": server_ms}
 

@@ -5,6 +5,7 @@ from mrtr_studio.studio.json_diff import json_diff
 from mrtr_studio.studio.operations import OperationsIndex, RunSettings, format_duration
 from mrtr_studio.studio.served_engine import LABEL
 from mrtr_studio.trace import TraceStore
+from mrtr_studio.trace.model import TraceMessage
 from tools.synthetic_trace import synthetic_trace
 
 
@@ -105,3 +106,12 @@ def test_recovered_operations_are_marked() -> None:
     store.load(ops, messages)
     assert index.mark_recovered([ops[0].id, "unknown"]) == [0]
     assert [r.origin for r in index.rows] == ["recovered", "loaded", "loaded"]
+
+
+def test_the_per_round_traceparent_is_no_difference_between_two_flows() -> None:
+    def sent(span: str) -> TraceMessage:
+        return TraceMessage(0, "op", 1, "client->server", "request", {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                            "params": {"name": "t", "_meta": {"traceparent": f"00-{'a' * 32}-{span}-01"}}}, 0.0)
+
+    (pair,) = compare_flows([sent("1" * 16)], [sent("2" * 16)])
+    assert not pair.differs
