@@ -13,6 +13,7 @@ from ..protocol.errors import (
     UNSUPPORTED_PROTOCOL_VERSION,
     McpError,
 )
+from ..protocol.skill_format import SKILLS_EXTENSION
 from ..protocol.tasks import TASK_METHODS, TASKS_EXTENSION, declares_tasks
 from ..protocol.versions import (
     LEGACY_VERSION,
@@ -37,6 +38,7 @@ from .registry import Handler, PromptEntry, Registry, ResourceEntry, ToolEntry
 from .results import complete_result, scoped_notify
 from .session import Outbound, Session
 from .shared_store import MemoryReplayStore, ReplayStore, StoreUnavailable, store_unavailable_error
+from .skills import SKILL_METHODS, ServedSkill, SkillCatalogue
 from .state_token import StateCodec
 from .task_notifications import TaskFeed
 from .task_store import MemoryTaskStore, TaskStore
@@ -69,6 +71,8 @@ class McpServer(LegacyRequests):
         self.listeners = ListenStreams()
         #: The tasks extension (SEP-2663); a shared `task_store` lets several nodes serve the same tasks.
         self.tasks = TaskManager(task_store or MemoryTaskStore(), self.options.tasks)
+        #: The skills extension (SEP-2640): declared, with its methods, once a skill is added.
+        self.skills = SkillCatalogue()
 
     # --- registration ---------------------------------------------------------------------
 
@@ -96,6 +100,14 @@ class McpServer(LegacyRequests):
             self.registry.resources[uri] = entry
             return handler
         return register
+
+    def skill(self, skill_path: str, skill_md: str, files: dict[str, bytes | str] | None = None,
+              listed: bool = True) -> ServedSkill:
+        """Serve a skill: its entry in `skills/list`/`skills/get` and each of its files as a resource."""
+        served = self.skills.add(skill_path, skill_md, files, listed=listed)
+        for entry in served.resource_entries():
+            self.registry.resources[entry.uri] = entry
+        return served
 
     def completion(self, *, argument: str, prompt: str | None = None,
                    template: str | None = None) -> Callable[[Completer], Completer]:
@@ -207,6 +219,8 @@ class McpServer(LegacyRequests):
             return await self.listeners.listen(message["id"], params, notify, self._offers,
                                                lambda uri: self.registry.find_resource(uri) is not None, feed,
                                                principal)
+        if method in SKILL_METHODS and self.skills:
+            return self.skills.serve(method, params, modern, self.options.list_ttl_ms)
         if method == "completion/complete":
             return await complete(self.registry, self.completers, params, modern)
         if method == "logging/setLevel":
@@ -283,6 +297,8 @@ class McpServer(LegacyRequests):
             caps["resources"] = {**changes, "subscribe": True}
         if self.registry.prompts or any(r.is_template for r in self.registry.resources.values()):
             caps["completions"] = {}
+        if self.skills:
+            caps["extensions"] = {SKILLS_EXTENSION: self.skills.settings()}
         return caps
 
     def _offers(self, flag: str) -> bool:
@@ -295,7 +311,7 @@ class McpServer(LegacyRequests):
         result: dict[str, Any] = {
             "resultType": "complete",
             "supportedVersions": list(SUPPORTED_VERSIONS),
-            "capabilities": {**self._server_capabilities(modern=True), "extensions": {TASKS_EXTENSION: {}}},
+            "capabilities": self._discover_capabilities(),
             "_meta": {META_SERVER_INFO: self._server_info()},
             "ttlMs": self.options.list_ttl_ms,
             "cacheScope": "public",
@@ -303,6 +319,10 @@ class McpServer(LegacyRequests):
         if self.options.instructions:
             result["instructions"] = self.options.instructions
         return result
+
+    def _discover_capabilities(self) -> dict[str, Any]:
+        caps = self._server_capabilities(modern=True)
+        return {**caps, "extensions": {**caps.get("extensions", {}), TASKS_EXTENSION: {}}}
 
     def _listing(self, key: str, items: list[dict[str, Any]], modern: bool) -> dict[str, Any]:
         if not modern:

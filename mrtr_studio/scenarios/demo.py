@@ -10,6 +10,7 @@ from typing import Any
 from ..engine import Era, McpServer, Request, Response, ServerOptions, Session
 from ..protocol import capabilities
 from .conformance import register_conformance_fixtures
+from .demo_skills import register_demo_skills
 from .reference import register_reference_resources
 from .task_fixtures import register_task_tools
 
@@ -260,4 +261,5 @@ def build_demo_server(options: ServerOptions | None = None, name: str = "mrtr-st
                     "text/plain")(notes_resource)
     register_task_tools(server)
     register_conformance_fixtures(server)
+    register_demo_skills(server)
     return server
