@@ -13,6 +13,7 @@ from .flags.own import (
     add_wrap_parser,
 )
 from .flags.serve import add_limit_flags
+from .flags.skills import add_skills_parser
 from .flags.state import DEFAULT_STATE_TTL, SECRET_ENV, SECRET_HELP, add_decode_flags, secrets_from, state_ttl
 
 
@@ -78,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_wrap_parser(commands)
     add_wrap_config_parser(commands)
     add_check_client_parser(commands)
+    add_skills_parser(commands)
 
     state = commands.add_parser("state", help="requestState tools")
     state_commands = state.add_subparsers(dest="state_command", required=True)
@@ -125,6 +127,10 @@ def main(argv: Sequence[str] | None = None, gui: Callable[[argparse.Namespace], 
         from .check import run_check
 
         return run_check(args)
+    if args.command == "skills":
+        from .skills import run_skills
+
+        return run_skills(args)
     if args.command == "state":
         return state_decode(args)
     if gui is None:
