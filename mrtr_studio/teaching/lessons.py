@@ -56,6 +56,13 @@ class Lesson:
         return [(run.method, run.target) for run in self.runs]
 
 
+def deprecated(features: str) -> str:
+    """Said in every lesson that uses roots or sampling (SEP-2577), with why they are still taught."""
+    return (f" {features} deprecated in 2026-07-28 (SEP-2577): new servers should not adopt them, but they keep "
+            "working through the deprecation window and legacy servers still use them, so clients must still "
+            "handle them; that is why this lesson stays.")
+
+
 def _s(text: str, anchor: str = "basic-workflow", page: str = MRTR) -> Step:
     return Step(text, f"{page}#{anchor}")
 
@@ -94,7 +101,8 @@ LESSONS: tuple[Lesson, ...] = (
                "r4.request": _RETRY, "r4.complete": _DONE}),)),
     Lesson("sampling", "Sampling: the server borrows the client's model",
            "A `sampling/createMessage` input request asks the client's LLM; the client (and its user) stay in "
-           "control of what is sent.",
+           "control of what is sent." + deprecated("Sampling is") + " Its replacement: the server calls an LLM "
+           "provider's API itself.",
            (LessonRun("tools/call", "summarize", {"text": "MRTR replaces server-initiated requests."}, steps={
                "r1.request": _FIRST,
                "r1.input_required": _s("The input request is a CreateMessageRequest: messages, a system prompt "
@@ -104,7 +112,8 @@ LESSONS: tuple[Lesson, ...] = (
                                 "key the server chose.", "inputresponses"),
                "r2.complete": _DONE}),)),
     Lesson("roots", "Roots: which folders may the server see?",
-           "A `roots/list` input request asks for the client's roots, declared with the `roots` capability.",
+           "A `roots/list` input request asks for the client's roots, declared with the `roots` capability."
+           + deprecated("Roots are") + " Its replacement: directories passed as tool parameters or resource URIs.",
            (LessonRun("tools/call", "count_roots", steps={
                "r1.request": _FIRST,
                "r1.input_required": _s("`roots/list` as an input request: no params, just the method.",
@@ -123,7 +132,8 @@ LESSONS: tuple[Lesson, ...] = (
                                 "url-mode-elicitation-requests", SPEC + "client/elicitation"),
                "r2.complete": _DONE}),)),
     Lesson("several-inputs", "Several inputs in one round",
-           "One input_required can ask for many things at once; the client answers them all in one retry.",
+           "One input_required can ask for many things at once; the client answers them all in one retry."
+           + deprecated("Two of its three asks, sampling and roots, are"),
            (LessonRun("tools/call", "plan_trip", {"destination": "Lisbon"}, steps={
                "r1.request": _FIRST,
                "r1.input_required": _s("Three input requests, three methods: a form, a sampling request and "
@@ -150,7 +160,8 @@ LESSONS: tuple[Lesson, ...] = (
                                  "the user cannot act on.", "error-handling")}))),
     Lesson("legacy-client", "A legacy client: -32603, then classic server requests",
            "A 2025-11-25 client has no input_required. A modern-only handler fails with -32603; a dual-era "
-           "handler uses the classic server-initiated request inside the open call.",
+           "handler uses the classic server-initiated request inside the open call." + deprecated("Roots, "
+           "which the second run asks for, are"),
            (LessonRun("tools/call", "delete_file", {"path": "/tmp/report.txt"}, era="legacy", expect=-32603,
                       steps={
                "r1.request": _s("After `initialize`, the legacy client calls the tool without `_meta`.",
