@@ -45,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--store-prefix", metavar="PREFIX",
                        help="the namespace of this deployment's Redis keys (default: mrtr-studio:KID: with KID "
                             "the signing secret's key id, so deployments with different secrets never share keys)")
+    serve.add_argument("--draft", action="append", default=[], choices=["sep-2643", "sep-3221"],
+                       help="switch on a draft SEP as an experiment (repeatable): sep-2643 structured authorization "
+                            "denials, sep-3221 secure parameters; off by default")
     add_limit_flags(serve)
     add_serve_auth_flags(serve)
 

@@ -26,6 +26,8 @@ class ToolEntry:
     #: The tasks extension: "required" gets -32021 before the handler runs when the client did not
     #: declare `io.modelcontextprotocol/tasks`; "optional" tools may answer with a task when it did.
     task_support: str = "forbidden"
+    #: Draft SEP-3221: the application-controlled parameters' schema (listed and checked only with the draft on).
+    secure_input_schema: dict[str, Any] | None = None
 
     def wire(self) -> dict[str, Any]:
         tool: dict[str, Any] = {"name": self.name, "inputSchema": self.input_schema}

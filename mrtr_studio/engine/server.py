@@ -28,6 +28,7 @@ from ..protocol.versions import (
 )
 from . import subscriptions
 from .completion import Completer, CompletionKey, complete
+from .drafts import bound_arguments, extensions_for, listed_tool, secure_call
 from .handler_api import Notify, Response
 from .legacy import LegacyRequests, call_outbound
 from .listen import LIST_CHANGED, ListenStreams
@@ -201,7 +202,9 @@ class McpServer(LegacyRequests):
         if method == "server/discover":
             return self._discover()
         if method == "tools/list":
-            return self._listing("tools", [t.wire() for t in self.registry.tools.values()], modern)
+            caps = capabilities.from_meta(params) if modern else session.client_capabilities
+            tools = [listed_tool(t, caps, self.options.drafts) for t in self.registry.tools.values()]
+            return self._listing("tools", [t for t in tools if t is not None], modern)
         if method == "prompts/list":
             return self._listing("prompts", [p.wire() for p in self.registry.prompts.values()], modern)
         if method == "resources/list":
@@ -299,6 +302,8 @@ class McpServer(LegacyRequests):
             caps["completions"] = {}
         if self.skills:
             caps["extensions"] = {SKILLS_EXTENSION: self.skills.settings()}
+        if self.options.drafts:
+            caps["extensions"] = {**caps.get("extensions", {}), **extensions_for(self.options.drafts)}
         return caps
 
     def _offers(self, flag: str) -> bool:
@@ -335,7 +340,10 @@ class McpServer(LegacyRequests):
                           era: Era, version: str, caps: dict[str, Any], notify: Notify | None) -> dict[str, Any]:
         check_params(params, self.options.max_argument_depth)
         entry, name, arguments, variables = self._target(method, params, era)
-        call = Call(method, name, arguments, era, version, caps, self.get_request_principal(session), message)
+        secure = secure_call(entry, params, arguments, caps, self.options.drafts) \
+            if isinstance(entry, ToolEntry) else None
+        call = Call(method, name, arguments, era, version, caps, self.get_request_principal(session), message,
+                    bound_arguments(arguments, secure) if secure is not None else None)
         explain = self.options.mrtr.explain_rejections
         verified = verify_state(self.codec, call, explain)
         bind = self.options.mrtr.bind_inputs_to_state if entry.inputs_need_state is None else entry.inputs_need_state

@@ -11,6 +11,7 @@ from ..engine import Era, McpServer, Request, Response, ServerOptions, Session
 from ..protocol import capabilities
 from .conformance import register_conformance_fixtures
 from .demo_skills import register_demo_skills
+from .draft_tools import register_draft_tools
 from .reference import register_reference_resources
 from .task_fixtures import register_task_tools
 
@@ -262,4 +263,5 @@ def build_demo_server(options: ServerOptions | None = None, name: str = "mrtr-st
     register_task_tools(server)
     register_conformance_fixtures(server)
     register_demo_skills(server)
+    register_draft_tools(server)  # only those whose draft SEP the options switch on
     return server
