@@ -42,6 +42,10 @@ class LessonRun:
     tokens: bool = False
     #: Explanation per message, keyed "r<round>.<kind>".
     steps: dict[str, Step] = field(default_factory=dict)
+    #: Draft SEPs the run switches on, on its own engine and its client ("sep-2643", "sep-3221").
+    drafts: frozenset[str] = frozenset()
+    #: Draft SEP-3221: the host's secure parameters per tool (sent as `secureArguments`).
+    secure_arguments: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -303,6 +307,50 @@ LESSONS += (
                                  "inlined.", "task-update-requests", TASKS)}),)),
 )
 
+SEP_2643_PR = "https://github.com/modelcontextprotocol/modelcontextprotocol/pull/2643"
+SEP_3221_PR = "https://github.com/modelcontextprotocol/modelcontextprotocol/pull/3221"
+_HOST_BOUND = {"run_sql": {"project_id": "shop-analytics", "instance": "db-checkout-04"}}
+
+#: Lessons on draft SEPs: each switches its draft on for its own engine and client only.
+DRAFT_LESSONS: tuple[Lesson, ...] = (
+    Lesson("draft-sep-2643", "Draft SEP-2643: an authorization denial the user can fix",
+           "A draft (off by default, switched on for this lesson): the server denies on authorization grounds "
+           "with an InputRequiredResult that carries a URL elicitation, a requestState and, in `_meta`, the "
+           "denial envelope saying a remediation is available and how.",
+           (LessonRun("tools/call", "list_folder", {"folderId": "fld_12345"}, drafts=frozenset({"sep-2643"}), steps={
+               "r1.request": _FIRST,
+               "r1.input_required": Step("`_meta[\"io.modelcontextprotocol/authorization\"]`: reason "
+                                         "`insufficient_authorization`, remediation `available`, a `url` hint and an "
+                                         "`authorizationContextId`; the URL itself is in `inputRequests`.",
+                                         SEP_2643_PR),
+               "r2.request": Step("The retry answers the elicitation, echoes `requestState` and echoes the handle in "
+                                  "`_meta[\"io.modelcontextprotocol/authorization-context-id\"]` (the client MUST).",
+                                  SEP_2643_PR),
+               "r2.complete": Step("The server evaluated authorization afresh (the handle is for correlation, never "
+                                   "authorization) and completed.", SEP_2643_PR)}),)),
+    Lesson("draft-sep-3221", "Draft SEP-3221: secure parameters the model never sees",
+           "A draft (off by default, switched on for this lesson): `run_sql` takes the query from the model in "
+           "`arguments`, and the project and instance from the host in `secureArguments`, described by the "
+           "tool's `secureInputSchema`. The retry of an MRTR round must carry them again; dropping them fails.",
+           (LessonRun("tools/call", "run_sql", {"query": "SELECT count(*) FROM orders"},
+                      drafts=frozenset({"sep-3221"}), secure_arguments=_HOST_BOUND, steps={
+               "r1.request": Step("`secureArguments` beside `arguments`: the host bound them, the model only wrote "
+                                  "the query (a name of the secure schema in `arguments` is -32602).", SEP_3221_PR),
+               "r1.input_required": _s("The tool asks to confirm; its requestState binds the secure arguments too."),
+               "r2.request": Step("The retry re-sends the same `secureArguments` with `inputResponses` and the "
+                                  "state, as the SEP requires.", SEP_3221_PR),
+               "r2.complete": _DONE}),
+            LessonRun("tools/call", "run_sql", {"query": "SELECT count(*) FROM orders"},
+                      drafts=frozenset({"sep-3221"}), secure_arguments=_HOST_BOUND, before_retry="drop-secure",
+                      expect=-32602, steps={
+               "r1.request": _s("The same call again."),
+               "r1.input_required": _s("The same question, with a state bound to these secure arguments."),
+               "r2.request": Step("This retry drops `secureArguments` (a careless client).", SEP_3221_PR),
+               "r2.error": Step("-32602: the required secure parameters are missing; nothing ran.",
+                                SEP_3221_PR)}))),
+)
+
+LESSONS = LESSONS + DRAFT_LESSONS
 LESSONS_BY_ID = {lesson.id: lesson for lesson in LESSONS}
 
 
