@@ -40,6 +40,15 @@ async def list_all(session: ClientSession) -> list[Skill]:
     raise SkillRejected(f"skills/list: still paging after {MAX_PAGES} pages")
 
 
+async def find_skill(session: Any, skills: list[Skill], wanted: str) -> Skill:
+    """The listed skill named `wanted`; a URI the listing leaves out is asked for with `skills/get` (a server
+    MAY list only some of its skills, and a host MUST be able to load a skill from its URI alone)."""
+    if "://" in wanted and not any(s.uri == wanted for s in skills):
+        result = await session.request("skills/get", {"uri": wanted})
+        return parse_listing({"skills": [result.get("skill")]})[0]
+    return pick(skills, wanted)
+
+
 def pick(skills: list[Skill], wanted: str) -> Skill:
     found = [s for s in skills if wanted in (s.uri, s.name)]
     if len(found) != 1:
@@ -57,7 +66,7 @@ async def _run(args: argparse.Namespace) -> tuple[list[Skill], SkillReport | Non
         skills = await list_all(session)
         if not args.open:
             return skills, None
-        skill = pick(skills, args.open)
+        skill = await find_skill(session, skills, args.open)
         return skills, await inspect_skill(session, skill, tuple(args.read))
     finally:
         await session.close()
@@ -100,7 +109,8 @@ def run_skills(args: argparse.Namespace) -> int:
         print(f"mrtr-studio skills: {exc}", file=sys.stderr)
         return 2
     except (SkillRejected, TransportError, ConnectionError, RuntimeError, OSError) as exc:
-        print(f"mrtr-studio skills: {printable(str(exc), 2000)}", file=sys.stderr)
+        hint = " (the server does not offer the skills extension, SEP-2640)" if "-32601" in str(exc) else ""
+        print(f"mrtr-studio skills: {printable(str(exc), 2000)}{hint}", file=sys.stderr)
         return 1
     if args.json:
         document: dict[str, Any] = {"skills": [{"uri": s.uri, "name": s.name, "frontmatter": s.frontmatter,

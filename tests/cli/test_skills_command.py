@@ -50,3 +50,38 @@ def test_bad_input_is_one_line_and_exit_2() -> None:
         assert len(run.stderr.strip().splitlines()) == 1
     missing = skills("memory:", "--open", "nope")
     assert missing.returncode == 1 and "no skill is named 'nope'" in missing.stderr
+
+
+def test_a_server_without_skills_says_so() -> None:
+    """The official Python SDK's server (mcp==2.3.0, over stdio) has no skills extension."""
+    server = f"stdio:{sys.executable} {ROOT / 'tests' / 'interop' / 'sdk_server.py'} stdio"
+    run = skills(server)
+    assert run.returncode == 1 and "does not offer the skills extension" in run.stderr, run.stderr
+
+
+def test_a_skill_left_out_of_the_listing_opens_by_its_uri() -> None:
+    import asyncio
+
+    from mrtr_studio.cli.skills import find_skill, list_all
+    from mrtr_studio.client import responders as R
+    from mrtr_studio.client.session import ClientSession
+    from mrtr_studio.client.settings import ClientSettings
+    from mrtr_studio.client.skill_checks import inspect_skill
+    from mrtr_studio.engine import McpServer
+    from mrtr_studio.transport.memory import MemoryTransport
+
+    server = McpServer("partial")
+    server.skill("shown", "---\nname: shown\ndescription: listed\n---\n")
+    server.skill("team/hidden", "---\nname: hidden\ndescription: not listed\n---\nBody\n", listed=False)
+
+    async def go() -> tuple[list[str], bool]:
+        session = ClientSession(MemoryTransport(server), ClientSettings(), R.compose())
+        try:
+            listed = await list_all(session)
+            skill = await find_skill(session, listed, "skill://team/hidden/SKILL.md")
+            return [s.name for s in listed], (await inspect_skill(session, skill)).ok
+        finally:
+            await session.close()
+
+    names, verified = asyncio.run(go())
+    assert names == ["shown"] and verified
