@@ -58,8 +58,6 @@ def altered(values: dict[str, Any], suffix: str = "-other") -> dict[str, Any]:
 class DraftsLabRun:
     tool: str
     results: list[AttackResult] = field(default_factory=list)
-    #: Why the lab could not run at all ("" when it did).
-    problem: str = ""
 
 
 class SecureParamsLab:
