@@ -84,3 +84,13 @@ def test_check_warns_by_default_and_fails_on_deprecated_when_asked() -> None:
     assert failed["level"] == "MUST" and failed["verdict"] == "fail"
     wrong = check("--fail-on", "roots")
     assert wrong.returncode == 2 and "--fail-on" in wrong.stderr
+
+
+def test_sarif_reports_a_deprecated_feature_as_a_note(tmp_path: Path) -> None:
+    out = tmp_path / "check.sarif"
+    assert check("--sarif", str(out)).returncode == 0
+    run = json.loads(out.read_text())["runs"][0]
+    rule = next(r for r in run["tool"]["driver"]["rules"] if r["id"] == DEPRECATED_FEATURE)
+    result = next(r for r in run["results"] if r["ruleId"] == DEPRECATED_FEATURE)
+    assert rule["defaultConfiguration"]["level"] == "note" and result["level"] == "note"
+    assert "Sampling is deprecated" in result["message"]["text"]
