@@ -38,6 +38,7 @@ from ..trace import TraceStore, files, lint
 from ..trace.recorder import Recorder
 from ..transport.base import ClientTransport, TransportError, WireEvent
 from . import baseline
+from .check_deprecated import deprecated_check
 from .check_report import (
     CheckResult,
     any_must_failed,
@@ -416,6 +417,7 @@ def run_check(args: argparse.Namespace) -> int:
         print(f"mrtr-studio check: checking {terminal_text(args.url)} failed: {type(exc).__name__}: "
               f"{terminal_text(str(exc))}", file=sys.stderr)
         return 1
+    results.append(deprecated_check(checker.store, "deprecated" in (getattr(args, "fail_on", None) or [])))
     secrets = [token for token in args.identity if token]
     writers = [("--trace", args.trace, lambda path: files.save(path, checker.store)),
                ("--junit", args.junit, lambda path: write_junit(path, args.url, results, secrets=secrets)),

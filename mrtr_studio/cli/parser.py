@@ -17,6 +17,7 @@ from .flags.own import (
     add_wrap_parser,
 )
 from .flags.replay import add_load_parser, add_replay_parser, add_replay_server_parser
+from .flags.skills import add_skills_parser
 from .flags.state import DEFAULT_STATE_TTL, SECRET_ENV, SECRET_HELP, add_decode_flags, secrets_from, state_ttl
 from .otlp_flag import add_otlp_flag
 
@@ -49,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--store-prefix", metavar="PREFIX",
                        help="the namespace of this deployment's Redis keys (default: mrtr-studio:KID: with KID "
                             "the signing secret's key id, so deployments with different secrets never share keys)")
+    serve.add_argument("--draft", action="append", default=[], choices=["sep-2643", "sep-3221"],
+                       help="switch on a draft SEP as an experiment (repeatable): sep-2643 structured authorization "
+                            "denials, sep-3221 secure parameters; off by default")
     add_limit_flags(serve)
     add_otlp_flag(serve)
     add_serve_auth_flags(serve)
@@ -93,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_list_parser(commands)
     add_diff_parser(commands)
     add_run_parser(commands)
+    add_skills_parser(commands)
 
     state = commands.add_parser("state", help="requestState tools")
     state_commands = state.add_subparsers(dest="state_command", required=True)
@@ -144,6 +149,10 @@ def main(argv: Sequence[str] | None = None, gui: Callable[[argparse.Namespace], 
         from .check import run_check
 
         return run_check(args)
+    if args.command == "skills":
+        from .skills import run_skills
+
+        return run_skills(args)
     if args.command == "state":
         return state_decode(args)
     if args.command in REPLAY_COMMANDS:

@@ -14,11 +14,17 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..trace.deprecation import DEPRECATED_FEATURE
 from ..trace.private_files import write_private
 from .check_report import CheckResult, mask_identity, masked_results
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVELS = {"MUST": "error", "SHOULD": "warning"}
+
+
+def _default_level(result: CheckResult) -> str:
+    """A deprecated feature is a note unless `--fail-on deprecated` made it a MUST."""
+    return "note" if result.id == DEPRECATED_FEATURE and result.level == "SHOULD" else LEVELS[result.level]
 
 
 def sarif_document(target: str, results: list[CheckResult], secrets: Sequence[str] | None = None,
@@ -32,7 +38,7 @@ def sarif_document(target: str, results: list[CheckResult], secrets: Sequence[st
         if r.id not in index:
             index[r.id] = len(rules)
             rules.append({"id": r.id, "name": r.id, "shortDescription": {"text": r.title or r.id},
-                          "defaultConfiguration": {"level": LEVELS[r.level]},
+                          "defaultConfiguration": {"level": _default_level(r)},
                           "properties": {"requirementLevel": r.level}})
     location: dict[str, Any] = {"logicalLocations": [{"fullyQualifiedName": target, "kind": "module"}]}
     if target.startswith(("http://", "https://")):
@@ -42,7 +48,8 @@ def sarif_document(target: str, results: list[CheckResult], secrets: Sequence[st
         if r.verdict not in ("fail", "warn"):
             continue
         text = "\n".join([f"{r.level}: {r.title}" + (f": {r.detail}" if r.detail else ""), *r.evidence])
-        found.append({"ruleId": r.id, "ruleIndex": index[r.id], "level": "error" if r.verdict == "fail" else "warning",
+        found.append({"ruleId": r.id, "ruleIndex": index[r.id], "level": "error" if r.verdict == "fail" else
+                      "note" if r.id == DEPRECATED_FEATURE else "warning",
                       "message": {"text": text}, "locations": [location]})
     run = {"tool": {"driver": {"name": tool, "version": __version__, "semanticVersion": __version__,
                                "rules": rules}},

@@ -63,7 +63,8 @@ def run_serve(args: argparse.Namespace) -> int:
         return 2
     options = ServerOptions(mrtr=MrtrOptions(secret=secrets_from(args), state_ttl=args.state_ttl,
                                              audience=[a for a in args.state_audience or [] if a],
-                                             explain_rejections=args.explain_rejections))
+                                             explain_rejections=args.explain_rejections),
+                            drafts=frozenset(getattr(args, "draft", None) or []))
     server = build_demo_server(options)
     config = HttpServerConfig(users=users, verifier=verifier, **limits_of(args))
     server.options.mrtr.legacy_request_timeout = args.legacy_request_timeout

@@ -20,6 +20,7 @@ from ..protocol.versions import LEGACY_VERSION, LEGACY_VERSIONS, MODERN_VERSION,
 from ..trace import Operation, TraceStore
 from ..trace.recorder import Recorder
 from ..transport.base import ClientTransport, WireEvent
+from . import drafts
 from .driver import DriveResult, IdSource, Message, Respond, build_retry, drive
 from .settings import ClientSettings
 from .task_follower import TaskRun, follow_task
@@ -198,6 +199,7 @@ class ClientSession:
                                         label=label)
         self._record_authorization(op)
         first = self._request(method, target_params(method, target, arguments), era)
+        first = drafts.first_call(first, self.settings.drafts, self.settings.secure_arguments)
         current_round = 1
         trace_id = trace_id_of(op.id, op.started)
 
@@ -214,6 +216,7 @@ class ClientSession:
             current_round = round_number + 1
             self.store.note_answer_time(op.id, current_round, time.monotonic() - started)
             message = build_retry(original, input_required, responses, self.next_id())
+            message = drafts.retry(message, input_required, self.settings.drafts)
             return await step(message, current_round) if step else message
 
         if step is not None:

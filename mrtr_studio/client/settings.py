@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .. import defaults
+from ..protocol.drafts import check_drafts
 from ..protocol.tasks_extension import TASKS_EXTENSION
 from ..protocol.versions import (
     LEGACY_VERSION,
@@ -13,6 +14,7 @@ from ..protocol.versions import (
     MODERN_VERSION,
 )
 from ..transport.base import TransportLimits
+from .drafts import declared_extensions
 
 EraChoice = Literal["modern", "legacy", "auto"]
 #: The capability switches the studio exposes, in display order.
@@ -61,9 +63,19 @@ class ClientSettings:
     extra_meta: dict[str, Any] = field(default_factory=dict)
     #: How much the client accepts from a server and how long it waits (bytes, nesting, seconds).
     limits: TransportLimits = field(default_factory=TransportLimits)
+    #: Draft SEPs switched on ("sep-2643", "sep-3221"), declared as their extensions; none by default.
+    drafts: frozenset[str] = frozenset()
+    #: Draft SEP-3221: the host's secure parameters per tool name, sent as `secureArguments`.
+    secure_arguments: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.drafts = check_drafts(self.drafts)
 
     def declared_capabilities(self) -> dict[str, Any]:
-        return capabilities_from_flags(self.capabilities)
+        caps = capabilities_from_flags(self.capabilities)
+        if self.drafts:
+            caps["extensions"] = {**caps.get("extensions", {}), **declared_extensions(self.drafts)}
+        return caps
 
     @property
     def declares_tasks(self) -> bool:

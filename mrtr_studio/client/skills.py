@@ -14,24 +14,12 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import yaml
+from ..protocol.skill_format import FrontmatterError, parse_frontmatter
 
 #: Bounds on what a server may list and send (a skill is a few small text files).
 MAX_SKILLS = 1000
 MAX_FILES = 256
 MAX_FILE_BYTES = 1024 * 1024
-
-
-MAX_FRONTMATTER = 64 * 1024
-
-
-class _PlainYaml(yaml.SafeLoader):
-    """YAML's safe subset without anchors and aliases (an alias bomb would make comparing explode)."""
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            raise yaml.YAMLError("aliases are not allowed in a skill's frontmatter")
-        return super().compose_node(parent, index)
 
 
 class Requester(Protocol):
@@ -132,23 +120,10 @@ def verify(entry: SkillFile, data: bytes) -> None:
 
 def frontmatter_of(text: str, uri: str) -> dict[str, Any]:
     """The YAML frontmatter of a SKILL.md (between the leading `---` lines), as a mapping."""
-    lines = text.splitlines()
-    if not lines or lines[0].strip() != "---":
-        raise SkillRejected(f"{uri}: no YAML frontmatter")
     try:
-        end = next(i for i, line in enumerate(lines[1:], 1) if line.strip() == "---")
-    except StopIteration:
-        raise SkillRejected(f"{uri}: the frontmatter is not closed by ---") from None
-    block = "\n".join(lines[1:end])
-    if len(block) > MAX_FRONTMATTER:
-        raise SkillRejected(f"{uri}: the frontmatter is over {MAX_FRONTMATTER} characters")
-    try:
-        parsed = yaml.load(block, Loader=_PlainYaml)  # a SafeLoader that also refuses aliases
-    except yaml.YAMLError as exc:
-        raise SkillRejected(f"{uri}: the frontmatter is not YAML ({exc.__class__.__name__})") from None
-    if not isinstance(parsed, dict):
-        raise SkillRejected(f"{uri}: the frontmatter is not a mapping")
-    return parsed
+        return parse_frontmatter(text)
+    except FrontmatterError as exc:
+        raise SkillRejected(f"{uri}: {exc}") from None
 
 
 def compare_frontmatter(listed: dict[str, Any], found: dict[str, Any], uri: str) -> None:

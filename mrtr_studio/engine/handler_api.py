@@ -27,6 +27,8 @@ class InputRequiredBuilder:
     def __init__(self) -> None:
         self.requests: dict[str, dict[str, Any]] = {}
         self.request_state: str | None = None
+        #: The result's `_meta` (a draft SEP's envelope, e.g. SEP-2643's denial).
+        self.meta: dict[str, Any] = {}
 
     @property
     def is_empty(self) -> bool:
@@ -136,6 +138,8 @@ class ResultBuilder:
     is_error: bool = False
     structured_content: Any = None
     description: str | None = None
+    #: The result's `_meta` (a draft SEP's envelope, e.g. SEP-2643's denial).
+    meta: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

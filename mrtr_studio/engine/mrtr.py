@@ -38,11 +38,13 @@ class Call:
     client_capabilities: dict[str, Any]
     principal: str
     raw: dict[str, Any]
+    #: What the state binds when it is more than the arguments (draft SEP-3221: the secure arguments too).
+    bound: dict[str, Any] | None = None
 
     @cached_property
     def binding(self) -> Binding:
         """What the state is bound to, shared by verification and minting within one request."""
-        return Binding(self.method, self.name, self.arguments, self.principal)
+        return Binding(self.method, self.name, self.arguments if self.bound is None else self.bound, self.principal)
 
 
 def input_responses_of(params: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -119,6 +121,8 @@ def input_required_result(
         )
     asked = {key: entry["method"] for key, entry in builder.requests.items()}
     result: dict[str, Any] = {"resultType": "input_required"}
+    if builder.meta:
+        result["_meta"] = dict(builder.meta)
     if builder.requests:
         result["inputRequests"] = builder.requests
     try:

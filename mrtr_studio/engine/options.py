@@ -3,6 +3,7 @@
 from dataclasses import dataclass, field
 
 from .. import defaults
+from ..protocol.drafts import check_drafts
 
 #: How deep an MRTR request's arguments (and other params) may nest; one number for the whole engine.
 MAX_ARGUMENT_DEPTH = 32
@@ -62,7 +63,10 @@ class ServerOptions:
     #: Deeper arguments, inputResponses or _meta get -32602 before any handler, digest or validation runs.
     max_argument_depth: int = MAX_ARGUMENT_DEPTH
     tasks: TaskOptions = field(default_factory=TaskOptions)
+    #: Draft SEPs switched on as experiments ("sep-2643", "sep-3221"); none by default.
+    drafts: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
+        self.drafts = check_drafts(self.drafts)
         if type(self.max_argument_depth) is not int or self.max_argument_depth < 1:
             raise ValueError(f"max_argument_depth must be a whole number above 0, got {self.max_argument_depth!r}")

@@ -39,6 +39,8 @@ class ToolEntry:
     task_support: str = "forbidden"
     #: A fixture of the official conformance suite, not a tool a person came to try.
     fixture: bool = False
+    #: Draft SEP-3221: the application-controlled parameters' schema (listed and checked only with the draft on).
+    secure_input_schema: dict[str, Any] | None = None
 
     def wire(self) -> dict[str, Any]:
         tool: dict[str, Any] = {"name": self.name, "inputSchema": self.input_schema}

@@ -49,4 +49,6 @@ def complete_result(method: str, response: Response, modern: bool) -> dict[str, 
         result["contents"] = list(built.contents)
         if modern:
             result.update({"ttlMs": 0, "cacheScope": "private"})
+    if built.meta:
+        result["_meta"] = dict(built.meta)
     return result

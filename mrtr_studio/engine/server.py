@@ -13,6 +13,7 @@ from ..protocol.errors import (
     UNSUPPORTED_PROTOCOL_VERSION,
     McpError,
 )
+from ..protocol.skill_format import SKILLS_EXTENSION
 from ..protocol.tasks_extension import TASK_METHODS, TASKS_EXTENSION, declares_tasks
 from ..protocol.versions import (
     LEGACY_VERSION,
@@ -27,6 +28,7 @@ from ..protocol.versions import (
 )
 from . import subscriptions
 from .completion import Completer, CompletionKey, complete
+from .drafts import bound_arguments, extensions_for, listed_tool, secure_call
 from .handler_api import Notify, Response
 from .legacy import LegacyRequests, call_outbound
 from .listen import LIST_CHANGED, ListenStreams
@@ -37,6 +39,7 @@ from .registry import Handler, PromptEntry, Registry, ResourceEntry, ToolEntry
 from .results import complete_result, scoped_notify
 from .server_session import Outbound, Session
 from .shared_store import MemoryReplayStore, ReplayStore, StoreUnavailable, store_unavailable_error
+from .skills import SKILL_METHODS, ServedSkill, SkillCatalogue
 from .state_token import StateCodec
 from .tasks.notifications import TaskFeed
 from .tasks.service import TaskManager, missing_tasks
@@ -69,6 +72,8 @@ class McpServer(LegacyRequests):
         self.listeners = ListenStreams()
         #: The tasks extension (SEP-2663); a shared `task_store` lets several nodes serve the same tasks.
         self.tasks = TaskManager(task_store or MemoryTaskStore(), self.options.tasks)
+        #: The skills extension (SEP-2640): declared, with its methods, once a skill is added.
+        self.skills = SkillCatalogue()
 
     # --- registration ---------------------------------------------------------------------
 
@@ -96,6 +101,14 @@ class McpServer(LegacyRequests):
             self.registry.resources[uri] = entry
             return handler
         return register
+
+    def skill(self, skill_path: str, skill_md: str, files: dict[str, bytes | str] | None = None,
+              listed: bool = True) -> ServedSkill:
+        """Serve a skill: its entry in `skills/list`/`skills/get` and each of its files as a resource."""
+        served = self.skills.add(skill_path, skill_md, files, listed=listed)
+        for entry in served.resource_entries():
+            self.registry.resources[entry.uri] = entry
+        return served
 
     def completion(self, *, argument: str, prompt: str | None = None,
                    template: str | None = None) -> Callable[[Completer], Completer]:
@@ -189,7 +202,9 @@ class McpServer(LegacyRequests):
         if method == "server/discover":
             return self._discover()
         if method == "tools/list":
-            return self._listing("tools", [t.wire() for t in self.registry.tools.values()], modern)
+            caps = capabilities.from_meta(params) if modern else session.client_capabilities
+            tools = [listed_tool(t, caps, self.options.drafts) for t in self.registry.tools.values()]
+            return self._listing("tools", [t for t in tools if t is not None], modern)
         if method == "prompts/list":
             return self._listing("prompts", [p.wire() for p in self.registry.prompts.values()], modern)
         if method == "resources/list":
@@ -207,6 +222,8 @@ class McpServer(LegacyRequests):
             return await self.listeners.listen(message["id"], params, notify, self._offers,
                                                lambda uri: self.registry.find_resource(uri) is not None, feed,
                                                principal)
+        if method in SKILL_METHODS and self.skills:
+            return self.skills.serve(method, params, modern, self.options.list_ttl_ms)
         if method == "completion/complete":
             return await complete(self.registry, self.completers, params, modern)
         if method == "logging/setLevel":
@@ -283,6 +300,10 @@ class McpServer(LegacyRequests):
             caps["resources"] = {**changes, "subscribe": True}
         if self.registry.prompts or any(r.is_template for r in self.registry.resources.values()):
             caps["completions"] = {}
+        if self.skills:
+            caps["extensions"] = {SKILLS_EXTENSION: self.skills.settings()}
+        if self.options.drafts:
+            caps["extensions"] = {**caps.get("extensions", {}), **extensions_for(self.options.drafts)}
         return caps
 
     def _offers(self, flag: str) -> bool:
@@ -295,7 +316,7 @@ class McpServer(LegacyRequests):
         result: dict[str, Any] = {
             "resultType": "complete",
             "supportedVersions": list(SUPPORTED_VERSIONS),
-            "capabilities": {**self._server_capabilities(modern=True), "extensions": {TASKS_EXTENSION: {}}},
+            "capabilities": self._discover_capabilities(),
             "_meta": {META_SERVER_INFO: self._server_info()},
             "ttlMs": self.options.list_ttl_ms,
             "cacheScope": "public",
@@ -303,6 +324,10 @@ class McpServer(LegacyRequests):
         if self.options.instructions:
             result["instructions"] = self.options.instructions
         return result
+
+    def _discover_capabilities(self) -> dict[str, Any]:
+        caps = self._server_capabilities(modern=True)
+        return {**caps, "extensions": {**caps.get("extensions", {}), TASKS_EXTENSION: {}}}
 
     def _listing(self, key: str, items: list[dict[str, Any]], modern: bool) -> dict[str, Any]:
         if not modern:
@@ -315,7 +340,10 @@ class McpServer(LegacyRequests):
                           era: Era, version: str, caps: dict[str, Any], notify: Notify | None) -> dict[str, Any]:
         check_params(params, self.options.max_argument_depth)
         entry, name, arguments, variables = self._target(method, params, era)
-        call = Call(method, name, arguments, era, version, caps, self.get_request_principal(session), message)
+        secure = secure_call(entry, params, arguments, caps, self.options.drafts) \
+            if isinstance(entry, ToolEntry) else None
+        call = Call(method, name, arguments, era, version, caps, self.get_request_principal(session), message,
+                    bound_arguments(arguments, secure) if secure is not None else None)
         explain = self.options.mrtr.explain_rejections
         verified = verify_state(self.codec, call, explain)
         bind = self.options.mrtr.bind_inputs_to_state if entry.inputs_need_state is None else entry.inputs_need_state

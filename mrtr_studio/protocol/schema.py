@@ -12,7 +12,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from .tasks_extension import RESULT_KINDS, task_problems
+from .tasks_extension import NOTIFICATION_KINDS, REQUEST_KINDS, RESULT_KINDS, task_problems
 from .versions import MODERN_VERSION
 
 SCHEMA_VERSIONS = ("2026-07-28", "2025-11-25")
@@ -108,6 +108,9 @@ def message_problems(message: Any, method: str | None = None, version: str = MOD
         return ["(root): a JSON-RPC message must be an object"]
     if "method" in message:
         envelope = "JSONRPCRequest" if "id" in message else "JSONRPCNotification"
+        extension = (REQUEST_KINDS if "id" in message else NOTIFICATION_KINDS).get(str(message["method"]))
+        if extension and version == MODERN_VERSION:  # the tasks extension's own schema (2026-07-28 only)
+            return task_problems(message, extension)
         specific = _REQUEST_DEFS.get(message["method"])
         if specific and specific in doc_defs and "id" in message:
             # The typed request names method and params; the envelope adds `jsonrpc` and `id` only.

@@ -1,15 +1,21 @@
 """The tasks extension's wire (SEP-2663, `io.modelcontextprotocol/tasks`): names and shapes.
 
-The official 2026-07-28 schema does not define tasks (they are an extension), so the shapes the
-extension adds are transcribed here from SEP-2663's TypeScript as JSON Schema: `CreateTaskResult`
-(`resultType: "task"`), the `DetailedTask` a `tasks/get` returns, and the empty acknowledgement of
-`tasks/update` and `tasks/cancel`.
+The official 2026-07-28 schema does not define tasks (they are an extension). The extension publishes
+its own generated JSON Schema, vendored unchanged in resources/tasks-schema/ (ext-tasks commit e4345978,
+the one after PR #18 that constrains InputRequest/InputResponse and requires the resultType
+discriminators); every task message is validated against it. A few rules of the extension's prose that
+the schema does not encode are checked on top (PROSE_RULES): a task never carries a requestState, a
+CreateTaskResult carries no outcome, a completed task no error and a failed one no result, and the
+acknowledgement of tasks/update and tasks/cancel is empty.
 """
 
+import json
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 TASK_METHODS = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
@@ -22,65 +28,58 @@ def declares_tasks(client_capabilities: dict[str, Any]) -> bool:
     return isinstance(extensions, dict) and isinstance(extensions.get(TASKS_EXTENSION), dict)
 
 
-_TASK_FIELDS: dict[str, Any] = {
-    "taskId": {"type": "string", "minLength": 1},
-    "status": {"enum": ["working", "input_required", "completed", "cancelled", "failed"]},
-    "statusMessage": {"type": "string"},
-    "createdAt": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}"},
-    "lastUpdatedAt": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}"},
-    "ttlMs": {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]},
-    "pollIntervalMs": {"type": "integer", "minimum": 1},
-    "_meta": {"type": "object"},
-}
-_REQUIRED = ["taskId", "status", "createdAt", "lastUpdatedAt", "ttlMs"]
-_INPUT_REQUESTS = {"type": "object", "additionalProperties": {
-    "type": "object", "required": ["method"],
-    "properties": {"method": {"type": "string"}, "params": {"type": "object"}}}}
-
-SCHEMAS: dict[str, dict[str, Any]] = {
+#: The extension's prose, where its schema is silent (each is a MUST of SEP-2663's text).
+PROSE_RULES: dict[str, dict[str, Any]] = {
     "CreateTaskResult": {
-        "type": "object",
-        "required": ["resultType", *_REQUIRED],
-        "properties": {**_TASK_FIELDS, "resultType": {"const": "task"}},
-        "not": {"anyOf": [{"required": [name]} for name in ("result", "error", "inputRequests", "requestState")]},
-    },
-    "DetailedTask": {
-        "type": "object",
-        "required": ["resultType", *_REQUIRED],
-        "properties": {**_TASK_FIELDS, "resultType": {"const": "complete"}, "inputRequests": _INPUT_REQUESTS,
-                       "result": {"type": "object"}, "error": {
-                           "type": "object", "required": ["code", "message"],
-                           "properties": {"code": {"type": "integer"}, "message": {"type": "string"}}}},
+        "not": {"anyOf": [{"required": [name]} for name in ("result", "error", "inputRequests", "requestState")]}},
+    "GetTaskResult": {
         "not": {"required": ["requestState"]},
         "allOf": [
-            {"if": {"properties": {"status": {"const": "input_required"}}},
-             "then": {"required": ["inputRequests"]}},
-            {"if": {"properties": {"status": {"const": "completed"}}},
-             "then": {"required": ["result"], "not": {"required": ["error"]}}},
-            {"if": {"properties": {"status": {"const": "failed"}}},
-             "then": {"required": ["error"], "not": {"required": ["result"]}}},
-        ],
-    },
-    "TaskAck": {
-        "type": "object",
-        "required": ["resultType"],
-        "properties": {"resultType": {"const": "complete"}, "_meta": {"type": "object"}},
-        "additionalProperties": False,
-    },
+            {"if": {"properties": {"status": {"const": "completed"}}}, "then": {"not": {"required": ["error"]}}},
+            {"if": {"properties": {"status": {"const": "failed"}}}, "then": {"not": {"required": ["result"]}}},
+        ]},
+    "UpdateTaskResult": {"properties": {"resultType": {}, "_meta": {}}, "additionalProperties": False},
+    "CancelTaskResult": {"properties": {"resultType": {}, "_meta": {}}, "additionalProperties": False},
 }
+#: Old names for the shapes (kept for callers): the hand-transcribed schema's, before the vendored one.
+ALIASES = {"DetailedTask": "GetTaskResult", "TaskAck": "UpdateTaskResult"}
 
-RESULT_KINDS = {"tasks/get": "DetailedTask", "tasks/update": "TaskAck", "tasks/cancel": "TaskAck"}
+RESULT_KINDS = {"tasks/get": "GetTaskResult", "tasks/update": "UpdateTaskResult", "tasks/cancel": "CancelTaskResult"}
+REQUEST_KINDS = {"tasks/get": "GetTaskRequest", "tasks/update": "UpdateTaskRequest",
+                 "tasks/cancel": "CancelTaskRequest"}
+NOTIFICATION_KINDS = {"notifications/tasks": "TaskStatusNotification"}
+SCHEMA_SOURCE = "modelcontextprotocol/ext-tasks@e4345978be1f602f1fc48d89051e8559dd5302a6 (2026-08-21, PR #18)"
+
+
+def _schema_path() -> Path:
+    packaged = Path(__file__).resolve().parent.parent / "_resources"
+    base = packaged if packaged.is_dir() else Path(__file__).resolve().parents[2] / "resources"
+    return base / "tasks-schema" / "schema.json"
+
+
+@cache
+def tasks_schema() -> dict[str, Any]:
+    """The vendored tasks extension schema (see resources/tasks-schema/README.md)."""
+    return json.loads(_schema_path().read_text(encoding="utf-8"))
 
 
 @cache
 def _validator(kind: str) -> Draft202012Validator:
-    return Draft202012Validator(SCHEMAS[kind])
+    defs = tasks_schema()["$defs"]
+    if kind not in defs:
+        raise KeyError(f"{kind} is not defined in the tasks extension schema")
+    parts: list[dict[str, Any]] = [{"$ref": f"#/$defs/{kind}"}]
+    if kind in PROSE_RULES:
+        parts.append(PROSE_RULES[kind])
+    return Draft202012Validator({"$defs": defs, "allOf": parts})
 
 
 def task_problems(body: Any, kind: str) -> list[str]:
-    """What is wrong with `body` as the named extension shape (`CreateTaskResult`, `DetailedTask`, `TaskAck`)."""
-    found = []
-    for error in sorted(_validator(kind).iter_errors(body), key=lambda e: list(e.path)):
-        where = "/".join(str(p) for p in error.path) or "(root)"
-        found.append(f"{where}: {error.message}")
-    return found
+    """What is wrong with `body` as the named extension shape (`CreateTaskResult`, `GetTaskResult`, ...);
+    the most specific error first (inside the status branch that fits), as for the core schema."""
+    errors = list(_validator(ALIASES.get(kind, kind)).iter_errors(body))
+    if not errors:
+        return []
+    best = best_match(errors)
+    ordered = [best, *sorted((e for e in errors if e is not best), key=lambda e: list(e.absolute_path))]
+    return [f"{'/'.join(str(p) for p in e.absolute_path) or '(root)'}: {e.message}" for e in ordered][:8]

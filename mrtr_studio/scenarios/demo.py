@@ -10,6 +10,8 @@ from typing import Any
 from ..engine import Era, McpServer, Request, Response, ServerOptions, Session
 from ..protocol import capabilities
 from .conformance import register_conformance_fixtures
+from .demo_skills import register_demo_skills
+from .draft_tools import register_draft_tools
 from .reference import register_reference_resources
 from .task_fixtures import register_task_tools
 
@@ -260,4 +262,6 @@ def build_demo_server(options: ServerOptions | None = None, name: str = "mrtr-st
                     "text/plain")(notes_resource)
     register_task_tools(server)
     register_conformance_fixtures(server)
+    register_demo_skills(server)
+    register_draft_tools(server)  # only those whose draft SEP the options switch on
     return server

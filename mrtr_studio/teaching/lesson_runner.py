@@ -50,8 +50,10 @@ class LessonReport:
         return all(r.as_expected for r in self.runs)
 
 
-def lesson_server() -> McpServer:
-    return build_demo_server(ServerOptions(mrtr=MrtrOptions(explain_rejections=True)), name="mrtr-studio-lessons")
+def lesson_server(drafts: frozenset[str] = frozenset()) -> McpServer:
+    """The lessons' engine; `drafts` switches draft SEPs on for the lessons about them (and only those)."""
+    return build_demo_server(ServerOptions(mrtr=MrtrOptions(explain_rejections=True), drafts=drafts),
+                             name="mrtr-studio-lessons" + (" (drafts)" if drafts else ""))
 
 
 def find_handler(server: McpServer, method: str, target: str) -> tuple[Any, Callable[[Any], None]]:
@@ -84,8 +86,8 @@ class LessonCluster:
         self.completed_state: str | None = None
 
     def server_for(self, run: LessonRun) -> McpServer:
-        if run.node is None:
-            return lesson_server()
+        if run.node is None or run.drafts:  # a draft is switched on for this run's own engine only
+            return lesson_server(run.drafts)
         if run.node not in self.nodes:
             # One audience for every node: they are one service, so a flow may hop between them.
             node = build_demo_server(ServerOptions(mrtr=MrtrOptions(secret=self.secret, explain_rejections=True,
@@ -103,7 +105,8 @@ async def run_lesson(lesson: Lesson, respond: Respond = auto_respond, store: Tra
     store = store if store is not None else TraceStore()
     cluster = LessonCluster()
     for run in lesson.runs:
-        report.runs.append(await _run_one(lesson, run, respond, store, server or cluster.server_for(run), cluster))
+        engine = cluster.server_for(run) if run.drafts or server is None else server
+        report.runs.append(await _run_one(lesson, run, respond, store, engine, cluster))
     return report
 
 
@@ -114,13 +117,17 @@ async def _run_one(lesson: Lesson, run: LessonRun, respond: Respond, store: Trac
     swap(recorder.wrap(handler))
     principals = await _token_principals(run) if run.tokens else {}
     transport = MemoryTransport(server, user=principals.get(run.identity, run.identity))
-    settings = ClientSettings(era=run.era, capabilities=run.capabilities, user=run.identity)
+    settings = ClientSettings(era=run.era, capabilities=run.capabilities, user=run.identity, drafts=run.drafts,
+                              secure_arguments=run.secure_arguments)
     session = ClientSession(transport, settings, respond, store, server_label="embedded")
 
     sent: list[str] = []
 
     async def before_send(message: Message, round_number: int) -> Message:
-        if round_number == 2 and run.before_retry == "replay" and cluster.completed_state is not None:
+        if round_number == 2 and run.before_retry == "drop-secure":
+            message = {**message, "params": {k: v for k, v in (message.get("params") or {}).items()
+                                             if k != "secureArguments"}}
+        elif round_number == 2 and run.before_retry == "replay" and cluster.completed_state is not None:
             message = {**message, "params": {**message.get("params", {}), "requestState": cluster.completed_state}}
         elif round_number == 2 and run.before_retry:
             _apply(run.before_retry, server, transport, principals)

@@ -42,6 +42,10 @@ class LessonRun:
     tokens: bool = False
     #: Explanation per message, keyed "r<round>.<kind>".
     steps: dict[str, Step] = field(default_factory=dict)
+    #: Draft SEPs the run switches on, on its own engine and its client ("sep-2643", "sep-3221").
+    drafts: frozenset[str] = frozenset()
+    #: Draft SEP-3221: the host's secure parameters per tool (sent as `secureArguments`).
+    secure_arguments: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,13 @@ class Lesson:
     title: str
     intro: str
     runs: tuple[LessonRun, ...]
+
+
+def deprecated(features: str) -> str:
+    """Said in every lesson that uses roots or sampling (SEP-2577), with why they are still taught."""
+    return (f" {features} deprecated in 2026-07-28 (SEP-2577): new servers should not adopt them, but they keep "
+            "working through the deprecation window and legacy servers still use them, so clients must still "
+            "handle them; that is why this lesson stays.")
 
 
 def _s(text: str, anchor: str = "basic-workflow", page: str = MRTR) -> Step:
@@ -90,7 +101,8 @@ LESSONS: tuple[Lesson, ...] = (
                "r4.request": _RETRY, "r4.complete": _DONE}),)),
     Lesson("sampling", "Sampling: the server borrows the client's model",
            "A `sampling/createMessage` input request asks the client's LLM; the client (and its user) stay in "
-           "control of what is sent.",
+           "control of what is sent." + deprecated("Sampling is") + " Its replacement: the server calls an LLM "
+           "provider's API itself.",
            (LessonRun("tools/call", "summarize", {"text": "MRTR replaces server-initiated requests."}, steps={
                "r1.request": _FIRST,
                "r1.input_required": _s("The input request is a CreateMessageRequest: messages, a system prompt "
@@ -100,7 +112,8 @@ LESSONS: tuple[Lesson, ...] = (
                                 "key the server chose.", "inputresponses"),
                "r2.complete": _DONE}),)),
     Lesson("roots", "Roots: which folders may the server see?",
-           "A `roots/list` input request asks for the client's roots, declared with the `roots` capability.",
+           "A `roots/list` input request asks for the client's roots, declared with the `roots` capability."
+           + deprecated("Roots are") + " Its replacement: directories passed as tool parameters or resource URIs.",
            (LessonRun("tools/call", "count_roots", steps={
                "r1.request": _FIRST,
                "r1.input_required": _s("`roots/list` as an input request: no params, just the method.",
@@ -119,7 +132,8 @@ LESSONS: tuple[Lesson, ...] = (
                                 "url-mode-elicitation-requests", SPEC + "client/elicitation"),
                "r2.complete": _DONE}),)),
     Lesson("several-inputs", "Several inputs in one round",
-           "One input_required can ask for many things at once; the client answers them all in one retry.",
+           "One input_required can ask for many things at once; the client answers them all in one retry."
+           + deprecated("Two of its three asks, sampling and roots, are"),
            (LessonRun("tools/call", "plan_trip", {"destination": "Lisbon"}, steps={
                "r1.request": _FIRST,
                "r1.input_required": _s("Three input requests, three methods: a form, a sampling request and "
@@ -146,7 +160,8 @@ LESSONS: tuple[Lesson, ...] = (
                                  "the user cannot act on.", "error-handling")}))),
     Lesson("legacy-client", "A legacy client: -32603, then classic server requests",
            "A 2025-11-25 client has no input_required. A modern-only handler fails with -32603; a dual-era "
-           "handler uses the classic server-initiated request inside the open call.",
+           "handler uses the classic server-initiated request inside the open call." + deprecated("Roots, "
+           "which the second run asks for, are"),
            (LessonRun("tools/call", "delete_file", {"path": "/tmp/report.txt"}, era="legacy", expect=-32603,
                       steps={
                "r1.request": _s("After `initialize`, the legacy client calls the tool without `_meta`.",
@@ -288,6 +303,50 @@ LESSONS += (
                                  "inlined.", "task-update-requests", TASKS)}),)),
 )
 
+SEP_2643_PR = "https://github.com/modelcontextprotocol/modelcontextprotocol/pull/2643"
+SEP_3221_PR = "https://github.com/modelcontextprotocol/modelcontextprotocol/pull/3221"
+_HOST_BOUND = {"run_sql": {"project_id": "shop-analytics", "instance": "db-checkout-04"}}
+
+#: Lessons on draft SEPs: each switches its draft on for its own engine and client only.
+DRAFT_LESSONS: tuple[Lesson, ...] = (
+    Lesson("draft-sep-2643", "Draft SEP-2643: an authorization denial the user can fix",
+           "A draft (off by default, switched on for this lesson): the server denies on authorization grounds "
+           "with an InputRequiredResult that carries a URL elicitation, a requestState and, in `_meta`, the "
+           "denial envelope saying a remediation is available and how.",
+           (LessonRun("tools/call", "list_folder", {"folderId": "fld_12345"}, drafts=frozenset({"sep-2643"}), steps={
+               "r1.request": _FIRST,
+               "r1.input_required": Step("`_meta[\"io.modelcontextprotocol/authorization\"]`: reason "
+                                         "`insufficient_authorization`, remediation `available`, a `url` hint and an "
+                                         "`authorizationContextId`; the URL itself is in `inputRequests`.",
+                                         SEP_2643_PR),
+               "r2.request": Step("The retry answers the elicitation, echoes `requestState` and echoes the handle in "
+                                  "`_meta[\"io.modelcontextprotocol/authorization-context-id\"]` (the client MUST).",
+                                  SEP_2643_PR),
+               "r2.complete": Step("The server evaluated authorization afresh (the handle is for correlation, never "
+                                   "authorization) and completed.", SEP_2643_PR)}),)),
+    Lesson("draft-sep-3221", "Draft SEP-3221: secure parameters the model never sees",
+           "A draft (off by default, switched on for this lesson): `run_sql` takes the query from the model in "
+           "`arguments`, and the project and instance from the host in `secureArguments`, described by the "
+           "tool's `secureInputSchema`. The retry of an MRTR round must carry them again; dropping them fails.",
+           (LessonRun("tools/call", "run_sql", {"query": "SELECT count(*) FROM orders"},
+                      drafts=frozenset({"sep-3221"}), secure_arguments=_HOST_BOUND, steps={
+               "r1.request": Step("`secureArguments` beside `arguments`: the host bound them, the model only wrote "
+                                  "the query (a name of the secure schema in `arguments` is -32602).", SEP_3221_PR),
+               "r1.input_required": _s("The tool asks to confirm; its requestState binds the secure arguments too."),
+               "r2.request": Step("The retry re-sends the same `secureArguments` with `inputResponses` and the "
+                                  "state, as the SEP requires.", SEP_3221_PR),
+               "r2.complete": _DONE}),
+            LessonRun("tools/call", "run_sql", {"query": "SELECT count(*) FROM orders"},
+                      drafts=frozenset({"sep-3221"}), secure_arguments=_HOST_BOUND, before_retry="drop-secure",
+                      expect=-32602, steps={
+               "r1.request": _s("The same call again."),
+               "r1.input_required": _s("The same question, with a state bound to these secure arguments."),
+               "r2.request": Step("This retry drops `secureArguments` (a careless client).", SEP_3221_PR),
+               "r2.error": Step("-32602: the required secure parameters are missing; nothing ran.",
+                                SEP_3221_PR)}))),
+)
+
+LESSONS = LESSONS + DRAFT_LESSONS
 LESSONS_BY_ID = {lesson.id: lesson for lesson in LESSONS}
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..protocol.drafts import draft_label
 from .auth_arrows import auth_failed, auth_label, auth_party, auth_summary
 from .brief_json import brief, brief_members, clip
 from .model import Operation, TraceMessage, auth_exchange, params_of, result_of
@@ -422,7 +423,7 @@ class DiagramLayout:
     def _label(entry: TraceMessage, method: str | None) -> str:
         style = STYLES.get(entry.kind, STYLES["invalid"])
         ident = f" #{entry.jsonrpc_id}" if entry.jsonrpc_id is not None else ""
-        name = method or "?"
+        name = draft_label(entry.message) + (method or "?")  # "draft SEP-3221 · tools/call": a draft's fields
         if entry.kind in ("request", "notification"):
             return f"{name}{ident} · r{entry.round}"
         if entry.kind == "server_request":

@@ -16,6 +16,7 @@ from ..protocol.roundtrip import result_type_of
 from ..protocol.schema import message_problems
 from ..protocol.tasks_extension import TASK_METHODS
 from ..protocol.versions import LEGACY_VERSION, META_PROTOCOL_VERSION, MODERN_VERSION, MRTR_METHODS
+from .deprecation import deprecation_findings
 from .model import Finding, TraceMessage, params_of, result_of
 from .store import StoreEvent, TraceStore
 from .task_lint import lint_task_message
@@ -49,7 +50,7 @@ def _last_input_required(before_round: int, earlier: list[TraceMessage]) -> Trac
 def lint_message(entry: TraceMessage, earlier: list[TraceMessage], era: str = "modern") -> list[Finding]:
     """Findings for `entry` given the messages recorded before it in the same operation."""
     if entry.kind == "auth":
-        return []  # an HTTP exchange of the authorization flow: its spec checks travel with it
+        return deprecation_findings(entry)  # an HTTP exchange of the authorization flow: its checks travel with it
     found: list[Finding] = []
     message = entry.message
     request = entry.reply_to
@@ -67,7 +68,7 @@ def lint_message(entry: TraceMessage, earlier: list[TraceMessage], era: str = "m
             found.append(Finding(UNKNOWN_RESULT_TYPE, "error", f"unknown resultType {result_type!r}"))
     if entry.kind == "input_required":
         found += _input_required_rules(entry, request)
-    return found + lint_task_message(entry, earlier)
+    return found + lint_task_message(entry, earlier) + deprecation_findings(entry)
 
 
 def _schema(entry: TraceMessage, request: TraceMessage | None, era: str) -> list[Finding]:

@@ -126,7 +126,8 @@ async def test_without_the_extension(wire: Wire) -> None:
         reply = await tasks_call(wire, method, {"taskId": "nope", **extra}, caps=ALL_CAPS)
         assert reply["error"]["code"] == -32021, method
     discovered = (await wire.send("server/discover", {"_meta": meta()}))["result"]
-    assert discovered["capabilities"]["extensions"] == {TASKS_EXTENSION: {}}
+    extensions = discovered["capabilities"]["extensions"]
+    assert extensions[TASKS_EXTENSION] == {} and set(extensions) == {TASKS_EXTENSION, "io.modelcontextprotocol/skills"}
 
 
 async def test_another_principal_cannot_see_or_touch_the_task() -> None:

@@ -18,7 +18,7 @@ META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
 TASK = {"taskId": "t1", "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:00Z",
         "ttlMs": 60000, "pollIntervalMs": 1000}
 ASK = {"k": {"method": "elicitation/create", "params": {"mode": "form", "message": "?",
-                                                         "requestedSchema": {"type": "object"}}}}
+                                                         "requestedSchema": {"type": "object", "properties": {}}}}}
 
 
 class Flow:

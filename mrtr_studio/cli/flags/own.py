@@ -52,6 +52,9 @@ def add_check_parser(commands: Any) -> None:
     check.add_argument("--sarif", metavar="FILE", help="write SARIF 2.1.0 for code-scanning dashboards")
     check.add_argument("--trace", metavar="FILE", help="save everything sent and received (.mrtr.json)")
     check.add_argument("--timeout", type=float, default=30.0, metavar="SEC", help="per request (default 30)")
+    check.add_argument("--fail-on", action="append", choices=["deprecated"], default=[], metavar="deprecated",
+                       help="also fail (exit 1) when a feature 2026-07-28 deprecates is used (roots, sampling, "
+                            "logging, Dynamic Client Registration)")
     add_oauth_flags(check)
 
 

@@ -329,7 +329,7 @@ class LessonView(QWidget):
         run = lesson.runs[run_index]
         key = (run.method, run.target)
         if key not in self._sources:
-            self._sources[key] = handler_source(find_handler(lesson_server(), *key)[0])
+            self._sources[key] = handler_source(find_handler(lesson_server(run.drafts), *key)[0])
         return self._sources[key]
 
     def _show_source(self, run_index: int, lines: list[int] | None, round_number: int | None = None) -> None:
