@@ -58,7 +58,7 @@ def on_store(self: "MainWindow", event: StoreEvent) -> None:
     """A new operation is selected as it starts (with the settings it ran with); an opened file shows its last."""
     if event.kind == "loaded" and self.studio.store.operations:  # a file or journal opened: its last flow
         self._last_loaded = self.studio.store.operations[-1].id
-        QTimer.singleShot(0, lambda: show_last_loaded(self))
+        QTimer.singleShot(0, self, lambda: show_last_loaded(self))
         return
     if event.kind == "operation_added" and event.operation is not None:
         op = event.operation
@@ -70,7 +70,7 @@ def on_store(self: "MainWindow", event: StoreEvent) -> None:
             self.selection.select_operation(op.id)
         elif self._last_loaded is None:  # a file or journal opening: show its last flow, once, at the end
             self._last_loaded = op.id
-            QTimer.singleShot(0, lambda: show_last_loaded(self))
+            QTimer.singleShot(0, self, lambda: show_last_loaded(self))
         else:
             self._last_loaded = op.id
 
