@@ -59,13 +59,9 @@ def read_client_key(path: str, flag: str = "--client-key") -> tuple[str, str]:
     from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
     from cryptography.hazmat.primitives.serialization import load_pem_private_key
 
-    try:
-        with open(path, "rb") as file:
-            raw = file.read(MAX_KEY_FILE + 1)
-    except OSError as exc:
-        raise ValueError(f"{flag}: cannot read {path}: {exc.strerror or exc}") from None
-    if len(raw) > MAX_KEY_FILE:
-        raise ValueError(f"{flag}: {path} is over {MAX_KEY_FILE // 1024} KiB; not a PEM private key")
+    from ..trace.bounded_read import read_capped
+
+    raw = read_capped(path, MAX_KEY_FILE, flag)
     try:
         key = load_pem_private_key(raw, password=None)
     except TypeError:

@@ -48,6 +48,7 @@ from .check_report import (
     verdict_for,
     wire,
     write_junit,
+    write_report_files,
 )
 from .flags.auth import oauth_client_of, oauth_settings_of
 from .sarif import write_sarif
@@ -419,22 +420,13 @@ def run_check(args: argparse.Namespace) -> int:
         return 1
     results.append(deprecated_check(checker.store, "deprecated" in (getattr(args, "fail_on", None) or [])))
     secrets = [token for token in args.identity if token]
-    writers = [("--trace", args.trace, lambda path: files.save(path, checker.store)),
-               ("--junit", args.junit, lambda path: write_junit(path, args.url, results, secrets=secrets)),
-               ("--sarif", getattr(args, "sarif", None), lambda path: write_sarif(path, args.url, results,
-                                                                                secrets=secrets))]
-    status = 0
-    for flag, path, write in writers:
-        if not path:
-            continue
-        try:
-            write(path)
-        except OSError as exc:
-            print(f"mrtr-studio check: cannot write {flag} {terminal_text(str(path))}: {exc.strerror or exc}",
-                  file=sys.stderr)
-            status = 1
+    written = write_report_files("check", [
+        ("--trace", args.trace, lambda path: files.save(path, checker.store)),
+        ("--junit", args.junit, lambda path: write_junit(path, args.url, results, secrets=secrets)),
+        ("--sarif", getattr(args, "sarif", None), lambda path: write_sarif(path, args.url, results, secrets=secrets)),
+    ])
     if args.json:
         print(json.dumps(json_document(args.url, results, secrets=secrets), indent=2, ensure_ascii=True))
     else:
         print_table(args.url, results, sys.stdout, secrets=secrets)
-    return 1 if any_must_failed(results) else status
+    return 1 if any_must_failed(results) or not written else 0

@@ -16,7 +16,6 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Callable
 from typing import Any
 
 from ..engine import MrtrOptions, ServerOptions
@@ -25,7 +24,15 @@ from ..scenarios.demo import build_demo_server
 from ..trace import TraceStore, files, lint
 from ..transport.base import Tap
 from ..transport.http_host import Serving
-from .check_report import CheckResult, any_must_failed, json_document, print_table, verdict_for, write_junit
+from .check_report import (
+    CheckResult,
+    any_must_failed,
+    json_document,
+    print_table,
+    verdict_for,
+    write_junit,
+    write_report_files,
+)
 from .client_grades import Handshakes, grade
 from .sarif import write_sarif
 
@@ -108,20 +115,8 @@ def run_check_client(args: argparse.Namespace) -> int:
 
 
 def _write_files(args: argparse.Namespace, target: str, results: list[CheckResult], store: TraceStore) -> bool:
-    """Write --trace, --junit and --sarif; a file that cannot be written is one line naming its flag (the
-    report is still printed, and the exit status is 1)."""
-    writers: list[tuple[str, str | None, Callable[[str], object]]] = [
+    return write_report_files("check-client", [
         ("--trace", args.trace, lambda path: files.save(path, store)),
         ("--junit", args.junit, lambda path: write_junit(path, target, results, suite="mrtr-studio check-client")),
         ("--sarif", args.sarif, lambda path: write_sarif(path, target, results, tool="mrtr-studio check-client")),
-    ]
-    ok = True
-    for flag, path, write in writers:
-        if not path:
-            continue
-        try:
-            write(path)
-        except OSError as exc:
-            print(f"mrtr-studio check-client: {flag} {path}: cannot write: {exc.strerror or exc}", file=sys.stderr)
-            ok = False
-    return ok
+    ])

@@ -15,9 +15,10 @@ and every writer takes `secrets` (the `--identity` tokens) and masks them with `
 import io
 import json
 import re
+import sys
 import unicodedata
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
@@ -176,3 +177,24 @@ def write_junit(path: str | Path, target: str, results: list[CheckResult], suite
     out = io.BytesIO()
     junit_tree(target, results, suite, secrets).write(out, encoding="utf-8", xml_declaration=True)
     write_private(path, out.getvalue())  # it quotes the server's answers: 0600
+
+
+#: (flag, path or None when not given, what writes the file at a path)
+ReportFile = tuple[str, "str | None", Callable[[str], object]]
+
+
+def write_report_files(command: str, reports: Sequence[ReportFile]) -> bool:
+    """Write every report file asked for (--trace, --junit, --sarif...). One that cannot be written is one
+    line naming its flag, and the others are still written, because a report on the terminal with a
+    missing CI file must not pass for a clean run: False then, and the command exits 1."""
+    ok = True
+    for flag, path, write in reports:
+        if not path:
+            continue
+        try:
+            write(path)
+        except OSError as exc:
+            print(f"mrtr-studio {command}: {flag} {terminal_text(path)}: cannot write: {exc.strerror or exc}",
+                  file=sys.stderr)
+            ok = False
+    return ok

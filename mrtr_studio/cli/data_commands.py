@@ -3,6 +3,7 @@ imported only when its command runs, so `mrtr-studio serve` never loads protobuf
 
 import argparse
 
+from .lazy import Commands, run_lazily
 from .pipes import quiet_broken_pipe
 
 
@@ -10,19 +11,9 @@ def run_data_command(args: argparse.Namespace) -> int:
     return quiet_broken_pipe(lambda: _run(args))
 
 
+DATA_COMMANDS: Commands = {"trace": ("trace_cmd", "run_trace"), "list": ("list_cmd", "run_list"),
+                           "diff": ("diff_cmd", "run_diff"), "run": ("run_cmd", "run_collection")}
+
+
 def _run(args: argparse.Namespace) -> int:
-    if args.command == "trace":
-        from .trace_cmd import run_trace
-
-        return run_trace(args)
-    if args.command == "list":
-        from .list_cmd import run_list
-
-        return run_list(args)
-    if args.command == "diff":
-        from .diff_cmd import run_diff
-
-        return run_diff(args)
-    from .run_cmd import run_collection
-
-    return run_collection(args)
+    return run_lazily(DATA_COMMANDS, args)

@@ -19,6 +19,7 @@ from .flags.own import (
 from .flags.replay import add_load_parser, add_replay_parser, add_replay_server_parser
 from .flags.skills import add_skills_parser
 from .flags.state import DEFAULT_STATE_TTL, SECRET_ENV, SECRET_HELP, add_decode_flags, secrets_from, state_ttl
+from .lazy import Commands, run_lazily
 from .otlp_flag import add_otlp_flag
 
 
@@ -114,6 +115,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Each command's module, imported when it runs (`trace`, `list`, `diff` and `run` go through
+#: data_commands, which quiets a broken pipe around them).
+COMMANDS: Commands = {
+    "serve": ("serve", "run_serve"),
+    "call": ("call", "run_call"),
+    "proxy": ("proxy", "run_proxy"),
+    "check-client": ("check_client", "run_check_client"),
+    "wrap-config": ("wrap_config", "run_wrap_config"),
+    "wrap": ("wrap", "run_wrap"),
+    "check": ("check", "run_check"),
+    "skills": ("skills", "run_skills"),
+    "replay-server": ("replay_server", "run_replay_server"),
+    "replay": ("replay", "run_replay"),
+    "load": ("load", "run_load"),
+    **{name: ("data_commands", "run_data_command") for name in ("trace", "list", "diff", "run")},
+}
+
+
 def main(argv: Sequence[str] | None = None, gui: Callable[[argparse.Namespace], int] | None = None) -> int:
     """Run a command; the GUI launcher is passed in so this layer never imports Qt."""
     parser = build_parser()
@@ -121,68 +140,15 @@ def main(argv: Sequence[str] | None = None, gui: Callable[[argparse.Namespace], 
     trace_file, rest = split_trace_file(sys.argv[1:] if argv is None else argv, list(commands or ()))
     args = parser.parse_args(rest)
     args.trace_file = trace_file  # `mrtr-studio FILE.mrtr.json`: the window opens it
-    if args.command == "serve":
-        from .serve import run_serve
-
-        return run_serve(args)
-    if args.command == "call":
-        from .call import run_call
-
-        return run_call(args)
-    if args.command == "proxy":
-        from .proxy import run_proxy
-
-        return run_proxy(args)
-    if args.command == "check-client":
-        from .check_client import run_check_client
-
-        return run_check_client(args)
-    if args.command == "wrap-config":
-        from .wrap_config import run_wrap_config
-
-        return run_wrap_config(args)
-    if args.command == "wrap":
-        from .wrap import run_wrap
-
-        return run_wrap(args)
-    if args.command == "check":
-        from .check import run_check
-
-        return run_check(args)
-    if args.command == "skills":
-        from .skills import run_skills
-
-        return run_skills(args)
+    if args.command in COMMANDS:
+        return run_lazily(COMMANDS, args)
     if args.command == "state":
         return state_decode(args)
-    if args.command in REPLAY_COMMANDS:
-        return replay_command(args)
-    if args.command in ("trace", "list", "diff", "run"):
-        from .data_commands import run_data_command
-
-        return run_data_command(args)
     if gui is None:
         print("mrtr-studio: the GUI is not available from here; run `mrtr-studio` or `python -m mrtr_studio`",
               file=sys.stderr)
         return 2
     return gui(args)
-
-
-REPLAY_COMMANDS = ("replay-server", "replay", "load")
-
-
-def replay_command(args: argparse.Namespace) -> int:
-    if args.command == "replay-server":
-        from .replay_server import run_replay_server
-
-        return run_replay_server(args)
-    if args.command == "replay":
-        from .replay import run_replay
-
-        return run_replay(args)
-    from .load import run_load
-
-    return run_load(args)
 
 
 def state_decode(args: argparse.Namespace) -> int:

@@ -14,10 +14,10 @@ from ..engine import MrtrOptions, ServerOptions
 from ..protocol.peer_text import printable
 from ..replay.recording import load_recording
 from ..replay.server import ReplayServer
-from ..transport.http_host import bind, create_app, make_server
+from ..transport.http_host import create_app, make_server
 from ..transport.http_server import HttpServerConfig
 from .flags.state import secrets_from
-from .serve import _run, parse_users, serve_until_stopped
+from .serve import _run, listen_or_say, parse_users, serve_until_stopped
 
 
 def _log(line: str) -> None:
@@ -44,11 +44,8 @@ def run_replay_server(args: argparse.Namespace) -> int:
 
         asyncio.run(serve_stdio(server, user=args.stdio_user))
         return 0
-    try:
-        sock = bind(args.host, args.port)
-    except OSError as exc:
-        print(f"mrtr-studio replay-server: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
-              file=sys.stderr)
+    sock = listen_or_say("replay-server", args.host, args.port)
+    if sock is None:
         return 1
     config = HttpServerConfig(users=users)
     uv = make_server(create_app(server, config), limits=config)

@@ -68,11 +68,8 @@ def run_serve(args: argparse.Namespace) -> int:
     server = build_demo_server(options)
     config = HttpServerConfig(users=users, verifier=verifier, **limits_of(args))
     server.options.mrtr.legacy_request_timeout = args.legacy_request_timeout
-    try:
-        sock = bind(args.host, args.port)
-    except OSError as exc:
-        print(f"mrtr-studio serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
-              file=sys.stderr)
+    sock = listen_or_say("serve", args.host, args.port)
+    if sock is None:
         return 1
     authority = None
     if args.auth == "demo":
@@ -110,6 +107,16 @@ def run_serve(args: argparse.Namespace) -> int:
             authority.stop()
         if spans is not None:
             spans.close()
+
+
+def listen_or_say(command: str, host: str, port: int) -> socket.socket | None:
+    """The listening socket for --host/--port, or None after one line saying why not (port taken, no
+    such address): every serving command's first step, so they all fail the same way."""
+    try:
+        return bind(host, port)
+    except OSError as exc:
+        print(f"mrtr-studio {command}: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
+        return None
 
 
 async def serve_until_stopped(uv: Any, sock: socket.socket, command: str, noun: str, host: str, path: str,

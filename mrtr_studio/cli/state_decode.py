@@ -8,12 +8,12 @@ printed from the token goes through `printable`: a hostile state cannot drive th
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from ..states import Decoded, RequestContext, decode_state, parse_key
 from ..states.detect import printable
 from ..states.result import MAX_KEY_BYTES
+from ..trace.bounded_read import read_capped
 
 
 class FlagError(ValueError):
@@ -29,12 +29,9 @@ def keys_of(args: argparse.Namespace, secrets: list[str]) -> list[bytes]:
             raise FlagError(f"argument --secret: {exc}") from None
     for name in args.key_file or []:
         try:
-            with Path(name).open("rb") as handle:
-                data = handle.read(MAX_KEY_BYTES + 1)
-        except OSError as exc:
-            raise FlagError(f"argument --key-file: cannot read {name}: {exc.strerror or exc}") from None
-        if len(data) > MAX_KEY_BYTES:
-            raise FlagError(f"argument --key-file: {name} is larger than {MAX_KEY_BYTES} bytes")
+            data = read_capped(name, MAX_KEY_BYTES, "argument --key-file")
+        except ValueError as exc:
+            raise FlagError(str(exc)) from None
         if not data:
             raise FlagError(f"argument --key-file: {name} is empty")
         keys.append(data)

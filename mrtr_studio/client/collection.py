@@ -33,6 +33,8 @@ import jsonschema
 import regex
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, model_validator
 
+from ..trace.bounded_read import read_capped
+
 MAX_COLLECTION_BYTES = 8 * 1024 * 1024
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _PATH_STEP = re.compile(r"\.([A-Za-z_$][\w$-]*)|\[(\d+)\]|\[\"((?:[^\"\\]|\\.)*)\"\]")
@@ -235,12 +237,9 @@ def _where(error: ValidationError, prefix: str) -> str:
 def load_collection(path: str | Path, environment: str | None = None) -> list[SavedCall]:
     """The calls of a collection file, variables filled in; CollectionError saying what and where."""
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_COLLECTION_BYTES + 1)
-    except OSError as exc:
-        raise CollectionError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    if len(raw) > MAX_COLLECTION_BYTES:
-        raise CollectionError(f"{path} is over {MAX_COLLECTION_BYTES} bytes")
+        raw = read_capped(path, MAX_COLLECTION_BYTES)
+    except ValueError as exc:
+        raise CollectionError(str(exc)) from None
     try:
         collection = Collection.model_validate_json(raw)
     except ValidationError as exc:

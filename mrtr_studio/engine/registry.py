@@ -13,7 +13,11 @@ Handler = Callable[..., Any]
 FIXTURE_META = "studio.mrtr/fixture"
 
 
-def _with_fixture_meta(entry: dict[str, Any], fixture: bool) -> dict[str, Any]:
+def _listed(entry: dict[str, Any], fixture: bool, **optional: Any) -> dict[str, Any]:
+    """A listing entry: its required fields, then each optional field (wire names as keywords) only when
+    set (the schema makes them optional, and clients show an absent title better than an empty one),
+    then the fixture mark."""
+    entry.update((key, value) for key, value in optional.items() if value)
     if fixture:
         entry["_meta"] = {FIXTURE_META: True}
     return entry
@@ -43,16 +47,8 @@ class ToolEntry:
     secure_input_schema: dict[str, Any] | None = None
 
     def wire(self) -> dict[str, Any]:
-        tool: dict[str, Any] = {"name": self.name, "inputSchema": self.input_schema}
-        if self.title:
-            tool["title"] = self.title
-        if self.description:
-            tool["description"] = self.description
-        if self.annotations:
-            tool["annotations"] = self.annotations
-        if self.output_schema:
-            tool["outputSchema"] = self.output_schema
-        return _with_fixture_meta(tool, self.fixture)
+        return _listed({"name": self.name, "inputSchema": self.input_schema}, self.fixture, title=self.title,
+                       description=self.description, annotations=self.annotations, outputSchema=self.output_schema)
 
 
 @dataclass
@@ -67,14 +63,8 @@ class PromptEntry:
     fixture: bool = False
 
     def wire(self) -> dict[str, Any]:
-        prompt: dict[str, Any] = {"name": self.name}
-        if self.title:
-            prompt["title"] = self.title
-        if self.description:
-            prompt["description"] = self.description
-        if self.arguments:
-            prompt["arguments"] = self.arguments
-        return _with_fixture_meta(prompt, self.fixture)
+        return _listed({"name": self.name}, self.fixture, title=self.title, description=self.description,
+                       arguments=self.arguments)
 
 
 _VARIABLE = re.compile(r"\{(\+?)([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -118,14 +108,8 @@ class ResourceEntry:
         return found.groupdict() if found else None
 
     def wire(self) -> dict[str, Any]:
-        entry: dict[str, Any] = {"uriTemplate" if self.is_template else "uri": self.uri, "name": self.name}
-        if self.title:
-            entry["title"] = self.title
-        if self.description:
-            entry["description"] = self.description
-        if self.mime_type:
-            entry["mimeType"] = self.mime_type
-        return _with_fixture_meta(entry, self.fixture)
+        return _listed({"uriTemplate" if self.is_template else "uri": self.uri, "name": self.name}, self.fixture,
+                       title=self.title, description=self.description, mimeType=self.mime_type)
 
 
 @dataclass

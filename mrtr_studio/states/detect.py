@@ -45,7 +45,7 @@ def decode_state(token: object, keys: Sequence[bytes] = (), format: str = "auto"
                        [Check("shape", "fail", f"longer than {MAX_TOKEN_CHARS} characters: not read")])
     chosen = detect_format(token) if format == "auto" else format
     key_list = list(keys)
-    moment = time.time() if now is None else now
+    moment = time.time() if now is None else now  # one clock reading: every decoder takes it, none reads its own
     if chosen == "studio":
         return studio.decode(token, key_list, request, moment, ttl)
     if chosen == "python-sdk":

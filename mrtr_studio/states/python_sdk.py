@@ -11,7 +11,6 @@ import base64
 import hashlib
 import hmac
 import json
-import time
 from typing import Any
 
 from cryptography.exceptions import InvalidTag
@@ -92,9 +91,7 @@ def principal_matches(claim: str, principal: str) -> bool:
     return hmac.compare_digest(raw[8:], expected)
 
 
-def decode(token: str, keys: list[bytes], request: RequestContext | None = None,
-           now: float | None = None) -> Decoded:
-    moment = time.time() if now is None else now
+def decode(token: str, keys: list[bytes], request: RequestContext | None, now: float) -> Decoded:
     pieces = split(token)
     if pieces is None:
         return Decoded(NAME, None, [Check("shape", "fail", "not v1.<base64url of key id, nonce and ciphertext>")])
@@ -130,7 +127,7 @@ def decode(token: str, keys: list[bytes], request: RequestContext | None = None,
     if not isinstance(claims, dict) or claims.get("v") != 1 or not isinstance(claims.get("s"), str):
         return Decoded(NAME, None, [*checks, Check("claims", "fail", "not a v1 envelope (v 1, s a string)")], header,
                        LABELS)
-    return Decoded(NAME, claims, checks + claim_checks(claims, request, moment), header, LABELS)
+    return Decoded(NAME, claims, checks + claim_checks(claims, request, now), header, LABELS)
 
 
 def claim_checks(claims: dict[str, Any], request: RequestContext | None, now: float) -> list[Check]:

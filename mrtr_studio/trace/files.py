@@ -29,7 +29,6 @@ import contextlib
 import gc
 import os
 import stat
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +42,7 @@ from .file_format import NotOneRecordPerLine as _OtherLayout
 from .format_version import Newer
 from .model import Operation, TraceMessage, encode
 from .origin import FileRef, Origin
+from .private_files import private_writer
 from .store import TraceStore
 
 SUFFIX = ".mrtr.json"
@@ -102,22 +102,13 @@ def save(path: str | Path, source: TraceStore | tuple[list[Operation], list[Trac
     head: dict[str, Any] = {"format": FORMAT, "version": VERSION}
     if newer is not None:
         head = {**head, "version": format_version.written(newer.version), **newer.document}
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=target.name, suffix=".tmp", dir=target.parent or Path("."))
-    try:
-        with os.fdopen(fd, "wb") as handle, _no_cyclic_gc():
-            handle.write(encode(head)[:-1] + b",\n" + _OPERATIONS)
-            _write_records(handle, (file_format.operation_json(op) for op in operations))
-            handle.write(b"],\n" + _MESSAGES)
-            _write_records(handle, (file_format.message_json(m) for m in sorted(messages, key=lambda m: m.seq)))
-            handle.write(b"]}\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+    with private_writer(path) as handle, _no_cyclic_gc():
+        handle.write(encode(head)[:-1] + b",\n" + _OPERATIONS)
+        _write_records(handle, (file_format.operation_json(op) for op in operations))
+        handle.write(b"],\n" + _MESSAGES)
+        _write_records(handle, (file_format.message_json(m) for m in sorted(messages, key=lambda m: m.seq)))
+        handle.write(b"]}\n")
+    return Path(path)
 
 
 @contextlib.contextmanager

@@ -4,22 +4,34 @@ neither another user nor a crash half-way ever sees them otherwise. Trace files 
 same in files.save and autosave.open_private.
 """
 
+import contextlib
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 
-def write_private(path: str | Path, data: bytes | str) -> Path:
-    """Write `data` (text as UTF-8) to `path`, replacing it; the file is 0600 whatever the umask."""
+@contextlib.contextmanager
+def private_writer(path: str | Path) -> Iterator[IO[bytes]]:
+    """A binary handle on a 0600 temporary file beside `path`; on a clean exit it is flushed, synced and
+    renamed over `path`, on any exception removed (and `path` left as it was). The one place that
+    writes a traffic file, so the mode and the atomicity cannot drift between writers."""
     target = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)  # 0600
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return target
+
+
+def write_private(path: str | Path, data: bytes | str) -> Path:
+    """Write `data` (text as UTF-8) to `path`, replacing it; the file is 0600 whatever the umask."""
+    with private_writer(path) as handle:
+        handle.write(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
+    return Path(path)

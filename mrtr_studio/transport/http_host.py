@@ -128,29 +128,36 @@ async def serve_in_background(server: McpServer, host: str = "127.0.0.1", port: 
         await serving.stop()
 
 
-class Serving:
-    """A server on the running loop with explicit start and stop (for owners that outlive a `with`)."""
+class Hosted:
+    """An ASGI app on the running loop with explicit start and stop, for owners that outlive a `with`
+    (the studio's embedded server and proxies, check-client). Subclasses say what app to serve
+    (`_server`) and what to release after it stopped (`_released`); binding, waiting until uvicorn
+    listens and stopping it are the same for all."""
 
-    def __init__(self, server: McpServer, config: HttpServerConfig | None = None, tap: Tap | None = None,
-                 host: str = "127.0.0.1", nodelay: bool = True) -> None:
-        self.server, self.config, self.tap, self.host, self.nodelay = server, config, tap, host, nodelay
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        self.host = host
         self.url = ""
         self._sock: socket.socket | None = None
         self._uv: uvicorn.Server | None = None
         self._task: asyncio.Task[None] | None = None
-        self._app: Any = None
+
+    def _server(self) -> tuple[uvicorn.Server, str]:
+        """A fresh uvicorn server for this start, and the app's path (for the URL)."""
+        raise NotImplementedError
+
+    async def _released(self) -> None:
+        """After the server stopped: close what the app holds."""
 
     async def start(self, port: int = 0) -> str:
         self._sock = bind(self.host, port)
-        app = self._app = create_app(self.server, self.config, self.tap)
-        self._uv = make_server(app, self.nodelay, self.config)
+        self._uv, path = self._server()
         self._task = asyncio.create_task(self._uv.serve(sockets=[self._sock]))
         try:
             await wait_started(self._uv, self._task)
         except BaseException:
             await self.stop()
             raise
-        self.url = url_of(self._sock, app_path(self.config))
+        self.url = url_of(self._sock, path)
         return self.url
 
     async def stop(self) -> None:
@@ -158,8 +165,26 @@ class Serving:
             await stop(self._uv, self._task)
         if self._sock is not None:
             self._sock.close()
+        self._uv = self._task = self._sock = None
+        await self._released()
+
+
+class Serving(Hosted):
+    """An MCP server over HTTP on the running loop."""
+
+    def __init__(self, server: McpServer, config: HttpServerConfig | None = None, tap: Tap | None = None,
+                 host: str = "127.0.0.1", nodelay: bool = True) -> None:
+        super().__init__(host)
+        self.server, self.config, self.tap, self.nodelay = server, config, tap, nodelay
+        self._app: Any = None
+
+    def _server(self) -> tuple[uvicorn.Server, str]:
+        app = self._app = create_app(self.server, self.config, self.tap)
+        return make_server(app, self.nodelay, self.config), app_path(self.config)
+
+    async def _released(self) -> None:
         close_app(self._app)
-        self._uv = self._task = self._sock = self._app = None
+        self._app = None
 
 
 def app_path(config: HttpServerConfig | None) -> str:

@@ -8,7 +8,7 @@ turn of the event loop, like the message log, so a 100,000-message trace costs o
 import time
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -23,7 +23,7 @@ from ..studio.operations import OperationRow, OperationsIndex, format_duration
 from ..trace import StoreEvent, TraceStore
 from .selection import Selection
 from .store_bridge import StoreBridge
-from .tables import fixed_row_table
+from .tables import ColumnsModel, fixed_row_table
 from .theme import status_colours
 
 COLUMNS = ("started", "target", "era", "identity", "rounds", "outcome", "duration", "source")
@@ -32,7 +32,9 @@ _Index = QModelIndex | QPersistentModelIndex
 RowRole = Qt.ItemDataRole.UserRole + 1
 
 
-class OperationsModel(QAbstractTableModel):
+class OperationsModel(ColumnsModel):
+    columns = COLUMNS
+
     def __init__(self, store: TraceStore, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.index_ = OperationsIndex()
@@ -81,14 +83,6 @@ class OperationsModel(QAbstractTableModel):
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:
         return 0 if parent.isValid() or self._loading else len(self.index_.rows)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return COLUMNS[section]
-        return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():

@@ -5,11 +5,28 @@ scrolls and repaints at the same cost as ten rows.
 """
 
 from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
-from PySide6.QtCore import QAbstractItemModel
+from PySide6.QtCore import QAbstractItemModel, QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 ROW_HEIGHT = 22
+_Index = QModelIndex | QPersistentModelIndex
+
+
+class ColumnsModel(QAbstractTableModel):
+    """A flat table model whose columns are the fixed names in `columns`: the header and the column count
+    every such model would otherwise write again. Subclasses give rowCount and data."""
+
+    columns: ClassVar[Sequence[str]] = ()
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.columns)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.columns[section]
+        return None
 
 
 def fixed_row_table(model: QAbstractItemModel, columns: Sequence[str], widths: Mapping[str, int],

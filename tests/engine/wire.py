@@ -4,8 +4,8 @@ import itertools
 from typing import Any
 
 from mrtr_studio.engine import McpServer, Session
-from mrtr_studio.protocol import MODERN_VERSION
 from mrtr_studio.protocol.schema import message_problems
+from mrtr_studio.protocol.versions import MODERN_VERSION
 
 ALL_CAPS: dict[str, Any] = {"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}
 

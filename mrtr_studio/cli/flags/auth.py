@@ -115,11 +115,9 @@ def read_assertion(source: str, flag: str = "--jwt-bearer", env: str = ASSERTION
             raise ValueError(f"{flag} -: stdin is a terminal; pipe the JWT in, or give FILE")
         raw = sys.stdin.buffer.read(MAX_ASSERTION + 1)
     elif source:
-        try:
-            with open(source, "rb") as file:
-                raw = file.read(MAX_ASSERTION + 1)
-        except OSError as exc:
-            raise ValueError(f"{flag}: cannot read {source}: {exc.strerror or exc}") from None
+        from ...trace.bounded_read import read_capped  # here: the parser imports this module, keep it light
+
+        raw = read_capped(source, MAX_ASSERTION, flag)
     else:
         raw = os.environ.get(env, "").encode("utf-8", errors="replace")
     if len(raw) > MAX_ASSERTION:

@@ -60,19 +60,10 @@ class FieldSpec:
 
     def constraint_hint(self) -> str:
         """A short sentence of the limits, for tooltips and screen readers."""
-        parts: list[str] = []
-        if self.min_length is not None:
-            parts.append(f"at least {self.min_length} characters")
-        if self.max_length is not None:
-            parts.append(f"at most {self.max_length} characters")
-        if self.minimum is not None:
-            parts.append(f"minimum {_num(self.minimum)}")
-        if self.maximum is not None:
-            parts.append(f"maximum {_num(self.maximum)}")
-        if self.min_items is not None:
-            parts.append(f"choose at least {self.min_items}")
-        if self.max_items is not None:
-            parts.append(f"choose at most {self.max_items}")
+        limits = ((self.min_length, "at least {} characters"), (self.max_length, "at most {} characters"),
+                  (self.minimum, "minimum {}"), (self.maximum, "maximum {}"),
+                  (self.min_items, "choose at least {}"), (self.max_items, "choose at most {}"))
+        parts = [sentence.format(_num(limit)) for limit, sentence in limits if limit is not None]
         if self.format:
             parts.append(f"format {self.format}")
         return ", ".join(parts)

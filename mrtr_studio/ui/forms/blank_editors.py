@@ -16,7 +16,9 @@ from PySide6.QtWidgets import QDateEdit, QDateTimeEdit, QDoubleSpinBox, QSpinBox
 
 
 class _Blankable:
-    """The shared behaviour; mixed into QSpinBox and QDoubleSpinBox below."""
+    """The whole behaviour, mixed in before QSpinBox / QDoubleSpinBox (so its overrides are the ones Qt
+    calls, and `super()` reaches the Qt class, which mypy cannot see: hence the ignores); the two spin
+    boxes differ only in their number type."""
 
     blank: bool
 
@@ -34,51 +36,35 @@ class _Blankable:
             self.blank = False
             self.valueChanged.emit(self.value())  # the editor hears "touched"
 
+    def textFromValue(self, value: Any) -> str:
+        return "" if self.blank else super().textFromValue(value)  # type: ignore[misc]
 
-class BlankSpinBox(QSpinBox, _Blankable):
+    def validate(self, text: str, pos: int) -> Any:
+        if self.blank and not text.strip():
+            return QValidator.State.Intermediate, text, pos
+        return super().validate(text, pos)  # type: ignore[misc]
+
+    def stepBy(self, steps: int) -> None:
+        """The first step from blank shows `start` rather than stepping past it."""
+        if self.blank:
+            self.blank = False
+            self.setValue(self._start)
+            self.lineEdit().setText(super().textFromValue(self.value()))  # type: ignore[misc]
+            self.valueChanged.emit(self.value())
+            return
+        super().stepBy(steps)  # type: ignore[misc]
+
+
+class BlankSpinBox(_Blankable, QSpinBox):
     def __init__(self, start: int, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._init_blank(start)
-
-    def textFromValue(self, value: int) -> str:
-        return "" if self.blank else super().textFromValue(value)
-
-    def validate(self, text: str, pos: int) -> Any:
-        if self.blank and not text.strip():
-            return QValidator.State.Intermediate, text, pos
-        return super().validate(text, pos)
-
-    def stepBy(self, steps: int) -> None:
-        if self.blank:
-            self.blank = False
-            self.setValue(int(self._start))
-            self.lineEdit().setText(super().textFromValue(self.value()))
-            self.valueChanged.emit(self.value())
-            return
-        super().stepBy(steps)
+        self._init_blank(int(start))
 
 
-class BlankDoubleSpinBox(QDoubleSpinBox, _Blankable):
+class BlankDoubleSpinBox(_Blankable, QDoubleSpinBox):
     def __init__(self, start: float, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._init_blank(start)
-
-    def textFromValue(self, value: float) -> str:
-        return "" if self.blank else super().textFromValue(value)
-
-    def validate(self, text: str, pos: int) -> Any:
-        if self.blank and not text.strip():
-            return QValidator.State.Intermediate, text, pos
-        return super().validate(text, pos)
-
-    def stepBy(self, steps: int) -> None:
-        if self.blank:
-            self.blank = False
-            self.setValue(float(self._start))
-            self.lineEdit().setText(super().textFromValue(self.value()))
-            self.valueChanged.emit(self.value())
-            return
-        super().stepBy(steps)
+        self._init_blank(float(start))
 
 
 class BlankDate(QObject):
