@@ -33,6 +33,7 @@ from ..transport.base import Tap
 from ..transport.sse import Receive, Send, dumps, send_bytes
 from ..transport.sse_reader import SseParser, SseTooLarge
 from .host_guard import HostGuard
+from .http_meta import answered_session, peer_of
 from .intercept import Intercept
 
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
@@ -133,7 +134,8 @@ class ProxyApp:
         headers.append((b"accept-encoding", b"identity"))
         shown = self.redaction.headers({n.decode("latin-1").lower(): v.decode("latin-1") for n, v in scope["headers"]})
         query = scope.get("query_string", b"").decode("latin-1")
-        where = {"http_path": scope.get("path", "/") + ("?" + self.redaction.query(query) if query else "")}
+        where = {"http_path": scope.get("path", "/") + ("?" + self.redaction.query(query) if query else ""),
+                 **peer_of(scope)}
         if body and self.intercept.enabled:
             held = await self._hold_request(body, exchange, shown, send)
             if held is None:
@@ -228,7 +230,8 @@ class ProxyApp:
         if not streaming and "content-length" in upstream.headers:
             head.append((b"content-length", upstream.headers["content-length"].encode("latin-1")))
         await send({"type": "http.response.start", "status": upstream.status_code, "headers": head})
-        meta = {"http_status": upstream.status_code, "content_type": content_type, **(origin or {})}
+        meta = {"http_status": upstream.status_code, "content_type": content_type, **(origin or {}),
+                **answered_session(upstream.headers)}
         if streaming:
             await self._relay_stream(upstream, send, exchange, meta)
         else:
@@ -248,6 +251,8 @@ class ProxyApp:
                          error="body too large", framing="json", **meta)
         elif kept.strip():
             self._record("server->client", bytes(kept), exchange, framing="json", **meta)
+        elif upstream.status_code >= 400:  # a refusal without a body still answers the request
+            self._record("server->client", "", exchange, error=f"HTTP {upstream.status_code} with no body", **meta)
 
     async def _relay_stream(self, upstream: httpx.Response, send: Send, exchange: int,
                             meta: dict[str, Any]) -> None:

@@ -78,13 +78,17 @@ def _main(inbox: Any, server_label: str, label: str, trace: str | None, quiet: b
 
 
 def _printer(store: Any, event_type: Any) -> Any:
+    from ..trace.model import outcome_text
+
     def on_event(event: Any) -> None:
         op = event.operation
-        if event.kind != "operation_updated" or op is None or op.outcome == "running" or op.ended is None:
+        if event.kind != "operation_updated" or op is None or op.outcome == "running" or op.ended is None \
+                or op.method == "session":  # the session's housekeeping: in the trace, not worth a line each
             return
         findings = sorted({f.rule for m in store.messages_of(op.id) for f in m.findings if f.severity != "info"})
         shown = f" findings: {', '.join(findings)}" if findings else ""
-        print(f"{op.method} {op.target}: {op.rounds} round(s), {op.outcome}{shown}", file=sys.stderr, flush=True)
+        print(f"{op.method} {op.target}: {op.rounds} round(s), {outcome_text(op)}{shown}", file=sys.stderr,
+              flush=True)
 
     return on_event
 
