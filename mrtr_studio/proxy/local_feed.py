@@ -16,7 +16,6 @@ server->client, as the wrapper saw it).
 import asyncio
 import contextlib
 import hmac
-import json
 import os
 import secrets
 import stat
@@ -209,48 +208,3 @@ class BoundedLines:
 
 def _hashable(value: Any) -> Any:
     return tuple(value) if isinstance(value, list) else value
-
-
-class FeedClient:
-    """The wrapper's end: connects when a studio listens, never slows the relay (drops when behind)."""
-
-    def __init__(self, home: Path | None = None, max_queued: int = 10_000) -> None:
-        self.home = home or studio_home()
-        self.max_queued = max_queued
-        self.dropped = 0
-        self.problem = ""
-        self._writer: asyncio.StreamWriter | None = None
-
-    async def connect(self, command: str) -> bool:
-        path = self.home / SOCKET_NAME
-        if not path.exists():
-            self.problem = "no studio is listening"
-            return False
-        try:
-            token = read_token(self.home)
-            _, writer = await asyncio.wait_for(asyncio.open_unix_connection(str(path)), HELLO_SECONDS)
-        except (OSError, TimeoutError) as exc:
-            self.problem = f"cannot reach the studio: {exc}"
-            return False
-        self._writer = writer
-        writer.write(json.dumps({"token": token, "command": command}).encode() + b"\n")
-        return True
-
-    def send(self, direction: Direction, exchange: Any, message: Any) -> None:
-        if self._writer is None or self._writer.is_closing():
-            return
-        if self._writer.transport.get_write_buffer_size() > self.max_queued * 1024:
-            self.dropped += 1
-            return
-        line = json.dumps({"d": "c" if direction == "client->server" else "s", "x": exchange, "m": message},
-                          ensure_ascii=False, separators=(",", ":"))
-        self._writer.write(line.encode() + b"\n")
-
-    async def close(self) -> None:
-        if self._writer is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._writer.drain(), 2)
-            self._writer.close()
-            with contextlib.suppress(Exception):
-                await self._writer.wait_closed()
-            self._writer = None
