@@ -68,7 +68,12 @@ def add_wrap_config_parser(commands: Any) -> None:
     config.add_argument("file", help="the client's config (Claude Desktop, VS Code mcp.json, Cursor, ...)")
     config.add_argument("--undo", action="store_true", help="put the original bytes back")
     config.add_argument("--python", help="interpreter the wrapped entries run (default: this one)")
-    config.add_argument("--first-port", type=int, default=8770, help="first local port for proxied URLs")
+    config.add_argument("--first-port", type=int, default=None,
+                        help="first local port to try for proxied URLs (default: free ports the system picks)")
+    config.add_argument("--force", action="store_true",
+                        help="with --undo: restore even when the config changed since (the edited file is kept)")
+    config.add_argument("--include-credentialed", action="store_true",
+                        help="also route https entries that carry credentials (headers, tokens in the URL)")
 
 
 def add_check_client_parser(commands: Any) -> None:
