@@ -2,11 +2,11 @@
 comments, trailing commas and formatting survive and nothing but the routed values changes.
 
 A stdio entry's `command` becomes the interpreter and its `args` `-m mrtr_studio wrap -- COMMAND
-ARGS...`; a Streamable HTTP entry's `url` becomes a local proxy's on a port checked free now. Left
-alone, each with its reason: the legacy HTTP+SSE transport (`"type": "sse"`: the proxy records
-Streamable HTTP only and refuses GET /sse, see proxy.legacy_sse), and, unless asked, an https entry
-that carries credentials (headers, user:password in the URL, a token in the query): routed, its
-secrets would cross a local plain-HTTP hop.
+ARGS...`; an HTTP entry's `url` (Streamable HTTP, or the legacy HTTP+SSE `"type": "sse"`, which the
+proxy records too: GET /sse and the POSTs its endpoint names) becomes a local proxy's on a port
+checked free now. Left alone, with its reason, unless asked: an https entry that carries credentials
+(headers, user:password in the URL, a token in the query): routed, its secrets would cross a local
+plain-HTTP hop.
 """
 
 import json
@@ -128,11 +128,6 @@ def _stdio(done: Rewrite, name: str, node: Node, python: str) -> None:
 def _http(done: Rewrite, name: str, node: Node, ports: Ports, include_credentialed: bool) -> None:
     entry = node.value
     upstream = entry["url"]
-    kind = entry.get("type", entry.get("transport"))
-    if kind == "sse":
-        done.skipped.append(f"{name}: the legacy HTTP+SSE transport (type sse); the proxy records Streamable "
-                            "HTTP only")
-        return
     secrets = credentials_of(entry, upstream)
     if secrets and urlsplit(upstream).scheme == "https" and not include_credentialed:
         done.skipped.append(f"{name}: an https entry with credentials ({'; '.join(secrets)}); "

@@ -3,6 +3,7 @@ connection it came on, and the session the upstream's answer named. Kept out of 
 the relay stays about relaying."""
 
 from typing import Any
+from urllib.parse import parse_qsl
 
 import httpx
 
@@ -22,3 +23,12 @@ def answered_session(headers: httpx.Headers) -> dict[str, str]:
     initialize names its session there); the stitcher reads it and does not record it."""
     session = headers.get("mcp-session-id")
     return {"response_session": session[:256]} if session else {}
+
+
+def sse_session_of(query: str) -> dict[str, str]:
+    """`{"sse_session": ID}` for a POST of the legacy HTTP+SSE transport (`/messages?sessionId=ID`, the
+    Python SDK's `session_id`): the only link between it and the answer on the GET stream. The
+    recorded `http_path` has it masked; the stitcher reads this unmasked copy and does not record it."""
+    named = dict(parse_qsl(query[:4096]))
+    session = named.get("sessionId") or named.get("session_id")
+    return {"sse_session": session[:256]} if session else {}

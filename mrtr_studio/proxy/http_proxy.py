@@ -33,7 +33,7 @@ from ..transport.base import Tap
 from ..transport.sse import Receive, Send, dumps, send_bytes
 from ..transport.sse_reader import SseParser, SseTooLarge
 from .host_guard import HostGuard
-from .http_meta import answered_session, peer_of
+from .http_meta import answered_session, peer_of, sse_session_of
 from .intercept import Intercept
 
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
@@ -135,7 +135,7 @@ class ProxyApp:
         shown = self.redaction.headers({n.decode("latin-1").lower(): v.decode("latin-1") for n, v in scope["headers"]})
         query = scope.get("query_string", b"").decode("latin-1")
         where = {"http_path": scope.get("path", "/") + ("?" + self.redaction.query(query) if query else ""),
-                 **peer_of(scope)}
+                 **peer_of(scope), **sse_session_of(query)}
         if body and self.intercept.enabled:
             held = await self._hold_request(body, exchange, shown, send)
             if held is None:
@@ -267,6 +267,8 @@ class ProxyApp:
             async for event in parser.events(chunks):
                 if event.has_data and event.data.strip():
                     extra = {"event_id": event.id} if event.id else {}
+                    if event.event not in ("", "message"):  # the legacy HTTP+SSE transport's `endpoint`
+                        extra["sse_event"] = event.event
                     self._record("server->client", event.data, exchange, framing="sse", **meta, **extra)
         except SseTooLarge as exc:
             self._record("server->client", f"({exc})", exchange, error="SSE event too large", **meta)

@@ -54,7 +54,10 @@ class SessionOps:
             params = params_of(message)
             era = "modern" if params.get("protocolVersion") == MODERN_VERSION else "legacy"
             caps = params.get("capabilities")
-            known = self._open(session, era, fresh=True)
+            existing = self._by_key.get(session)
+            # a new session, unless this one was opened (by a legacy SSE stream's endpoint) without one yet
+            fresh = session is None or existing is None or existing.declared is not None
+            known = self._open(session, era, fresh=fresh)
             known.declared = caps if isinstance(caps, dict) else {}
         else:
             meta = params_of(message).get("_meta")

@@ -31,12 +31,14 @@ MAX_REMEMBERED flows wait for a retry; the oldest are forgotten.
 
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 from ..protocol.roundtrip import Done, Failed, NeedInput
 from ..protocol.tasks_extension import TASK_METHODS
 from ..protocol.versions import META_PROTOCOL_VERSION, MODERN_VERSION, MRTR_METHODS, NAME_FIELDS
 from ..trace import TraceStore, lint
 from ..trace.model import params_of
+from ..trace.redaction import Redaction
 from ..transport.base import WireEvent
 from .flows import MAX_REMEMBERED, Flow, WaitingFlows
 from .sessions import SessionOps
@@ -44,7 +46,7 @@ from .sessions import SessionOps
 Where = tuple[str, int]  # (operation id, round)
 _TASK_ENDS = {"completed": "complete", "failed": "error", "cancelled": "aborted"}
 #: Metadata the stitcher reads and does not record.
-_PRIVATE = frozenset({"exchange", "response_session"})
+_PRIVATE = frozenset({"exchange", "response_session", "sse_session", "sse_event"})
 
 
 @dataclass
@@ -56,6 +58,7 @@ class _Open:
     flow: Flow | None = None  # an MRTR round
     task: bool = False  # a tasks/* request
     housekeeping: bool = False  # a request of the session operation
+    request_id: Any = None  # what its answer carries (on the legacy SSE stream, the only link)
 
 
 @dataclass
@@ -72,6 +75,10 @@ class Stitcher:
     #: task id -> (operation, the round its requests now belong to)
     _tasks: dict[str, Where] = field(default_factory=dict)
     _sessions: SessionOps | None = None
+    #: A legacy HTTP+SSE stream's exchange -> its session, learned from its `endpoint` event.
+    _stream_sessions: dict[Any, Any] = field(default_factory=dict)
+    #: Exchanges answered lately -> where they were recorded (a body after the answer joins them).
+    _closed: dict[Any, Where] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._sessions = SessionOps(self.store, self.server_label, self.label)
@@ -85,37 +92,67 @@ class Stitcher:
         message = event.message
         meta = {k: v for k, v in event.meta.items() if k not in _PRIVATE}
         exchange = event.meta.get("exchange")
+        session = self._session(event.meta, exchange)
         if isinstance(message, bytes | bytearray):  # a note's raw bytes (a frame dropped at a breakpoint)
             message = bytes(message[:65536]).decode("utf-8", errors="replace")
+        if event.meta.get("sse_event") == "endpoint" and isinstance(message, str):
+            self._endpoint(message, exchange, meta)
+            return
         if not isinstance(message, dict):  # not JSON, a note about what was relayed unrecorded
             if event.direction == "server->client":
-                self._refusal(message, exchange, meta)
+                self._refusal(message, exchange, meta, session)
             else:
-                where = self.sessions.other(session_of(meta))
+                where = self.sessions.other(session)
                 self.store.record(where[0], where[1], "client->server", message, **meta)
             return
         if event.direction == "client->server":
-            self._incoming(message, exchange, meta)
+            self._incoming(message, exchange, meta, session)
         else:
-            self._outgoing(message, exchange, meta, event.meta.get("response_session"))
+            self._outgoing(message, exchange, meta, event.meta.get("response_session"), session)
+
+    def _session(self, meta: dict[str, Any], exchange: Any) -> Any:
+        """The session a message belongs to: its `Mcp-Session-Id`, else the legacy HTTP+SSE session its
+        POST names in the query (`sse_session`) or its stream announced, else None."""
+        header = session_of(meta)
+        if header is not None:
+            return header
+        sse = meta.get("sse_session")
+        if isinstance(sse, str):
+            return ("sse", sse)
+        return self._stream_sessions.get(exchange)
+
+    def _endpoint(self, text: str, exchange: Any, meta: dict[str, Any]) -> None:
+        """The legacy HTTP+SSE stream's first event: the URL to POST to, which names the session. From
+        here the stream's messages belong to that session; it is recorded with the session id masked."""
+        query = urlsplit(text.strip()).query
+        named = dict(parse_qsl(query))
+        sid = named.get("sessionId") or named.get("session_id")
+        session = ("sse", sid) if sid else None
+        if session is not None:
+            self._stream_sessions[exchange] = session
+            while len(self._stream_sessions) > MAX_REMEMBERED:
+                del self._stream_sessions[next(iter(self._stream_sessions))]
+        where = self.sessions.other(session)
+        shown = text.replace(query, Redaction().query(query)) if query else text
+        self.store.record(where[0], where[1], "server->client", shown, sse_event="endpoint", **meta)
 
     # --- client to server ----------------------------------------------------------------------
 
-    def _incoming(self, message: dict[str, Any], exchange: Any, meta: dict[str, Any]) -> None:
+    def _incoming(self, message: dict[str, Any], exchange: Any, meta: dict[str, Any], session: Any) -> None:
         method = message.get("method")
-        session = session_of(meta)
         if method is None:  # a legacy client's answer to a server-initiated request
             where = self._server_requests.pop((session, message.get("id")), None) or self.sessions.other(session)
             self.store.record(where[0], where[1], "client->server", message, **meta)
+            self._answered_at(exchange, where)
             return
         if "id" not in message:  # a notification: it belongs to the call it speaks about (or the session)
-            self._client_notification(message, session, meta)
+            self._answered_at(exchange, self._client_notification(message, session, meta))
             return
         if method in TASK_METHODS and self._task_request(method, message, exchange, session, meta):
             return
         if method not in MRTR_METHODS:
             where = self.sessions.request(message, session)
-            self._open[exchange] = _Open(where, session, housekeeping=True)
+            self._open[exchange] = _Open(where, session, housekeeping=True, request_id=message.get("id"))
             self.store.record(where[0], where[1], "client->server", message, **meta)
             return
         params = params_of(message)
@@ -132,7 +169,7 @@ class Stitcher:
             flow = Flow.first(operation.id, message, target, params.get("arguments"), session, meta.get("peer"))
             sent = None
             where = (operation.id, 1)
-        self._open[exchange] = _Open(where, session, flow=flow)
+        self._open[exchange] = _Open(where, session, flow=flow, request_id=message.get("id"))
         self.store.record(where[0], where[1], "client->server", message, **meta)
         if isinstance(sent, Failed):  # the machine refuses the round (a reused id): the flow ends here
             self.store.finish_operation(flow.operation, sent.outcome, sent.problem)  # type: ignore[arg-type]
@@ -146,7 +183,7 @@ class Stitcher:
         if method == "tasks/update":  # an answer opens the task's next round, as a retry does
             known = (known[0], known[1] + 1)
             self._tasks[task_id] = known
-        self._open[exchange] = _Open(known, session, task=True)
+        self._open[exchange] = _Open(known, session, task=True, request_id=message.get("id"))
         self.store.record(known[0], known[1], "client->server", message, **meta)
         return True
 
@@ -170,7 +207,7 @@ class Stitcher:
         """The (operation, round) of each call still waiting for its response in `session`, oldest first."""
         return [o.where for o in self._open.values() if o.session == session and not o.housekeeping]
 
-    def _client_notification(self, message: dict[str, Any], session: Any, meta: dict[str, Any]) -> None:
+    def _client_notification(self, message: dict[str, Any], session: Any, meta: dict[str, Any]) -> Where:
         """A client notification joins a call in flight in its session: the one `notifications/cancelled`
         names by its requestId, else the most recent; with no call in flight (the handshake's
         `notifications/initialized`, a `roots/list_changed` between calls) it joins the session."""
@@ -184,17 +221,17 @@ class Stitcher:
                 where = next((o.where for o in reversed(calls) if o.flow is not None and o.flow.machine.current
                               is not None and o.flow.machine.current.get("id") == cancelled), where)
         self.store.record(where[0], where[1], "client->server", message, **meta)
+        return where
 
     # --- server to client ----------------------------------------------------------------------
 
-    def _standalone(self, message: dict[str, Any], meta: dict[str, Any]) -> None:
+    def _standalone(self, message: dict[str, Any], meta: dict[str, Any], session: Any) -> None:
         """A message on the legacy standalone GET stream (a server request the TypeScript SDK's
         `elicitInput` sends there, a notification): it names no call, so it joins the call in flight in
         the same `Mcp-Session-Id` that started most recently (the one a server asks about, in practice,
         since an SDK handler sends its question while its own request is open). With no call in flight
         it is recorded as an operation of its own, labelled "standalone server message", finished at
         once; a request's answer still joins it by (session, id)."""
-        session = session_of(meta)
         calls = self.in_flight(session)
         if calls:
             where = calls[-1]
@@ -217,11 +254,15 @@ class Stitcher:
         if declared is not None:
             self.store.add_findings(entry, lint.legacy_capability_findings(message, declared))
 
-    def _outgoing(self, message: dict[str, Any], exchange: Any, meta: dict[str, Any], response_session: Any) -> None:
+    def _outgoing(self, message: dict[str, Any], exchange: Any, meta: dict[str, Any], response_session: Any,
+                  session: Any) -> None:
         opened = self._open.get(exchange)
         if opened is None:
-            if meta.get("http_method") == "GET" and "method" in message:  # not a refusal's error body
-                self._standalone(message, meta)
+            answered = self._answered_on_stream(message, session)
+            if answered is not None:  # legacy HTTP+SSE: the POST got 202, its answer comes on the stream
+                self._outgoing(message, answered, meta, response_session, session)
+            elif meta.get("http_method") == "GET" and "method" in message:  # not a refusal's error body
+                self._standalone(message, meta, session)
             return
         where = opened.where
         entry = self.store.record(where[0], where[1], "server->client", message, **meta)
@@ -229,13 +270,21 @@ class Stitcher:
             if "id" in message:
                 self._server_request(opened.session, message, where, entry)
             return
-        del self._open[exchange]
+        self._close(exchange)
         if opened.housekeeping:
             self.sessions.answered(where[0], response_session)
         elif opened.task:
             self._task_answer(where, message)
         elif opened.flow is not None:
             self._answer(opened.flow, message, meta)
+
+    def _answered_on_stream(self, message: dict[str, Any], session: Any) -> Any:
+        """The open exchange a response on a stream answers: same session, same request id (the legacy
+        HTTP+SSE transport answers every POST there), or None."""
+        if session is None or "method" in message or "id" not in message:
+            return None
+        return next((x for x, o in self._open.items() if o.session == session and o.request_id == message["id"]
+                     and o.request_id is not None), None)
 
     def _answer(self, flow: Flow, message: dict[str, Any], meta: dict[str, Any]) -> None:
         """The round's answer through the flow's machine: a retry to wait for, or how the flow ended."""
@@ -277,23 +326,37 @@ class Stitcher:
         detail = f": {str(said)[:200]}" if isinstance(said, str) and said else ""
         self.store.finish_operation(operation, "refused", f"HTTP {status}{detail}")
 
-    def _refusal(self, text: Any, exchange: Any, meta: dict[str, Any]) -> None:
-        """A server->client event that is no JSON object (an empty or non-JSON 401 body, a note): recorded
-        where its exchange belongs; a 4xx/5xx ends the call refused."""
-        opened = self._open.pop(exchange, None)
+    def _refusal(self, text: Any, exchange: Any, meta: dict[str, Any], session: Any) -> None:
+        """A server->client event that is no JSON object (an empty or non-JSON 401 body, a legacy SSE
+        POST's "Accepted", a note): recorded where its exchange belongs; a 4xx/5xx answers (and ends)
+        the request, anything else leaves it waiting (its answer may still come, on the stream)."""
+        opened = self._open.get(exchange)
         if opened is None:
-            where = self.sessions.other(session_of(meta))
+            where = self._closed.get(exchange) or self.sessions.other(session)
             self.store.record(where[0], where[1], "server->client", text, **meta)
             return
         self.store.record(opened.where[0], opened.where[1], "server->client", text, **meta)
         status = meta.get("http_status")
-        if opened.flow is not None and opened.flow.machine.ended is None and isinstance(status, int) and status >= 400:
+        if not isinstance(status, int) or status < 400:
+            return
+        self._close(exchange)
+        if opened.flow is not None and opened.flow.machine.ended is None:
             opened.flow.machine.abort(f"HTTP {status}")
             self._refused(opened.flow.operation, status, None)
         elif opened.housekeeping:
             self.sessions.answered(opened.where[0], None)
-        else:
-            self._open[exchange] = opened  # a note (an event too large, say): the answer may still come
+
+    def _close(self, exchange: Any) -> None:
+        """The exchange got its answer; what still comes on it (a late body) joins the same place."""
+        self._answered_at(exchange, self._open.pop(exchange).where)
+
+    def _answered_at(self, exchange: Any, where: Where) -> None:
+        """Where a body still arriving on `exchange` goes (a 202's text after a notification, an answer)."""
+        if exchange is None:
+            return
+        self._closed[exchange] = where
+        while len(self._closed) > 1000:
+            del self._closed[next(iter(self._closed))]
 
     def _task_answer(self, where: Where, message: dict[str, Any]) -> None:
         result = message.get("result")

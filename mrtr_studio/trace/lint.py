@@ -73,6 +73,9 @@ def lint_message(entry: TraceMessage, earlier: Sequence[TraceMessage], era: str 
 
 def _schema(entry: TraceMessage, request: TraceMessage | None, era: str) -> list[Finding]:
     if entry.kind == "invalid" and not isinstance(entry.message, dict):
+        status = entry.transport.get("http_status")
+        if entry.transport.get("sse_event") or (isinstance(status, int) and status not in (200, 201)):
+            return []  # a body that carries no message (202 "Accepted", a 401's text, the SSE endpoint)
         return [Finding(SCHEMA_INVALID, "error", "not a JSON-RPC message: "
                         + (entry.message[:60] if isinstance(entry.message, str) else json.dumps(entry.message)[:60]))]
     version = MODERN_VERSION if era == "modern" else LEGACY_VERSION

@@ -1,6 +1,6 @@
 """`wrap-config` cannot lose a config: it writes through symlinks, verifies its backup, refuses an
 undo over later edits (unless --force, which keeps them), edits JSONC in place with its comments,
-leaves credentialed https and legacy SSE entries alone, and picks local ports that are free."""
+leaves credentialed https entries alone, routes legacy SSE ones like the rest, and picks local ports that are free."""
 
 import json
 import os
@@ -94,7 +94,7 @@ def test_a_damaged_backup_is_never_restored(tmp_path: Path) -> None:
     assert path.read_bytes() == routed
 
 
-def test_credentialed_https_and_legacy_sse_entries_are_left_alone_unless_asked(tmp_path: Path) -> None:
+def test_credentialed_https_entries_are_left_alone_unless_asked_and_sse_is_routed(tmp_path: Path) -> None:
     path = tmp_path / "c.json"
     config = {"mcpServers": {
         "bearer": {"url": "https://api.example/mcp", "headers": {"Authorization": "Bearer sk-1"}},
@@ -106,10 +106,12 @@ def test_credentialed_https_and_legacy_sse_entries_are_left_alone_unless_asked(t
     assert done.returncode == 0, done.stderr
     routed = json.loads(path.read_text())["mcpServers"]
     assert routed["bearer"] == config["mcpServers"]["bearer"] and routed["keyed"] == config["mcpServers"]["keyed"]
-    assert routed["old"] == config["mcpServers"]["old"] and routed["plain"]["url"].startswith("http://127.0.0.1:")
+    assert routed["plain"]["url"].startswith("http://127.0.0.1:")
+    assert routed["old"]["type"] == "sse" and routed["old"]["url"].endswith("/sse")  # the proxy records SSE too
+    assert routed["old"]["url"].startswith("http://127.0.0.1:")
+    assert "--upstream http://127.0.0.1:9000/sse" in done.stdout
     assert "bearer: an https entry with credentials (headers Authorization)" in done.stdout
     assert "keyed: an https entry with credentials (query api_key)" in done.stdout
-    assert "old: the legacy HTTP+SSE transport" in done.stdout
     assert "sk-1" not in done.stdout + done.stderr and "sk-2" not in done.stdout + done.stderr
     assert wrap_config(str(path), "--undo").returncode == 0
     asked = wrap_config(str(path), "--include-credentialed")
