@@ -2,8 +2,8 @@
 
 Run as a script: `python sdk_server.py http PORT` serves Streamable HTTP on 127.0.0.1 (both eras),
 `python sdk_server.py sse PORT` the legacy HTTP+SSE transport, `python sdk_server.py stdio` stdio.
-The tools use the SDK's own MRTR machinery (`Resolve` markers), so the same code asks with InputRequiredResult when modern and with classic
-server-initiated requests when legacy.
+The tools use the SDK's own MRTR machinery (`Resolve` markers), so the same code asks with
+InputRequiredResult when modern and with classic server-initiated requests when legacy.
 """
 
 import sys
