@@ -164,7 +164,7 @@ class ProxyApp:
             upstream = sending.result()
         except httpx.HTTPError as exc:
             watcher.cancel()
-            named = self.redaction.url(self.upstream)
+            named = self.redaction.url(self.target_of(scope))
             await _proxy_error(send, 502, UPSTREAM_UNREACHABLE, f"the proxy cannot reach {named}: "
                                f"{type(exc).__name__}: {exc}")
             return

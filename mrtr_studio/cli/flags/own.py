@@ -25,7 +25,10 @@ def add_proxy_parser(commands: Any) -> None:
     proxy = commands.add_parser("proxy", help="a recording reverse proxy in front of a Streamable HTTP server")
     proxy.add_argument("--listen", type=split_listen, default=("127.0.0.1", 8766), metavar="HOST:PORT",
                        help="where clients connect (default 127.0.0.1:8766; port 0 picks a free one)")
-    proxy.add_argument("--upstream", required=True, metavar="URL", help="the real server's MCP endpoint")
+    proxy.add_argument("--upstream", metavar="URL", help="the real server's MCP endpoint (reverse proxy)")
+    proxy.add_argument("--forward", action="store_true",
+                       help="a forward proxy instead: clients set HTTP_PROXY and keep the server's URL (plain http; "
+                            "https CONNECT is refused, it would be tunnelled unrecorded)")
     proxy.add_argument("--trace", metavar="FILE", help="record to FILE (.mrtr.json; journaled while running)")
     proxy.add_argument("--quiet", action="store_true", help="no line per finished operation")
     proxy.add_argument("--allow-host", action="append", default=[], metavar="NAME",
