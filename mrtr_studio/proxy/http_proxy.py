@@ -285,8 +285,11 @@ class ProxyApp:
             parser = SseParser(self.limits.max_body_bytes)
             try:
                 async for event in parser.events(upstream.aiter_raw()):
-                    frame = await self._held_frame(event.data if event.has_data else "", exchange, meta)
-                    prefix = f"id: {event.id}\n".encode() if event.id else b""
+                    named = event.event not in ("", "message")  # the legacy HTTP+SSE `endpoint` keeps its name
+                    frame = await self._held_frame(event.data if event.has_data else "", exchange,
+                                                   {**meta, "sse_event": event.event} if named else meta)
+                    prefix = (f"event: {event.event}\n" if named else "").encode() + \
+                        (f"id: {event.id}\n".encode() if event.id else b"")
                     if frame is not None or prefix:
                         framed = prefix + (b"data: " + frame + b"\n" if frame is not None else b"") + b"\n"
                         await send({"type": "http.response.body", "body": framed, "more_body": True})

@@ -170,6 +170,8 @@ class Stitcher:
             sent = None
             where = (operation.id, 1)
         self._open[exchange] = _Open(where, session, flow=flow, request_id=message.get("id"))
+        while len(self._open) > MAX_REMEMBERED:  # requests never answered (a client gone): the oldest go
+            del self._open[next(iter(self._open))]
         self.store.record(where[0], where[1], "client->server", message, **meta)
         if isinstance(sent, Failed):  # the machine refuses the round (a reused id): the flow ends here
             self.store.finish_operation(flow.operation, sent.outcome, sent.problem)  # type: ignore[arg-type]

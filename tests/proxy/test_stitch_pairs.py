@@ -168,3 +168,29 @@ async def test_a_call_refused_with_401_is_recorded_refused(body: bytes) -> None:
     assert [m.kind for m in recording.store.messages_of(op.id)] == ["request", "invalid" if not body else "error"]
     if body:
         assert op.problem == "HTTP 401: invalid_token"
+
+
+class EndpointStream:
+    """A legacy HTTP+SSE server's GET /sse: the endpoint event, then the stream ends."""
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/event-stream")]})
+        await send({"type": "http.response.body", "body": b"event: endpoint\ndata: /messages?sessionId=abc\n\n"})
+
+
+@pytest.mark.anyio
+@pytest.mark.timeout(30)
+async def test_with_breakpoints_on_the_legacy_sse_endpoint_event_keeps_its_name() -> None:
+    recording = Recording("upstream", "proxied")
+    async with hosted(EndpointStream()) as upstream_url:
+        app = ProxyApp(upstream_url, recording.tap)
+        app.intercept.set_enabled(True)  # a non-JSON frame passes its breakpoint untouched
+        async with hosted(app) as proxy_url, httpx.AsyncClient() as http:
+            reply = await http.get(proxy_url.rstrip("/") + "/sse")
+            await app.aclose()
+    assert "event: endpoint\ndata: /messages?sessionId=abc\n" in reply.text
+    (session,) = recording.store.operations
+    (noted,) = recording.store.messages_of(session.id)
+    assert noted.transport["sse_event"] == "endpoint" and noted.message == "/messages?sessionId=***"
