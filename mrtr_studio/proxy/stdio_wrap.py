@@ -212,3 +212,7 @@ async def relay(command: list[str], sink: Sink) -> int:
                 if proc.returncode is None:
                     with contextlib.suppress(ProcessLookupError):
                         proc.kill()
+                    # Reaped here, while the loop runs: a transport left to the garbage collector after
+                    # the loop closed says "Exception ignored ... Loop is closed" on stderr.
+                    with contextlib.suppress(BaseException):
+                        await asyncio.wait_for(proc.wait(), 2)
