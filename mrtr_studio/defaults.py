@@ -25,6 +25,9 @@ TASK_STORE_RETRY_BOUND = 600.0
 # --- serving ---------------------------------------------------------------------------------------
 #: Set in a child `serve`'s environment: the server exits when its stdin closes (the cluster's nodes).
 EXIT_WITH_STDIN_ENV = "MRTR_STUDIO_EXIT_WITH_STDIN"
+#: `serve --store redis://HOST:PORT/DB` takes the password from here when the URL has none: what the
+#: cluster gives its nodes, so it is never on a command line.
+STORE_PASSWORD_ENV = "MRTR_STUDIO_STORE_PASSWORD"
 #: `serve`'s HTTP limits: flag destination -> default, the same names as HttpServerConfig's fields.
 SERVER_LIMITS: dict[str, Any] = {
     "max_sessions": 1000,

@@ -50,6 +50,9 @@ class JwtVerifier:
     leeway: float = 30.0
     #: Seconds for one whole key fetch (the issuer's metadata and its JWKS).
     timeout: float = 3.0
+    #: More `aud` values accepted besides `audience` (`serve --audience` repeated): the server's own URL
+    #: and a proxy's, say. `audience` stays the resource the metadata advertises.
+    also_accepted: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._keys: jwt.PyJWKSet | None = None
@@ -91,12 +94,14 @@ class JwtVerifier:
             raise TokenRejected(401, "invalid_token", "the token is not a JWT") from None
         key = await self._key(header.get("kid"))
         try:
-            claims = jwt.decode(token, key.key, algorithms=ALGORITHMS, audience=self.audience, issuer=self.issuer,
-                                leeway=self.leeway, options={"require": ["exp", "iss", "aud", "sub"]})
+            claims = jwt.decode(token, key.key, algorithms=ALGORITHMS, audience=[self.audience, *self.also_accepted],
+                                issuer=self.issuer, leeway=self.leeway,
+                                options={"require": ["exp", "iss", "aud", "sub"]})
         except jwt.ExpiredSignatureError:
             raise TokenRejected(401, "invalid_token", "the token has expired") from None
         except jwt.InvalidAudienceError:
-            raise TokenRejected(401, "invalid_token", f"the token is not for audience {self.audience}") from None
+            raise TokenRejected(401, "invalid_token", "the token is not for audience "
+                                + " or ".join([self.audience, *self.also_accepted])) from None
         except jwt.InvalidIssuerError:
             raise TokenRejected(401, "invalid_token", f"the token was not issued by {self.issuer}") from None
         except jwt.InvalidSignatureError:

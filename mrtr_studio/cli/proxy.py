@@ -11,6 +11,7 @@ SIGINT stops at once, keeping the journal (proxy.shutdown); either way stopping 
 import argparse
 import sys
 
+from ..proxy.forward import forward_app, forward_protocol
 from ..proxy.http_proxy import ProxyApp, ProxyLimits
 from ..proxy.recorder_process import RecorderProcess
 from ..proxy.shutdown import StopRequests
@@ -26,13 +27,19 @@ LABEL = "proxied client"
 def run_proxy(args: argparse.Namespace) -> int:
     host, port = args.listen
     redaction = Redaction(args.redact, args.redaction)
+    if bool(args.forward) == bool(args.upstream):
+        print("mrtr-studio proxy: give --upstream URL (a reverse proxy) or --forward (clients set HTTP_PROXY), "
+              "one of them", file=sys.stderr)
+        return 2
     # The trace names the upstream: an `?api_key=` in it is masked like any other.
-    recorder = RecorderProcess(f"proxy to {redaction.url(args.upstream)}", LABEL, args.trace, quiet=args.quiet)
+    server = "forward proxy" if args.forward else f"proxy to {redaction.url(args.upstream)}"
+    recorder = RecorderProcess(server, LABEL, args.trace, quiet=args.quiet)
     try:
         spans = live_spans_of(args, "mrtr-studio proxy")  # --otlp-endpoint: spans of the relayed requests
-        app = ProxyApp(args.upstream, Tap(), ProxyLimits(), sink=tee_sink(recorder.put, spans),
-                       allowed_hosts=args.allow_host,
-                       redaction=redaction)
+        sink = tee_sink(recorder.put, spans)
+        app = forward_app(sink, redaction) if args.forward else \
+            ProxyApp(args.upstream, Tap(), ProxyLimits(), sink=sink, allowed_hosts=args.allow_host,
+                     redaction=redaction)
     except ValueError as exc:
         print(f"mrtr-studio proxy: {exc}", file=sys.stderr)
         return 2
@@ -42,7 +49,7 @@ def run_proxy(args: argparse.Namespace) -> int:
         print(f"mrtr-studio proxy: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     recorder.start()
-    uv = make_server(app)
+    uv = make_server(app, protocol=forward_protocol() if args.forward else None)
     stop = StopRequests()
     stop.when_first(lambda: setattr(uv, "should_exit", True))
     stop.when_at_once(recorder.abandon)

@@ -6,9 +6,12 @@ serves what does not need the store; requests that do get the documented `store_
 error until Redis answers, then work again without a restart.
 """
 
+import os
 import sys
 from collections.abc import Awaitable, Callable
+from urllib.parse import quote, urlsplit
 
+from .. import defaults
 from ..engine import McpServer
 
 Closer = Callable[[], Awaitable[None]]
@@ -29,6 +32,15 @@ def check_store_flag(value: str, prefix: str | None = None) -> str | None:
     return None
 
 
+def with_password(url: str, password: str | None) -> str:
+    """`url` with `password` in it when it has none (from the environment: never a command line)."""
+    parts = urlsplit(url)
+    if not password or parts.password is not None or parts.scheme not in ("redis", "rediss"):
+        return url
+    user = quote(parts.username or "", safe="")
+    return parts._replace(netloc=f"{user}:{quote(password, safe='')}@{parts.netloc}").geturl()
+
+
 def store_prefix(server: McpServer, prefix: str | None) -> str:
     """--store-prefix, else the deployment's own namespace (named by its signing key's id)."""
     from ..stores.redis_replay import deployment_prefix
@@ -44,6 +56,7 @@ async def attach_store(server: McpServer, value: str, prefix: str | None = None)
     from ..stores.redis_replay import RedisReplayStore
     from ..stores.redis_tasks import RedisTaskStore
 
+    value = with_password(value, os.environ.get(defaults.STORE_PASSWORD_ENV))
     namespace = store_prefix(server, prefix)
     if prefix is None and len(server.codec.keys) > 1:
         print(f"mrtr-studio serve: the store's keys are under {namespace!r}, named by the signing key; a rotation "

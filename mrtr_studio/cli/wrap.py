@@ -19,8 +19,8 @@ import sys
 import time
 from pathlib import Path
 
-from ..proxy.local_feed import FeedClient, private_dir, studio_home
-from ..proxy.recording import Recording
+from ..proxy.local_feed import private_dir, studio_home
+from ..proxy.recorder_process import RecorderProcess
 from ..proxy.shutdown import StopRequests
 from ..proxy.stdio_wrap import relay
 
@@ -42,9 +42,13 @@ def run_wrap(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"mrtr-studio wrap: cannot prepare the trace folder: {exc}", file=sys.stderr)
         return 2
-    recording = Recording(f"stdio {' '.join(command)}", "wrapped", trace)
+    # The recording runs in a process of its own: the relay only splits lines and queues them.
+    recorder = RecorderProcess(f"stdio {' '.join(command)}", "wrapped", trace, quiet=True,
+                               voice=("wrap", bool(args.verbose), None if args.no_feed else " ".join(command)))
     stop = StopRequests()
+    stop.when_at_once(recorder.abandon)
     stop.install()  # before the loop, for the whole run (see proxy.shutdown)
+    recorder.start()
 
     async def main() -> int:
         loop, task = asyncio.get_running_loop(), asyncio.current_task()
@@ -58,24 +62,13 @@ def run_wrap(args: argparse.Namespace) -> int:
         stop.when_at_once(stop_relay)  # again: the server is not waited for any longer
         if stop.signals:
             stop_relay()  # a signal came before the loop started
-        feed = FeedClient()
-        try:
-            connected = False if args.no_feed else await feed.connect(" ".join(command))
-            return await relay(command, recording.tap, feed.send if connected else None)
-        finally:
-            await feed.close()
-            if feed.dropped:
-                print(f"mrtr-studio wrap: the studio fell behind; {feed.dropped} message(s) not streamed "
-                      "(all are in the trace file)", file=sys.stderr)
+        return await relay(command, recorder.put)
 
     try:
         return asyncio.run(main())
     except asyncio.CancelledError:
         return 128 + stop.first_signal
     finally:
-        saved = recording.close(stop)
-        if saved is not None and args.verbose:
-            print(f"mrtr-studio wrap: trace saved to {saved}", file=sys.stderr)
-        elif recording.kept:
-            print(f"mrtr-studio wrap: {recording.kept_note()}", file=sys.stderr)
+        for line in recorder.close():
+            print(f"mrtr-studio wrap: {line}", file=sys.stderr)
         stop.done()

@@ -33,6 +33,7 @@ from ..transport.base import Tap
 from ..transport.sse import Receive, Send, dumps, send_bytes
 from ..transport.sse_reader import SseParser, SseTooLarge
 from .host_guard import HostGuard
+from .http_meta import answered_session, peer_of, sse_session_of
 from .intercept import Intercept
 
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
@@ -133,7 +134,8 @@ class ProxyApp:
         headers.append((b"accept-encoding", b"identity"))
         shown = self.redaction.headers({n.decode("latin-1").lower(): v.decode("latin-1") for n, v in scope["headers"]})
         query = scope.get("query_string", b"").decode("latin-1")
-        where = {"http_path": scope.get("path", "/") + ("?" + self.redaction.query(query) if query else "")}
+        where = {"http_path": scope.get("path", "/") + ("?" + self.redaction.query(query) if query else ""),
+                 **peer_of(scope), **sse_session_of(query)}
         if body and self.intercept.enabled:
             held = await self._hold_request(body, exchange, shown, send)
             if held is None:
@@ -162,7 +164,7 @@ class ProxyApp:
             upstream = sending.result()
         except httpx.HTTPError as exc:
             watcher.cancel()
-            named = self.redaction.url(self.upstream)
+            named = self.redaction.url(self.target_of(scope))
             await _proxy_error(send, 502, UPSTREAM_UNREACHABLE, f"the proxy cannot reach {named}: "
                                f"{type(exc).__name__}: {exc}")
             return
@@ -229,7 +231,8 @@ class ProxyApp:
             head.append((b"content-length", upstream.headers["content-length"].encode("latin-1")))
         await send({"type": "http.response.start", "status": upstream.status_code, "headers": head})
         meta = {"http_status": upstream.status_code, "content_type": content_type, **(origin or {}),
-                "response_headers": self.redaction.headers(dict(upstream.headers))}  # masked, for HAR exports
+                "response_headers": self.redaction.headers(dict(upstream.headers)),  # masked, for HAR exports
+                **answered_session(upstream.headers)}
         if streaming:
             await self._relay_stream(upstream, send, exchange, meta)
         else:
@@ -249,6 +252,8 @@ class ProxyApp:
                          error="body too large", framing="json", **meta)
         elif kept.strip():
             self._record("server->client", bytes(kept), exchange, framing="json", **meta)
+        elif upstream.status_code >= 400:  # a refusal without a body still answers the request
+            self._record("server->client", "", exchange, error=f"HTTP {upstream.status_code} with no body", **meta)
 
     async def _relay_stream(self, upstream: httpx.Response, send: Send, exchange: int,
                             meta: dict[str, Any]) -> None:
@@ -263,6 +268,8 @@ class ProxyApp:
             async for event in parser.events(chunks):
                 if event.has_data and event.data.strip():
                     extra = {"event_id": event.id} if event.id else {}
+                    if event.event not in ("", "message"):  # the legacy HTTP+SSE transport's `endpoint`
+                        extra["sse_event"] = event.event
                     self._record("server->client", event.data, exchange, framing="sse", **meta, **extra)
         except SseTooLarge as exc:
             self._record("server->client", f"({exc})", exchange, error="SSE event too large", **meta)
@@ -280,8 +287,11 @@ class ProxyApp:
             parser = SseParser(self.limits.max_body_bytes)
             try:
                 async for event in parser.events(upstream.aiter_raw()):
-                    frame = await self._held_frame(event.data if event.has_data else "", exchange, meta)
-                    prefix = f"id: {event.id}\n".encode() if event.id else b""
+                    named = event.event not in ("", "message")  # the legacy HTTP+SSE `endpoint` keeps its name
+                    frame = await self._held_frame(event.data if event.has_data else "", exchange,
+                                                   {**meta, "sse_event": event.event} if named else meta)
+                    prefix = (f"event: {event.event}\n" if named else "").encode() + \
+                        (f"id: {event.id}\n".encode() if event.id else b"")
                     if frame is not None or prefix:
                         framed = prefix + (b"data: " + frame + b"\n" if frame is not None else b"") + b"\n"
                         await send({"type": "http.response.body", "body": framed, "more_body": True})

@@ -6,7 +6,8 @@ random token to `feed.token` (0600, created exclusively) each time it starts lis
 connects, sends the token in its first line, then one JSON line per message it relayed. The
 studio drops a connection whose first line is not the token (constant-time compare), and a
 wrapper refuses a token file that other users could read or that it does not own. Both sides
-bound what they read: a line at most MAX_LINE bytes, a hello within HELLO_SECONDS.
+bound what they read: the hello at most HELLO_MAX bytes within HELLO_SECONDS, then a line at most
+MAX_LINE bytes.
 
 Wire lines after the hello: `{"d": "c"|"s", "x": exchange, "m": message}` (d: client->server or
 server->client, as the wrapper saw it).
@@ -15,7 +16,6 @@ server->client, as the wrapper saw it).
 import asyncio
 import contextlib
 import hmac
-import json
 import os
 import secrets
 import stat
@@ -29,6 +29,8 @@ from ..transport.base import WireEvent
 from .stitch import Stitcher
 
 MAX_LINE = 16 * 1024 * 1024
+#: The hello (the token and the command) is small: a peer that has not shown the token gets this much.
+HELLO_MAX = 4096
 HELLO_SECONDS = 5.0
 SOCKET_NAME = "feed.sock"
 TOKEN_NAME = "feed.token"
@@ -100,7 +102,7 @@ class FeedServer:
         self.socket_path.unlink(missing_ok=True)
         old = os.umask(0o077)
         try:
-            self._server = await asyncio.start_unix_server(self._serve, path=str(self.socket_path), limit=MAX_LINE)
+            self._server = await asyncio.start_unix_server(self._serve, path=str(self.socket_path))
         finally:
             os.umask(old)
         return self.socket_path
@@ -122,10 +124,11 @@ class FeedServer:
         if task is not None:
             self._tasks.add(task)
         try:
-            try:
-                hello = await asyncio.wait_for(reader.readline(), HELLO_SECONDS)
-                data = wire_json.loads(hello, max_bytes=4096)
-            except (TimeoutError, ValueError, asyncio.LimitOverrunError):
+            lines = BoundedLines(reader, MAX_LINE)
+            try:  # before the token checks out, a peer gets HELLO_MAX bytes and HELLO_SECONDS, no more
+                hello = await asyncio.wait_for(lines.next(HELLO_MAX), HELLO_SECONDS)
+                data = wire_json.loads(hello or b"", max_bytes=HELLO_MAX)
+            except (TimeoutError, ValueError, LineTooLong):
                 self.refused += 1
                 return
             token = data.get("token") if isinstance(data, dict) else None
@@ -138,7 +141,7 @@ class FeedServer:
             stitch = Stitcher(self.store, f"wrap: {command}", label)
             if self.on_session is not None:
                 self.on_session(label)
-            await self._read(reader, stitch)
+            await self._read(lines, stitch)
         finally:
             writer.close()
             with contextlib.suppress(Exception):
@@ -146,13 +149,13 @@ class FeedServer:
             if task is not None:
                 self._tasks.discard(task)
 
-    async def _read(self, reader: asyncio.StreamReader, stitch: Stitcher) -> None:
+    async def _read(self, lines: "BoundedLines", stitch: Stitcher) -> None:
         while True:
             try:
-                line = await reader.readline()
-            except (ValueError, asyncio.LimitOverrunError):
+                line = await lines.next(MAX_LINE)
+            except LineTooLong:
                 return  # a line over the bound: the connection is dropped, what came before is kept
-            if not line:
+            if line is None:
                 return
             try:
                 item = wire_json.loads(line, max_bytes=MAX_LINE)
@@ -165,50 +168,43 @@ class FeedServer:
                                                         "transport": "stdio-wrap"}))
 
 
+class LineTooLong(ValueError):
+    """A line longer than the bound it was read with."""
+
+
+class BoundedLines:
+    """Lines from a stream, each bounded by the caller: the hello by HELLO_MAX, the rest by MAX_LINE.
+
+    asyncio's `readline` buffers up to the stream's one limit, so an unauthenticated peer could make
+    the studio hold 16 MiB per connection before its token was even read; here each read says its
+    own bound, and bytes past the bound are never kept."""
+
+    def __init__(self, reader: asyncio.StreamReader, chunk: int = 65536) -> None:
+        self._reader = reader
+        self._buffer = bytearray()
+        self._chunk = chunk
+        self._eof = False
+
+    async def next(self, limit: int) -> bytes | None:
+        """The next line without its newline (None at the end of the stream); LineTooLong past `limit`."""
+        start = 0
+        while True:
+            end = self._buffer.find(b"\n", start)
+            if 0 <= end <= limit:
+                line = bytes(self._buffer[:end])
+                del self._buffer[:end + 1]
+                return line
+            if end > limit or len(self._buffer) > limit:
+                raise LineTooLong(f"a line of more than {limit} bytes")
+            if self._eof:
+                line, self._buffer = bytes(self._buffer), bytearray()
+                return line or None
+            start = len(self._buffer)
+            chunk = await self._reader.read(min(self._chunk, limit + 1 - len(self._buffer)) or 1)
+            if not chunk:
+                self._eof = True
+            self._buffer += chunk
+
+
 def _hashable(value: Any) -> Any:
     return tuple(value) if isinstance(value, list) else value
-
-
-class FeedClient:
-    """The wrapper's end: connects when a studio listens, never slows the relay (drops when behind)."""
-
-    def __init__(self, home: Path | None = None, max_queued: int = 10_000) -> None:
-        self.home = home or studio_home()
-        self.max_queued = max_queued
-        self.dropped = 0
-        self.problem = ""
-        self._writer: asyncio.StreamWriter | None = None
-
-    async def connect(self, command: str) -> bool:
-        path = self.home / SOCKET_NAME
-        if not path.exists():
-            self.problem = "no studio is listening"
-            return False
-        try:
-            token = read_token(self.home)
-            _, writer = await asyncio.wait_for(asyncio.open_unix_connection(str(path)), HELLO_SECONDS)
-        except (OSError, TimeoutError) as exc:
-            self.problem = f"cannot reach the studio: {exc}"
-            return False
-        self._writer = writer
-        writer.write(json.dumps({"token": token, "command": command}).encode() + b"\n")
-        return True
-
-    def send(self, direction: Direction, exchange: Any, message: Any) -> None:
-        if self._writer is None or self._writer.is_closing():
-            return
-        if self._writer.transport.get_write_buffer_size() > self.max_queued * 1024:
-            self.dropped += 1
-            return
-        line = json.dumps({"d": "c" if direction == "client->server" else "s", "x": exchange, "m": message},
-                          ensure_ascii=False, separators=(",", ":"))
-        self._writer.write(line.encode() + b"\n")
-
-    async def close(self) -> None:
-        if self._writer is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._writer.drain(), 2)
-            self._writer.close()
-            with contextlib.suppress(Exception):
-                await self._writer.wait_closed()
-            self._writer = None

@@ -31,7 +31,9 @@ _SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGUSR1}
 
 
 def _main(inbox: Any, server_label: str, label: str, trace: str | None, quiet: bool, max_bytes: int,
-          parent: int, recorded: Any) -> None:
+          parent: int, recorded: Any, voice: tuple[str, bool, str | None] = ("proxy", True, None)) -> None:
+    """`voice`: (the command that speaks, whether it names the trace it wrote, the wrapped command to
+    stream to a listening studio (wrap), if any)."""
     from ..trace import StoreEvent
     from .recording import Recording
     from .shutdown import StopRequests
@@ -44,6 +46,12 @@ def _main(inbox: Any, server_label: str, label: str, trace: str | None, quiet: b
     recording = Recording(server_label, label, trace)
     if not quiet:
         recording.store.subscribe(_printer(recording.store, StoreEvent))
+    who, say_saved, wrapped = voice
+    lines = None
+    if who == "wrap":  # stdio lines: decoded, paired and streamed here, off the relay's path
+        from .stdio_wrap import LineDecoder
+
+        lines = LineDecoder(recording.tap, wrapped)
     try:
         while not stop.at_once:
             try:
@@ -56,6 +64,9 @@ def _main(inbox: Any, server_label: str, label: str, trace: str | None, quiet: b
                 break
             recorded.value += 1
             direction, raw, exchange, meta = item
+            if lines is not None:
+                lines(direction, raw, meta)
+                continue
             if "error" in meta:
                 recording.tap.emit(direction, raw, exchange=exchange, transport="http-proxy", **meta)
                 continue
@@ -69,35 +80,46 @@ def _main(inbox: Any, server_label: str, label: str, trace: str | None, quiet: b
             for one in message if isinstance(message, list) else [message]:
                 recording.tap.emit(direction, one, exchange=exchange, transport="http-proxy", **meta)
     finally:
+        if lines is not None:
+            lines.close()
         saved = recording.close(stop)
-        if saved is not None:
-            print(f"mrtr-studio proxy: {len(recording.store.operations)} operation(s) recorded to {saved}",
+        if saved is not None and who == "wrap":
+            if say_saved:
+                print(f"mrtr-studio wrap: trace saved to {saved}", file=sys.stderr, flush=True)
+        elif saved is not None:
+            print(f"mrtr-studio {who}: {len(recording.store.operations)} operation(s) recorded to {saved}",
                   file=sys.stderr, flush=True)
         elif recording.kept:
-            print(f"mrtr-studio proxy: {recording.kept_note()}", file=sys.stderr, flush=True)
+            print(f"mrtr-studio {who}: {recording.kept_note()}", file=sys.stderr, flush=True)
 
 
 def _printer(store: Any, event_type: Any) -> Any:
+    from ..trace.model import outcome_text
+
     def on_event(event: Any) -> None:
         op = event.operation
-        if event.kind != "operation_updated" or op is None or op.outcome == "running" or op.ended is None:
+        if event.kind != "operation_updated" or op is None or op.outcome == "running" or op.ended is None \
+                or op.method == "session":  # the session's housekeeping: in the trace, not worth a line each
             return
         findings = sorted({f.rule for m in store.messages_of(op.id) for f in m.findings if f.severity != "info"})
         shown = f" findings: {', '.join(findings)}" if findings else ""
-        print(f"{op.method} {op.target}: {op.rounds} round(s), {op.outcome}{shown}", file=sys.stderr, flush=True)
+        print(f"{op.method} {op.target}: {op.rounds} round(s), {outcome_text(op)}{shown}", file=sys.stderr,
+              flush=True)
 
     return on_event
 
 
 class RecorderProcess:
     def __init__(self, server_label: str, label: str, trace: str | Path | None, quiet: bool = False,
-                 max_bytes: int = 16 * 1024 * 1024) -> None:
+                 max_bytes: int = 16 * 1024 * 1024,
+                 voice: tuple[str, bool, str | None] = ("proxy", True, None)) -> None:
+        """`voice`: see `_main` (`("wrap", verbose, command or None)` for the stdio wrapper)."""
         context = multiprocessing.get_context("spawn")
         self._inbox = context.Queue(MAX_QUEUED)
         self._recorded = context.Value("q", 0, lock=False)  # written by the recorder only
-        self._process = context.Process(target=_main, name="mrtr-proxy-recorder", daemon=True,
+        self._process = context.Process(target=_main, name=f"mrtr-{voice[0]}-recorder", daemon=True,
                                         args=(self._inbox, server_label, label, str(trace) if trace else None,
-                                              quiet, max_bytes, os.getpid(), self._recorded))
+                                              quiet, max_bytes, os.getpid(), self._recorded, voice))
         self.trace = Path(trace) if trace else None
         #: Messages relayed but dropped because the queue was full (the recorder fell behind).
         self.not_recorded = 0
@@ -115,7 +137,7 @@ class RecorderProcess:
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
-    def put(self, direction: str, raw: bytes | str, exchange: int, meta: dict[str, Any]) -> None:
+    def put(self, direction: str, raw: bytes | str, exchange: Any, meta: dict[str, Any]) -> None:
         try:
             self._inbox.put_nowait((direction, raw, exchange, meta))
             self.sent += 1

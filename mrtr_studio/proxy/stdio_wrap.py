@@ -2,7 +2,10 @@
 relays stdin and stdout byte for byte, and copies every JSON-RPC line to a tap (and a live feed).
 
 The relay comes first: each chunk is written through before it is looked at, and nothing the
-recorder does (a line too long, not JSON, a slow studio) changes a byte that passes. stderr is the
+recorder does (a line too long, not JSON, a slow studio) changes a byte that passes. The relay only
+splits lines and puts them on the recorder process's bounded queue (proxy.recorder_process):
+decoding, stitching, linting, journaling and the live feed run on another core, and a recorder
+that falls behind drops lines (counted on stderr) instead of slowing the relay. stderr is the
 server's own, inherited. Lines are bounded by MAX_LINE: a longer one is relayed whole and noted in
 the recording as skipped.
 
@@ -24,17 +27,20 @@ from ..transport.base import Tap
 
 MAX_LINE = 16 * 1024 * 1024
 CHUNK = 65536
-Feed = Callable[[str, Any, Any], None]  # (direction, exchange, message)
 
 
-class LineRecorder:
-    """Bytes of one direction in, one tap event per complete JSON line out (bounded)."""
+#: (direction, a complete line's bytes or a note's text, exchange (None: the recorder pairs it), meta)
+Sink = Callable[[str, bytes | str, Any, dict[str, Any]], None]
 
-    def __init__(self, direction: str, exchanges: "Exchanges", tap: Tap, feed: Feed | None = None) -> None:
+
+class LineSplitter:
+    """Bytes of one direction in, one complete line (bounded) handed to the sink. Only splitting
+    happens on the relay's path; decoding, pairing and recording happen in the recorder
+    (`LineDecoder`, in the recorder process)."""
+
+    def __init__(self, direction: str, sink: Sink) -> None:
         self.direction = direction
-        self.exchanges = exchanges
-        self.tap = tap
-        self.feed = feed
+        self.sink = sink
         self._buffer = bytearray()
         self._skipping = False
 
@@ -62,20 +68,48 @@ class LineRecorder:
             return
         line = bytes(self._buffer + tail) if self._buffer else tail
         self._buffer.clear()
-        if not line.strip():
-            return
-        try:
-            message = wire_json.loads(line, max_bytes=MAX_LINE)
-        except wire_json.WireJsonError as exc:
-            self._note(f"not JSON: {exc}", line[:65536].decode("utf-8", errors="replace"))
-            return
-        exchange = self.exchanges.of(self.direction, message)
-        self.tap.emit(self.direction, message, exchange=exchange, transport="stdio-wrap")  # type: ignore[arg-type]
-        if self.feed is not None:
-            self.feed(self.direction, exchange, message)
+        if line.strip():
+            self.sink(self.direction, line, None, {})
 
     def _note(self, error: str, text: str = "") -> None:
-        self.tap.emit(self.direction, text, transport="stdio-wrap", error=error)  # type: ignore[arg-type]
+        self.sink(self.direction, text, None, {"error": error})
+
+
+class LineDecoder:
+    """In the recorder: each line decoded, paired with its exchange, put on the tap and, when a studio
+    listens, streamed to it (proxy.feed_socket)."""
+
+    def __init__(self, tap: Tap, stream_command: str | None = None) -> None:
+        from .feed_socket import FeedSocket
+
+        self.tap = tap
+        self.exchanges = Exchanges()
+        self.feed: FeedSocket | None = None
+        if stream_command is not None:
+            feed = FeedSocket()
+            self.feed = feed if feed.connect(stream_command) else None
+
+    def __call__(self, direction: str, raw: bytes | str, meta: dict[str, Any]) -> None:
+        if "error" in meta:
+            self.tap.emit(direction, raw, transport="stdio-wrap", **meta)  # type: ignore[arg-type]
+            return
+        try:
+            message = wire_json.loads(raw, max_bytes=MAX_LINE)
+        except wire_json.WireJsonError as exc:
+            text = raw[:65536].decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw[:65536]
+            self.tap.emit(direction, text, transport="stdio-wrap", error=f"not JSON: {exc}")  # type: ignore[arg-type]
+            return
+        exchange = self.exchanges.of(direction, message)
+        self.tap.emit(direction, message, exchange=exchange, transport="stdio-wrap")  # type: ignore[arg-type]
+        if self.feed is not None:
+            self.feed.send(direction, exchange, message)
+
+    def close(self) -> None:
+        if self.feed is not None:
+            self.feed.close()
+            if self.feed.dropped:
+                print(f"mrtr-studio wrap: the studio fell behind; {self.feed.dropped} message(s) not streamed "
+                      "(all are in the trace file)", file=sys.stderr, flush=True)
 
 
 class Exchanges:
@@ -102,17 +136,17 @@ class Exchanges:
         return key
 
 
-async def relay(command: list[str], tap: Tap, feed: Feed | None = None) -> int:
-    """Run `command`, relaying our stdin to it and its stdout to ours; returns its exit status."""
+async def relay(command: list[str], sink: Sink) -> int:
+    """Run `command`, relaying our stdin to it and its stdout to ours; returns its exit status. Each
+    complete line goes to `sink` after it was relayed (the recorder process's queue)."""
     try:
         proc = await asyncio.create_subprocess_exec(*command, stdin=asyncio.subprocess.PIPE,
                                                     stdout=asyncio.subprocess.PIPE, stderr=None)
     except OSError as exc:
         print(f"mrtr-studio wrap: cannot start {command[0]!r}: {exc}", file=sys.stderr)
         return 127
-    exchanges = Exchanges()
-    upstream = LineRecorder("client->server", exchanges, tap, feed)
-    downstream = LineRecorder("server->client", exchanges, tap, feed)
+    upstream = LineSplitter("client->server", sink)
+    downstream = LineSplitter("server->client", sink)
     loop = asyncio.get_running_loop()
     stdin_fd, stdout_fd = sys.stdin.fileno(), sys.stdout.fileno()
 
@@ -178,3 +212,7 @@ async def relay(command: list[str], tap: Tap, feed: Feed | None = None) -> int:
                 if proc.returncode is None:
                     with contextlib.suppress(ProcessLookupError):
                         proc.kill()
+                    # Reaped here, while the loop runs: a transport left to the garbage collector after
+                    # the loop closed says "Exception ignored ... Loop is closed" on stderr.
+                    with contextlib.suppress(BaseException):
+                        await asyncio.wait_for(proc.wait(), 2)

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlsplit
 
 from .. import defaults
 from ..trace import TraceMessage, TraceStore
@@ -75,6 +76,16 @@ class Cluster:
         await self.stop()
 
 
+def split_password(store: str) -> tuple[str, str | None]:
+    """A store URL without its password, and the password (None when it has none)."""
+    parts = urlsplit(store)
+    if parts.password is None:
+        return store, None
+    host = parts.netloc.rsplit("@", 1)[1]
+    user = f"{parts.username}@" if parts.username else ""
+    return parts._replace(netloc=user + host).geturl(), unquote(parts.password)
+
+
 async def start_cluster(size: int = 3, shared_secret: bool = True, host: str = "127.0.0.1",
                         startup_timeout: float = 30.0, store: str = "memory",
                         balancer_port: int | None = None) -> Cluster:
@@ -91,6 +102,11 @@ async def start_cluster(size: int = 3, shared_secret: bool = True, host: str = "
     #: Each node watches the pipe on its stdin (never written): it closes when this process dies,
     #: however it dies, and the node stops instead of outliving the studio.
     env[defaults.EXIT_WITH_STDIN_ENV] = "1"
+    # A store password travels to the nodes in their environment (private to this user), never on their
+    # command line (any local user can list it) nor in the cluster's label.
+    store, password = split_password(store)
+    if password is not None:
+        env[defaults.STORE_PASSWORD_ENV] = password
     cluster = Cluster(secret=secret, store=store)
     try:
         for index in range(size):

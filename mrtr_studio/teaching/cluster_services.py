@@ -8,6 +8,8 @@ everything else still works.
 
 import asyncio
 import contextlib
+import os
+import secrets
 import shutil
 import socket
 import sys
@@ -15,7 +17,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 #: program -> the Debian package that provides it.
 PACKAGES = {"redis-server": "redis-server", "haproxy": "haproxy"}
@@ -97,22 +99,39 @@ async def _tethered(name: str, args: list[str], folder: tempfile.TemporaryDirect
 
 @dataclass
 class RedisService(Service):
+    #: What every client must present (requirepass): random per start unless given (a restart that
+    #: keeps its clients). Never printed: `shown_url` is the URL without it.
+    password: str = field(default="", repr=False)
+
     @property
     def url(self) -> str:
+        """The URL clients connect with, the password in it (hand it to a store, never to a label)."""
+        return f"redis://:{quote(self.password, safe='')}@{self.host}:{self.port}/0"
+
+    @property
+    def shown_url(self) -> str:
         return f"redis://{self.host}:{self.port}/0"
 
 
-async def start_redis(port: int | None = None, host: str = "127.0.0.1", ready_timeout: float = 15.0) -> RedisService:
-    """A throw-away redis-server: loopback only, nothing saved, its folder removed when it stops."""
+async def start_redis(port: int | None = None, host: str = "127.0.0.1", ready_timeout: float = 15.0,
+                      password: str | None = None) -> RedisService:
+    """A throw-away redis-server: loopback only, a random password, nothing saved, its folder removed
+    when it stops. The password is in its config file (0600 in the 0700 temporary folder), not on its
+    command line, where any local user could read it."""
     if shutil.which("redis-server") is None:
         raise ServiceError("redis-server is not installed (Debian package: redis-server)")
     folder = tempfile.TemporaryDirectory(prefix="mrtr-redis-")
     port = port or free_port(host)
-    args = ["redis-server", "--bind", host, "--port", str(port), "--dir", folder.name, "--save", "",
+    password = password or secrets.token_urlsafe(24)
+    config = Path(folder.name) / "redis.conf"
+    fd = os.open(config, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(f'requirepass "{password}"\n')  # token_urlsafe: no quote or backslash to escape
+    args = ["redis-server", str(config), "--bind", host, "--port", str(port), "--dir", folder.name, "--save", "",
             "--appendonly", "no", "--protected-mode", "yes", "--daemonize", "no", "--maxmemory", "64mb",
             "--maxmemory-policy", "noeviction", "--logfile", str(Path(folder.name) / "redis.log")]
     service = await _tethered("redis-server", args, folder, host, port, ready_timeout)
-    return RedisService(service.name, host, port, service.process, folder)
+    return RedisService(service.name, host, port, service.process, folder, password)
 
 
 def haproxy_config(backends: Sequence[str], host: str, port: int) -> str:

@@ -51,7 +51,7 @@ class ReplayLab:
                 return outcome
             redis = await start_redis()
             self.services.append(redis)
-            outcome.shared = await self._one(size, redis.url, balancer)
+            outcome.shared = await self._one(size, redis.url, balancer, redis.shown_url)
         finally:
             await self.stop()
         return outcome
@@ -75,23 +75,24 @@ class ReplayLab:
             port = free_port() if balancer else None
             cluster = await start_cluster(size, shared_secret=True, store=redis.url, balancer_port=port)
             self.clusters.append(cluster)
-            if not balancer:
-                return await task_across(cluster.urls, redis.url), note
+            if not balancer:  # the report names the store without its password
+                return await task_across(cluster.urls, redis.shown_url), note
             proxy = await start_haproxy(cluster.urls, port=port)
             self.services.append(proxy)
-            return await task_across([proxy.url], redis.url), note
+            return await task_across([proxy.url], redis.shown_url), note
         finally:
             await self.stop()
 
-    async def _one(self, size: int, store: str, balancer: bool) -> ReplayReport:
+    async def _one(self, size: int, store: str, balancer: bool, shown: str | None = None) -> ReplayReport:
+        """`store` as the nodes get it (its password too); `shown`: how the report names it."""
         port = free_port() if balancer else None
         cluster = await start_cluster(size, shared_secret=True, store=store, balancer_port=port)
         self.clusters.append(cluster)
         if not balancer:
-            return await replay_across(cluster.urls, store)
+            return await replay_across(cluster.urls, shown or store)
         proxy = await start_haproxy(cluster.urls, port=port)
         self.services.append(proxy)
-        return await replay_across([proxy.url], store, replays=size)
+        return await replay_across([proxy.url], shown or store, replays=size)
 
     @property
     def processes(self) -> list[int]:

@@ -6,9 +6,10 @@ them as messages are recorded and attaches the findings with `store.add_findings
 shows them. Rule ids are stable strings the GUI can filter on.
 """
 
+import itertools
 import json
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, overload
 
 from ..protocol import capabilities
 from ..protocol.answer_schema import elicitation_answer_problems
@@ -40,14 +41,14 @@ def _is_modern(request: Any) -> bool:
     return isinstance(meta, dict) and meta.get(META_PROTOCOL_VERSION) == MODERN_VERSION
 
 
-def _last_input_required(before_round: int, earlier: list[TraceMessage]) -> TraceMessage | None:
+def _last_input_required(before_round: int, earlier: Sequence[TraceMessage]) -> TraceMessage | None:
     for candidate in reversed(earlier):
         if candidate.kind == "input_required" and candidate.round < before_round:
             return candidate
     return None
 
 
-def lint_message(entry: TraceMessage, earlier: list[TraceMessage], era: str = "modern") -> list[Finding]:
+def lint_message(entry: TraceMessage, earlier: Sequence[TraceMessage], era: str = "modern") -> list[Finding]:
     """Findings for `entry` given the messages recorded before it in the same operation."""
     if entry.kind == "auth":
         return deprecation_findings(entry)  # an HTTP exchange of the authorization flow: its checks travel with it
@@ -73,6 +74,9 @@ def lint_message(entry: TraceMessage, earlier: list[TraceMessage], era: str = "m
 
 def _schema(entry: TraceMessage, request: TraceMessage | None, era: str) -> list[Finding]:
     if entry.kind == "invalid" and not isinstance(entry.message, dict):
+        status = entry.transport.get("http_status")
+        if entry.transport.get("sse_event") or (isinstance(status, int) and status not in (200, 201)):
+            return []  # a body that carries no message (202 "Accepted", a 401's text, the SSE endpoint)
         return [Finding(SCHEMA_INVALID, "error", "not a JSON-RPC message: "
                         + (entry.message[:60] if isinstance(entry.message, str) else json.dumps(entry.message)[:60]))]
     version = MODERN_VERSION if era == "modern" else LEGACY_VERSION
@@ -87,7 +91,7 @@ def _schema(entry: TraceMessage, request: TraceMessage | None, era: str) -> list
     return [Finding(SCHEMA_INVALID, "error", f"invalid against the {version} schema: {problems[0]}{more}")]
 
 
-def _reused_id(entry: TraceMessage, earlier: list[TraceMessage]) -> list[Finding]:
+def _reused_id(entry: TraceMessage, earlier: Sequence[TraceMessage]) -> list[Finding]:
     for candidate in earlier:
         if candidate.kind == entry.kind and candidate.jsonrpc_id == entry.jsonrpc_id:
             return [Finding(REUSED_ID, "error", f"JSON-RPC id {entry.jsonrpc_id!r} was already used in round "
@@ -95,7 +99,7 @@ def _reused_id(entry: TraceMessage, earlier: list[TraceMessage]) -> list[Finding
     return []
 
 
-def _retry_rules(entry: TraceMessage, earlier: list[TraceMessage]) -> list[Finding]:
+def _retry_rules(entry: TraceMessage, earlier: Sequence[TraceMessage]) -> list[Finding]:
     params = params_of(entry.message)
     previous = _last_input_required(entry.round, earlier)
     if previous is None:
@@ -166,6 +170,51 @@ def _input_required_rules(entry: TraceMessage, request: TraceMessage | None) -> 
     return found
 
 
+def legacy_capability_findings(request: Any, declared: dict[str, Any]) -> list[Finding]:
+    """A legacy server-initiated request (elicitation/create, sampling/createMessage, roots/list) for a
+    capability the client did not declare in its `initialize` (`declared`: its capabilities). The
+    recorder that saw the initialize (proxy.sessions) calls this: the request's own operation does
+    not hold the handshake."""
+    method = request.get("method") if isinstance(request, dict) else None
+    if not isinstance(method, str):
+        return []
+    lacking = capabilities.missing(declared, {"request": {"method": method, "params": params_of(request)}})
+    if not lacking:
+        return []
+    return [Finding(CAPABILITY_NOT_DECLARED, "error", f"{method} asks for capabilities the client did not declare "
+                    f"in initialize: {json.dumps(lacking, separators=(',', ':'))}")]
+
+
+class _Earlier(Sequence[TraceMessage]):
+    """The messages of an operation before the newest, without copying them: a call relaying 100,000
+    notifications must not copy 100,000 lists (the rules look back only at a few requests)."""
+
+    def __init__(self, messages: list[TraceMessage], length: int) -> None:
+        self._messages = messages
+        self._length = length
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> TraceMessage: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[TraceMessage]: ...
+
+    def __getitem__(self, index: int | slice) -> TraceMessage | Sequence[TraceMessage]:
+        if isinstance(index, slice):
+            return self._messages[:self._length][index]
+        if not -self._length <= index < self._length:
+            raise IndexError(index)
+        return self._messages[index % self._length]
+
+    def __iter__(self) -> Iterator[TraceMessage]:
+        return itertools.islice(self._messages, self._length)
+
+    def __reversed__(self) -> Iterator[TraceMessage]:
+        return (self._messages[i] for i in range(self._length - 1, -1, -1))
+
+
 def attach(store: TraceStore) -> Callable[[], None]:
     """Lint each message as it is recorded; returns the unsubscribe function."""
 
@@ -173,7 +222,10 @@ def attach(store: TraceStore) -> Callable[[], None]:
         if event.kind != "message_added" or event.message is None or event.loaded:
             return
         entry = event.message
-        earlier = [m for m in store.messages_of(entry.operation_id) if m.seq < entry.seq]
+        messages = store.live_messages_of(entry.operation_id)
+        length = len(messages) - 1 if messages and messages[-1] is entry else \
+            sum(1 for m in messages if m.seq < entry.seq)
+        earlier = _Earlier(messages, length)
         era = store.operation(entry.operation_id).era
         store.add_findings(entry, lint_message(entry, earlier, era))
 
@@ -186,5 +238,5 @@ def lint_all(store: TraceStore) -> None:
     for op in store.operations:
         messages = store.messages_of(op.id)
         for index, entry in enumerate(messages):
-            fresh = [f for f in lint_message(entry, messages[:index], op.era) if f not in entry.findings]
+            fresh = [f for f in lint_message(entry, _Earlier(messages, index), op.era) if f not in entry.findings]
             store.add_findings(entry, fresh)

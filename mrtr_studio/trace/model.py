@@ -152,7 +152,10 @@ def encode(value: Any) -> bytes:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).encode()
 
 
-Outcome = Literal["running", "complete", "error", "aborted", "round_limit", "protocol_error", "transport_error"]
+#: "refused": the HTTP layer turned the call away (401, 403, a 4xx/5xx without a JSON-RPC error); the
+#: operation's `problem` names the status ("HTTP 401"), shown as "refused (HTTP 401)" (`outcome_text`).
+Outcome = Literal["running", "complete", "error", "aborted", "round_limit", "protocol_error", "transport_error",
+                  "refused"]
 
 
 @dataclass(slots=True)
@@ -191,6 +194,13 @@ class Operation:
                   "label": self.label, "task_id": self.task_id, "task_status": self.task_status,
                   "task_round": self.task_round}
         return {**fields, **self.extra} if self.extra else fields
+
+
+def outcome_text(op: Operation) -> str:
+    """The outcome as people read it: "refused (HTTP 401)" names the status, the others stand alone."""
+    if op.outcome == "refused" and op.problem:
+        return f"refused ({op.problem.split(':')[0]})"
+    return op.outcome
 
 
 def kind_of(message: Any, direction: Direction) -> MessageKind:

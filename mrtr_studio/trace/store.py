@@ -205,6 +205,10 @@ class TraceStore:
     def messages_of(self, operation_id: str) -> list[TraceMessage]:
         return list(self._by_operation.get(operation_id, []))
 
+    def live_messages_of(self, operation_id: str) -> list[TraceMessage]:
+        """The operation's own list, not a copy (appended to as messages arrive): read it, never change it."""
+        return self._by_operation.get(operation_id, [])
+
     def rounds_of(self, operation_id: str) -> dict[int, list[TraceMessage]]:
         rounds: dict[int, list[TraceMessage]] = {}
         for entry in self._by_operation.get(operation_id, []):

@@ -6,6 +6,7 @@ keys already answered, the routing header over HTTP, and a task returned to a cl
 declared the extension.
 """
 
+from collections.abc import Sequence
 from typing import Any
 
 from ..protocol import capabilities
@@ -21,7 +22,7 @@ TASK_UNDECLARED = "task-not-declared"
 POLL_SLACK = 0.8
 
 
-def lint_task_message(entry: TraceMessage, earlier: list[TraceMessage]) -> list[Finding]:
+def lint_task_message(entry: TraceMessage, earlier: Sequence[TraceMessage]) -> list[Finding]:
     found: list[Finding] = []
     if entry.kind == "task":
         found += _undeclared(entry, earlier)
@@ -35,7 +36,7 @@ def lint_task_message(entry: TraceMessage, earlier: list[TraceMessage]) -> list[
     return found
 
 
-def _undeclared(entry: TraceMessage, earlier: list[TraceMessage]) -> list[Finding]:
+def _undeclared(entry: TraceMessage, earlier: Sequence[TraceMessage]) -> list[Finding]:
     request = entry.reply_to
     if request is None or declares_tasks(capabilities.from_meta(params_of(request.message))):
         return []
@@ -56,7 +57,7 @@ def _routing_header(entry: TraceMessage) -> list[Finding]:
                     "requests by Mcp-Name: <taskId>")]
 
 
-def _interval_seen(earlier: list[TraceMessage]) -> float | None:
+def _interval_seen(earlier: Sequence[TraceMessage]) -> float | None:
     for candidate in reversed(earlier):
         if candidate.direction == "server->client" and candidate.kind in ("task", "complete"):
             interval = result_of(candidate.message).get("pollIntervalMs")
@@ -65,7 +66,7 @@ def _interval_seen(earlier: list[TraceMessage]) -> float | None:
     return None
 
 
-def _poll_pace(entry: TraceMessage, earlier: list[TraceMessage]) -> list[Finding]:
+def _poll_pace(entry: TraceMessage, earlier: Sequence[TraceMessage]) -> list[Finding]:
     interval = _interval_seen(earlier)
     previous = next((m for m in reversed(earlier) if m.direction == "client->server"
                      and m.method in ("tasks/get", "tools/call", "tasks/update")), None)
@@ -78,7 +79,7 @@ def _poll_pace(entry: TraceMessage, earlier: list[TraceMessage]) -> list[Finding
                     f"server asked for pollIntervalMs {interval * 1000:.0f}")]
 
 
-def _answers(entry: TraceMessage, earlier: list[TraceMessage]) -> list[Finding]:
+def _answers(entry: TraceMessage, earlier: Sequence[TraceMessage]) -> list[Finding]:
     responses = params_of(entry.message).get("inputResponses")
     if not isinstance(responses, dict):
         return []

@@ -76,15 +76,16 @@ def url_of(sock: socket.socket, path: str = "/mcp") -> str:
     return http_url(host, port, path)
 
 
-def make_server(app: Any, nodelay: bool = True, limits: HttpServerConfig | None = None) -> uvicorn.Server:
+def make_server(app: Any, nodelay: bool = True, limits: HttpServerConfig | None = None,
+                protocol: type[Any] | None = None) -> uvicorn.Server:
     """uvicorn for `app`, with the connection limits of `limits` (header and keep-alive timeouts,
-    connections at once)."""
+    connections at once); `protocol`: a subclass of `protocol_class`'s (the forward proxy's)."""
     limits = limits or HttpServerConfig()
     connections = connection_budget(limits.max_connections)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", ws="none",
                             server_header=False, proxy_headers=False,
-                            http=protocol_class(nodelay, limits.header_timeout, connections,
-                                                limits.max_header_bytes, limits.max_header_fields),
+                            http=protocol or protocol_class(nodelay, limits.header_timeout, connections,
+                                                            limits.max_header_bytes, limits.max_header_fields),
                             h11_max_incomplete_event_size=limits.max_header_bytes,
                             timeout_graceful_shutdown=2,
                             timeout_keep_alive=limits.keep_alive_timeout,  # type: ignore[arg-type]  # call_later takes float

@@ -32,10 +32,11 @@ def test_the_embedded_engine_lists_everything(capsys: pytest.CaptureFixture[str]
     assert tools["delete_file"]["inputSchema"]["properties"]["path"]["type"] == "string"
     assert "code_review" in {p["name"] for p in document["prompts"]}
     assert "config://secrets" in {r["uri"] for r in document["resources"]}
-    assert document["skills"] is None and document["problems"] == {}
+    skills = {skill["frontmatter"]["name"] for skill in document["skills"]}  # the demo serves two (SEP-2640)
+    assert "mrtr-debugging" in skills and len(skills) == 2 and document["problems"] == {}
     code, out, _ = listed(capsys, "memory:")
     assert code == 0 and out.startswith("server: mrtr-studio-demo")
-    assert "  delete_file — Delete a file" in out and "skills: not offered" in out
+    assert "  delete_file — Delete a file" in out and "mrtr-debugging" in out and "skills: not offered" not in out
 
 
 @pytest.mark.slow

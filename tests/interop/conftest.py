@@ -6,6 +6,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -19,10 +20,11 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def sdk_url() -> Iterator[str]:
+@contextmanager
+def sdk_server(mode: str) -> Iterator[int]:
+    """The SDK server in `mode` ("http", "sse") on a free port, until the block ends."""
     port = free_port()
-    proc = subprocess.Popen([sys.executable, str(SERVER), "http", str(port)], stdin=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, str(SERVER), mode, str(port)], stdin=subprocess.PIPE,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         for _ in range(300):
@@ -35,7 +37,7 @@ def sdk_url() -> Iterator[str]:
                 time.sleep(0.05)
         else:
             raise RuntimeError("the SDK server did not start listening")
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield port
     finally:
         proc.terminate()
         try:
@@ -43,3 +45,16 @@ def sdk_url() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@pytest.fixture(scope="module")
+def sdk_url() -> Iterator[str]:
+    with sdk_server("http") as port:
+        yield f"http://127.0.0.1:{port}/mcp"
+
+
+@pytest.fixture(scope="module")
+def sdk_sse_url() -> Iterator[str]:
+    """The SDK server on the legacy HTTP+SSE transport: its GET stream's URL."""
+    with sdk_server("sse") as port:
+        yield f"http://127.0.0.1:{port}/sse"

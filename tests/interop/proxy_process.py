@@ -32,9 +32,11 @@ class Proxied:
 
 
 @contextmanager
-def proxy(upstream: str, trace_path: Path, *flags: str) -> Iterator[Proxied]:
+def proxy(upstream: str | None, trace_path: Path, *flags: str) -> Iterator[Proxied]:
+    """The reverse proxy in front of `upstream`, or (None) the forward proxy (`--forward`)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "MRTR_STUDIO_EXIT_WITH_STDIN": "1"}
-    command = [sys.executable, "-m", "mrtr_studio", "proxy", "--listen", "127.0.0.1:0", "--upstream", upstream,
+    mode = ["--upstream", upstream] if upstream is not None else ["--forward"]
+    command = [sys.executable, "-m", "mrtr_studio", "proxy", "--listen", "127.0.0.1:0", *mode,
                "--trace", str(trace_path), *flags]
     proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=env)

@@ -1,9 +1,9 @@
 """An official-SDK (mcp==2.3.0) server whose tools, prompt and resource template ask for input.
 
 Run as a script: `python sdk_server.py http PORT` serves Streamable HTTP on 127.0.0.1 (both eras),
-`python sdk_server.py stdio` serves stdio. The tools use the SDK's own MRTR machinery (`Resolve`
-markers), so the same code asks with InputRequiredResult when modern and with classic
-server-initiated requests when legacy.
+`python sdk_server.py sse PORT` the legacy HTTP+SSE transport, `python sdk_server.py stdio` stdio.
+The tools use the SDK's own MRTR machinery (`Resolve` markers), so the same code asks with
+InputRequiredResult when modern and with classic server-initiated requests when legacy.
 """
 
 import sys
@@ -114,5 +114,6 @@ if __name__ == "__main__":
 
         _exit_with_parent()
 
-        app = server.streamable_http_app()
+        # `sse PORT`: the legacy HTTP+SSE transport (GET /sse, POST /messages/), as the Inspector's --transport sse
+        app = server.sse_app() if sys.argv[1] == "sse" else server.streamable_http_app()
         uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")

@@ -32,16 +32,24 @@ def test_sdk_client_through_the_proxy_in_front_of_serve(tmp_path: Path) -> None:
     assert texts[0] == "File deleted" and "Deployed" in texts[1]
     assert "2 root(s)" in texts[2] and "2 root(s)" in texts[3]
     store = proxied.store
-    flows = [(op.target, op.era, op.rounds, op.outcome) for op in store.operations]
+    sessions = [op for op in store.operations if op.method == "session"]
+    calls = [op for op in store.operations if op.method != "session"]
+    flows = [(op.target, op.era, op.rounds, op.outcome) for op in calls]
     assert flows == [("delete_file", "modern", 2, "complete"), ("deploy_wizard", "modern", 4, "complete"),
                      ("count_roots", "modern", 2, "complete"), ("count_roots", "legacy", 1, "complete")]
-    kinds = [[(m.round, m.kind) for m in store.messages_of(op.id)] for op in store.operations]
+    kinds = [[(m.round, m.kind) for m in store.messages_of(op.id)] for op in calls]
     assert kinds[0] == [(1, "request"), (1, "input_required"), (2, "request"), (2, "complete")]
     assert kinds[3] == [(1, "request"), (1, "server_request"), (1, "client_response"), (1, "complete")]
-    sse = [m for op in store.operations[3:] for m in store.messages_of(op.id) if m.kind == "server_request"]
+    sse = [m for op in calls[3:] for m in store.messages_of(op.id) if m.kind == "server_request"]
     assert sse[0].transport["framing"] == "sse"  # the legacy request travelled on the call's SSE stream
     assert [(m.round, f.rule) for m in store.messages for f in m.findings if f.severity != "info"] == []
-    first = store.messages_of(store.operations[0].id)[0]
+    # every message is recorded: the legacy client's initialize opens its session's operation, named
+    # by the Mcp-Session-Id the server answered with; the modern client's discovery has one too
+    legacy = [op for op in sessions if op.era == "legacy"]
+    assert len(legacy) == 1 and legacy[0].target and legacy[0].outcome == "complete"
+    said = [m.method_name for m in store.messages_of(legacy[0].id)]
+    assert said[:3] == ["initialize", "initialize", "notifications/initialized"], said
+    first = store.messages_of(calls[0].id)[0]
     assert first.transport["request_headers"]["mcp-method"] == "tools/call"
     assert "tools/call delete_file: 2 round(s), complete" in proxied.stderr
 
@@ -56,5 +64,5 @@ def test_call_through_the_proxy_in_front_of_the_sdk_server(sdk_url: str, tmp_pat
         proxied.stop()
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["result"]["content"] == [{"type": "text", "text": "deleted /srv/a"}]
-    (op,) = proxied.store.operations
+    (op,) = [op for op in proxied.store.operations if op.method != "session"]
     assert (op.target, op.rounds, op.outcome) == ("sdk_delete", 2, "complete")

@@ -40,7 +40,13 @@ async def test_sdk_client_through_wrap_is_recorded_and_streamed_live(tmp_path: P
     finally:
         await feed.stop()
     assert text_of(deleted) == "deleted /srv/a" and "roots: file:///work/a" in text_of(summary)
-    operations, messages = files.open_trace(tmp_path / "wrap.mrtr.json")
+    everything, messages = files.open_trace(tmp_path / "wrap.mrtr.json")
+    sessions = [op for op in everything if op.method == "session"]
+    operations = [op for op in everything if op.method != "session"]
+    assert len(sessions) == 1  # the handshake is recorded too, in the session's operation
+    handshake = [m for m in messages if m.operation_id == sessions[0].id]
+    assert [m.method for m in handshake[:3]] == ["initialize", None, "notifications/initialized"] \
+        if mode == "legacy" else handshake and all(m.kind != "invalid" for m in handshake)
     flows = [(op.target, op.rounds, op.outcome) for op in operations]
     rounds = 1 if mode == "legacy" else 2  # legacy asks with server-initiated requests inside round 1
     assert flows == [("sdk_delete", rounds, "complete"), ("sdk_summarize_roots", rounds, "complete")]
@@ -50,7 +56,7 @@ async def test_sdk_client_through_wrap_is_recorded_and_streamed_live(tmp_path: P
     assert kinds == expected
     assert [(f.rule, f.message) for m in messages for f in m.findings if f.severity == "error"] == []
     assert feed.sessions == 1 and feed.refused == 0
-    live = [(op.target, op.rounds, op.outcome, op.label) for op in studio_store.operations]
+    live = [(op.target, op.rounds, op.outcome, op.label) for op in studio_store.operations if op.method != "session"]
     assert live == [(t, r, o, "wrapped session 1") for t, r, o in flows]
 
 

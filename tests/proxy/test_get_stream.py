@@ -78,8 +78,12 @@ def test_a_question_on_the_get_stream_is_recorded_inside_its_call(tmp_path: Path
         proxied.stop()
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["result"]["content"] == [{"type": "text", "text": "confirm=True"}]
-    (op,) = proxied.store.operations
+    session, op = proxied.store.operations
     assert (op.method, op.target, op.era, op.outcome) == ("tools/call", "ask", "legacy", "complete")
+    # the handshake and the listing are recorded too, in the session's operation, named by its id
+    assert (session.method, session.target, session.era, session.outcome) == ("session", "s-1", "legacy", "complete")
+    handshake = [m.method_name for m in proxied.store.messages_of(session.id)]
+    assert handshake[:3] == ["initialize", "initialize", "notifications/initialized"]
     kinds = [(m.direction, m.kind) for m in proxied.store.messages_of(op.id)]
     assert kinds == [("client->server", "request"), ("server->client", "server_request"),
                      ("client->server", "client_response"), ("server->client", "complete")]

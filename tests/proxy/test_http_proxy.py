@@ -183,4 +183,6 @@ async def test_breakpoints_on_an_sse_stream_re_frame_each_event() -> None:
     events = [line for line in reply.text.splitlines() if line.startswith("data: ")]
     assert len(events) == 1 and '"id":9' in events[0]  # the dropped notification never reached the client
     (op,) = recording.store.operations
-    assert [m.kind for m in recording.store.messages_of(op.id)] == ["request", "complete"]
+    kept = recording.store.messages_of(op.id)
+    assert [m.kind for m in kept] == ["request", "invalid", "complete"]  # the dropped one is noted as text
+    assert kept[1].transport["error"] == "dropped at a breakpoint" and "notifications/progress" in kept[1].message

@@ -28,12 +28,18 @@ def test_wrap_relays_byte_for_byte_and_records_the_json_lines(tmp_path: Path) ->
     assert done.returncode == 0, done.stderr
     assert done.stdout == data
     operations, messages = files.open_trace(tmp_path / "t.mrtr.json")
-    assert [op.target for op in operations] == ["t"]
+    assert [(op.method, op.target) for op in operations] == [("tools/call", "t"), ("session", "")]
+    call = [m for m in messages if m.operation_id == operations[0].id]
     # an echo: the request comes back as a request "from the server", the client's line with a result
-    # answers it, and its echo is the response to the call (the non-JSON and overlong lines are not messages)
-    assert [(m.direction, m.kind) for m in messages] == [
+    # answers it, and its echo is the response to the call
+    assert [(m.direction, m.kind) for m in call] == [
         ("client->server", "request"), ("server->client", "server_request"),
         ("client->server", "client_response"), ("server->client", "complete")]
+    # the two lines that are not JSON are no messages, but what crossed is noted in the session, each way
+    notes = sorted((m.direction, m.kind, m.transport["error"][:9], len(m.message))
+                   for m in messages if m.operation_id == operations[1].id)
+    assert notes == [("client->server", "invalid", "not JSON:", 11), ("client->server", "invalid", "not JSON:", 65536),
+                     ("server->client", "invalid", "not JSON:", 11), ("server->client", "invalid", "not JSON:", 65536)]
 
 
 def test_a_token_file_others_can_read_is_refused(tmp_path: Path) -> None:

@@ -123,7 +123,7 @@ async def test_redis_down_raises_store_unavailable_then_recovers(redis) -> None:
         for call in (store.get("a"), store.update("a", lambda r: None), store.count_live("alice")):
             with pytest.raises(StoreUnavailable):
                 await call
-        again = await start_redis(port=port)
+        again = await start_redis(port=port, password=redis.password)  # the same clients reconnect
         try:
             await store.create(record("b", at=0, ttl_ms=None))
             assert (await store.get("b")) is not None

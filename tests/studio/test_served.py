@@ -26,7 +26,7 @@ async def test_an_outside_clients_flow_is_recorded_round_by_round() -> None:
     outside = ClientSession(HttpClientTransport(url, bearer_token="alice-token"), ClientSettings(era="modern"),
                             auto_respond)
     try:
-        await outside.list_tools()  # not an MRTR method: not an operation in the studio
+        await outside.list_tools()  # not an MRTR method: recorded in the session's operation
         done = await outside.call_tool("deploy_wizard", {})
         counted = await outside.call_tool("count_roots", {})
     finally:
@@ -37,7 +37,9 @@ async def test_an_outside_clients_flow_is_recorded_round_by_round() -> None:
     assert [outcome for outcome, _ in flows] == ["complete", "complete"]
     assert [r for r, _, _ in flows[0][1]] == [1, 1, 2, 2, 3, 3, 4, 4]
     assert [k for _, _, k in flows[0][1]][-1] == "complete"
-    first = studio.store.operations[0]
+    session, first = studio.store.operations[:2]
+    assert (session.method, session.era, session.label) == ("session", "modern", f"{LABEL}: session")
+    assert "tools/list" in [m.method_name for m in studio.store.messages_of(session.id)]
     assert (first.target, first.era, first.server) == ("deploy_wizard", "modern", f"served at {url}")
     request = studio.store.messages_of(first.id)[0]
     assert request.transport["request_headers"]["authorization"] == "Bearer ***"

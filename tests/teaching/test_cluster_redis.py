@@ -46,7 +46,7 @@ async def test_a_redis_outage_refuses_with_the_documented_error_then_recovers(re
         await redis.stop()  # Redis dies mid-flow: round 1 needs no store, the completion does
         during = await replay_across(cluster.urls, redis.url)
         listing = await _list_tools(cluster.urls[2])
-        restarted = await start_redis(port=port)
+        restarted = await start_redis(port=port, password=redis.password)
         try:
             after = await replay_across(cluster.urls, redis.url)
         finally:
@@ -175,7 +175,7 @@ async def test_redis_dies_between_the_rounds_then_the_same_retry_completes_once_
         port = redis.port
         await redis.stop()
         refused, _ = await _post(client, one, retry)  # the completion needs the store: refused, not accepted
-        restarted = await start_redis(port=port)
+        restarted = await start_redis(port=port, password=redis.password)
         try:
             done, _ = await _post(client, two, {**retry, "id": next(ids)})  # the same retry, after recovery
             again, _ = await _post(client, zero, {**retry, "id": next(ids)})

@@ -36,7 +36,9 @@ def add_serve_auth_flags(serve: argparse.ArgumentParser) -> None:
                        help="require OAuth bearer JWTs: 'jwt' from --issuer for --audience; 'demo' from a demo "
                             "authorization server started beside it on loopback (signs in alice without asking)")
     serve.add_argument("--issuer", metavar="URL", help="the authorization server whose tokens are accepted")
-    serve.add_argument("--audience", metavar="AUD", help="the `aud` a token must carry (this server's URL)")
+    serve.add_argument("--audience", action="append", default=[], metavar="AUD",
+                       help="an `aud` a token may carry (repeatable; the first is the resource this server "
+                            "advertises: behind a reverse proxy, give the proxy's URL first, then the server's)")
     serve.add_argument("--jwks", metavar="URL|FILE", help="the issuer's keys (default: its metadata's jwks_uri)")
     serve.add_argument("--required-scope", action="append", default=[], metavar="SCOPE",
                        help="a scope every token must carry (repeatable; 403 insufficient_scope otherwise)")
@@ -57,7 +59,8 @@ def verifier_of(args: argparse.Namespace) -> "JwtVerifier | None":
         raise ValueError("--auth jwt and --user cannot be combined (tokens come from the issuer)")
     from ...auth.jwt_verifier import JwtVerifier
 
-    return JwtVerifier(args.issuer, args.audience, args.jwks, list(args.required_scope))
+    return JwtVerifier(args.issuer, args.audience[0], args.jwks, list(args.required_scope),
+                       also_accepted=list(args.audience[1:]))
 
 
 def demo_verifier(host: str, port: int, path: str, scopes: list[str]) -> "tuple[DemoAuthority, JwtVerifier]":

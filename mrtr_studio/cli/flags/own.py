@@ -25,7 +25,10 @@ def add_proxy_parser(commands: Any) -> None:
     proxy = commands.add_parser("proxy", help="a recording reverse proxy in front of a Streamable HTTP server")
     proxy.add_argument("--listen", type=split_listen, default=("127.0.0.1", 8766), metavar="HOST:PORT",
                        help="where clients connect (default 127.0.0.1:8766; port 0 picks a free one)")
-    proxy.add_argument("--upstream", required=True, metavar="URL", help="the real server's MCP endpoint")
+    proxy.add_argument("--upstream", metavar="URL", help="the real server's MCP endpoint (reverse proxy)")
+    proxy.add_argument("--forward", action="store_true",
+                       help="a forward proxy instead: clients set HTTP_PROXY and keep the server's URL (plain http; "
+                            "https CONNECT is refused, it would be tunnelled unrecorded)")
     proxy.add_argument("--trace", metavar="FILE", help="record to FILE (.mrtr.json; journaled while running)")
     proxy.add_argument("--quiet", action="store_true", help="no line per finished operation")
     proxy.add_argument("--allow-host", action="append", default=[], metavar="NAME",
@@ -71,7 +74,12 @@ def add_wrap_config_parser(commands: Any) -> None:
     config.add_argument("file", help="the client's config (Claude Desktop, VS Code mcp.json, Cursor, ...)")
     config.add_argument("--undo", action="store_true", help="put the original bytes back")
     config.add_argument("--python", help="interpreter the wrapped entries run (default: this one)")
-    config.add_argument("--first-port", type=int, default=8770, help="first local port for proxied URLs")
+    config.add_argument("--first-port", type=int, default=None,
+                        help="first local port to try for proxied URLs (default: free ports the system picks)")
+    config.add_argument("--force", action="store_true",
+                        help="with --undo: restore even when the config changed since (the edited file is kept)")
+    config.add_argument("--include-credentialed", action="store_true",
+                        help="also route https entries that carry credentials (headers, tokens in the URL)")
 
 
 def add_check_client_parser(commands: Any) -> None:
