@@ -42,8 +42,9 @@ def test_the_sdk_client_completes_the_recorded_flows_against_the_recording(sdk_r
 
 
 def test_the_state_is_the_recorded_token_or_a_fresh_one_and_the_meta_says_which(sdk_recording: Path) -> None:
-    operations, messages = files.open_trace(sdk_recording)
-    recorded = next(m.message["result"]["requestState"] for m in messages if m.kind == "input_required")
+    _, messages = files.open_trace(sdk_recording)
+    asked = next(m for m in messages if m.kind == "input_required")  # the flow (the session operation comes first)
+    recorded = asked.message["result"]["requestState"]
     for state, expect_same in (("verbatim", True), ("resign", False)):
         with replay_server(sdk_recording, "--state", state) as replaying:
             answer = post(replaying.url, call(77, "delete_file", {"path": "/tmp/x"}), "delete_file")
@@ -51,7 +52,7 @@ def test_the_state_is_the_recorded_token_or_a_fresh_one_and_the_meta_says_which(
         assert answer["id"] == 77
         body = answer["result"]
         assert (body["requestState"] == recorded) is expect_same
-        assert body["_meta"][REPLAY_META] == {"operation": operations[0].id, "round": 1,
+        assert body["_meta"][REPLAY_META] == {"operation": asked.operation_id, "round": 1,
                                               "requestState": "verbatim" if expect_same else "resigned"}
 
 
