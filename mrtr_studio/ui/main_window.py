@@ -27,6 +27,7 @@ from .flow_stepper import FlowStepper
 from .json_view import JsonInspector
 from .layout import Workbench
 from .log import MessageLogView
+from .modes import Modes
 from .operations_view import OperationsView
 from .presentation import Presentation
 from .run_controls import RunControls
@@ -98,6 +99,8 @@ class MainWindow(QMainWindow):
         self._bridge.storeEvent.connect(lambda event: window_events.on_store(self, event))
         self._unsubscribe = studio.subscribe(lambda event: window_events.on_studio(self, event))
         error_sink.append(self.show_error)
+        self.modes = Modes(self, self.workbench, self.settings, lambda: self.teaching,
+                           lambda: self.presentation.leave())
         self.presentation = Presentation(self, self.workbench, self._central_views, self._stepper)
         self.restore()
 
@@ -151,6 +154,7 @@ class MainWindow(QMainWindow):
             bench.top.restoreState(sizes[1])
             self._teaching = teaching
             teaching.tabs.setCurrentIndex(self._centre_tab)
+            self.modes.teaching_built(teaching)
         return self._teaching
 
     def paintEvent(self, event: Any) -> None:
@@ -460,7 +464,7 @@ class MainWindow(QMainWindow):
 
     def default_layout(self) -> None:
         """The panels' default sizes, shared out from the window's own size, every panel shown."""
-        self.workbench.default_sizes(self.workbench.width() or self.width(), self.workbench.height() or self.height())
+        self.modes.default_layout()  # the active mode's panels
         sync_view_menu(self)
 
     def reset_layout(self) -> None:
