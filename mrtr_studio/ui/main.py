@@ -23,6 +23,7 @@ from ..studio.trace_argument import open_on_start
 from ..teaching.lessons import LESSONS_BY_ID
 from .async_bridge import install_event_loop
 from .main_window import MainWindow
+from .quit_signals import quit_on_terminate
 
 ORGANIZATION = "MRTR Studio"
 APPLICATION = "MRTR Studio"
@@ -194,6 +195,7 @@ def run_gui(args: argparse.Namespace) -> int:
     if notes is None:  # said on stderr: a file that cannot be opened is no reason for an empty window
         return 2
     window = MainWindow(studio, settings, interactive_answers=not auto, available=screen)
+    release_signals = quit_on_terminate(window)  # SIGTERM: a clean quit, not a crash to recover
     if recovered and not trace_file:
         window.adopt_recovered(sorted(studio.recovered_ids))
     # Recovered work, a damaged journal set aside, ...: problems last, so the status line ends on them.
@@ -250,6 +252,7 @@ def run_gui(args: argparse.Namespace) -> int:
             code = loop.run_until_complete(main())
             loop.run_until_complete(studio.close())
     finally:
+        release_signals()
         if protected is not None:
             protected.stop()
     return code
