@@ -22,7 +22,7 @@ SIGNALS = (signal.SIGTERM,)
 
 
 class _Waker(QObject):
-    def __init__(self, window: QWidget, on_signal: Callable[[], None]) -> None:
+    def __init__(self, window: QWidget, on_signal: Callable[[], object]) -> None:
         super().__init__(window)
         self.reader, self.writer = socket.socketpair()
         for end in (self.reader, self.writer):
