@@ -17,6 +17,7 @@ from ..studio.server_entries import EMBEDDED, ServerEntry
 from . import window_events, window_settings
 from .answering import GuiAnswerer
 from .arguments_panel import ArgumentsPanel
+from .armed_indicator import ArmedIndicator
 from .async_bridge import error_sink, spawn
 from .auth_view import AuthView
 from .client_panel import ClientPanel
@@ -44,8 +45,6 @@ if TYPE_CHECKING:  # imported when first needed: the first paint does without th
     from .flow_compare_view import FlowCompareView
     from .presentation import Stepper
     from .teaching import TeachingTabs
-
-
 
 
 class MainWindow(QMainWindow):
@@ -107,7 +106,8 @@ class MainWindow(QMainWindow):
     # --- building ------------------------------------------------------------------------------
 
     def _build(self) -> None:
-        self.addToolBar(self.controls.toolbar(self))
+        self.armed = ArmedIndicator(self.studio)  # a tamper waiting for the next retry, said where it stays
+        self.addToolBar(self.controls.toolbar(self, self.armed))
         self.state_label = QLabel("idle")
         self.state_label.setObjectName("runState")
         status = QStatusBar(self)
