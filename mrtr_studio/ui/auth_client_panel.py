@@ -100,6 +100,7 @@ class AuthClientPanel(QWidget):
         self._shown_for: str | None = None
         #: Server URL -> the key file applied for it (shown again when the panel returns to that server).
         self._key_files: dict[str, str] = {}
+        self._signed_out_of: str | None = None
         self.refresh()
 
     def refresh(self) -> None:
@@ -116,6 +117,9 @@ class AuthClientPanel(QWidget):
             self._shown_for = None
             return
         self.status.setText(self.log.status(url))
+        if self._signed_out_of == url and self.log.authorized(url):  # authorized again since
+            self._signed_out_of = None
+            self.notice.clear()
         if url != self._shown_for:
             self._shown_for = url
             settings = self.log.settings_for(url)
@@ -169,6 +173,7 @@ class AuthClientPanel(QWidget):
         if url is None:
             return
         held = self.log.sign_out(url)
+        self._signed_out_of = url if held else None  # the notice holds until the next sign-in
         self.notice.setText("✔ Signed out: the next request authorizes again." if held
                             else "No tokens were held for this server.")
         self.refresh()
