@@ -19,6 +19,7 @@ from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QScrollArea, QSizePolicy, QTabBar, QTabWidget, QToolBar, QWidget
 
+from .focus_order import VisualTabOrder
 from .layout import Workbench
 from .mode_layouts import arrange
 
@@ -143,6 +144,9 @@ class Modes(QObject):
             self.actions[mode.key] = action
         self.actions["debug"].setChecked(True)
         window.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.bar)
+        # Tab in reading order, region by region (the modes decide which regions show)
+        self.tab_order = VisualTabOrder(window, [self.bar, workbench.side, workbench.centre, workbench.inspectors,
+                                                 workbench.bottom])
 
     def teaching_built(self, teaching: "TeachingTabs") -> None:
         """The tabs exist now: pin their bar, follow their changes, enter the mode last left in."""
