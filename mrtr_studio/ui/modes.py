@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QMainWindow, QScrollArea, QSizePolicy, QTabBar, QT
 from .focus_order import VisualTabOrder
 from .layout import Workbench
 from .mode_layouts import arrange
+from .teaching_shell import TAB_TITLES, shell_menu
 
 if TYPE_CHECKING:
     from .teaching import TeachingTabs
@@ -53,13 +54,17 @@ def prefix_of(key: str) -> str:
 
 
 class PinnedTabBar(QTabBar):
-    """The centre tabs' bar, held above the centre's scroll area: scrolling a tall page there no
-    longer carries the Flow | Lessons | … bar off the top. The tab widget's own bar is hidden and
-    both follow each other, so code that uses the QTabWidget (currentWidget, setCurrentIndex) is unchanged."""
+    """The centre tabs' bar, held in the top margin of the centre's scroll area: scrolling a tall
+    page there no longer carries the Flow | Lessons | … bar off the top. It exists from the first
+    frame with the tabs' titles (`teaching_shell`); once the views are built it is bound to their
+    tab widget, whose own bar is hidden, and both follow each other, so code that uses the
+    QTabWidget (currentWidget, setCurrentIndex) is unchanged. Picking a tab before then builds them."""
 
-    def __init__(self, tabs: QTabWidget, parent: QWidget | None = None) -> None:
+    def __init__(self, titles: tuple[str, ...], build: "Callable[[], TeachingTabs]",
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.tabs = tabs
+        self.tabs: QTabWidget | None = None
+        self.build = build
         self.setObjectName("centreTabBar")
         self.setDocumentMode(True)
         self.setDrawBase(False)
@@ -67,26 +72,32 @@ class PinnedTabBar(QTabBar):
         self.setExpanding(False)  # it does not widen the column
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.setAccessibleName("Centre views")
-        for index in range(tabs.count()):
-            self.addTab(tabs.tabText(index))
-        self.setCurrentIndex(tabs.currentIndex())
-        tabs.tabBar().hide()
+        for title in titles:
+            self.addTab(title)
         self.currentChanged.connect(self._picked)
+
+    def bind(self, tabs: QTabWidget) -> None:
+        self.tabs = tabs
+        tabs.tabBar().hide()
+        self.setCurrentIndex(tabs.currentIndex())
         tabs.currentChanged.connect(self._followed)
 
     def _picked(self, index: int) -> None:
-        if index >= 0 and self.tabs.currentIndex() != index:
-            self.tabs.setCurrentIndex(index)
+        if index < 0:
+            return
+        tabs = self.tabs if self.tabs is not None else self.build().tabs
+        if tabs.currentIndex() != index:
+            tabs.setCurrentIndex(index)
 
     def _followed(self, index: int) -> None:
         if self.currentIndex() != index:
             self.setCurrentIndex(index)
 
 
-def pin_tab_bar(workbench: Workbench, tabs: QTabWidget) -> PinnedTabBar:
-    """Put `tabs`' bar in the top margin of the centre scroll area, outside its viewport: the page
-    scrolls under it. (The area stays the splitter's child, so no divider moves.)"""
-    bar = PinnedTabBar(tabs, workbench.centre)
+def pin_tab_bar(workbench: Workbench, build: "Callable[[], TeachingTabs]") -> PinnedTabBar:
+    """The centre tabs' bar in the top margin of the centre scroll area, outside its viewport: the
+    page scrolls under it. (The area stays the splitter's child, so no divider moves.)"""
+    bar = PinnedTabBar(TAB_TITLES, build, workbench.centre)
     _BarPlacer(workbench.centre, bar)
     return bar
 
@@ -124,7 +135,8 @@ class Modes(QObject):
         self.teaching = teaching  # built on first use: the mode bar exists before the teaching tabs
         self.leave_presentation = leave_presentation
         self.current = "debug"
-        self.pinned: PinnedTabBar | None = None
+        self.pinned = pin_tab_bar(workbench, teaching)  # the tab bar and Teach menu from the first frame
+        self.menu = shell_menu(window, teaching)
         self.bar = QToolBar("Modes", window)
         self.bar.setObjectName("modeBar")
         self.bar.setAccessibleName("Modes")
@@ -150,7 +162,7 @@ class Modes(QObject):
 
     def teaching_built(self, teaching: "TeachingTabs") -> None:
         """The tabs exist now: pin their bar, follow their changes, enter the mode last left in."""
-        self.pinned = pin_tab_bar(self.workbench, teaching.tabs)
+        self.pinned.bind(teaching.tabs)
         teaching.tabs.currentChanged.connect(lambda _index: self._tab_changed())
         saved = str(self.settings.value("view/mode", "debug"))
         if saved in MODES_BY_KEY and saved != "debug":
@@ -172,8 +184,7 @@ class Modes(QObject):
         self.current = key
         self.settings.setValue("view/mode", key)
         self._show_tab(mode)
-        if self.pinned is not None:
-            self.pinned.setVisible(key == "debug")  # a teaching mode shows its one view, no tabs
+        self.pinned.setVisible(key == "debug")  # a teaching mode shows its one view, no tabs
         if not self.workbench.restore(self.settings, prefix_of(key)):
             self.default_layout(mode)
         arrange(teaching, key)

@@ -168,3 +168,26 @@ def test_the_centre_tab_bar_stays_when_the_centre_scrolls(win: MainWindow) -> No
     assert bar.mapTo(win, bar.rect().topLeft()) == before and bar.isVisible()
     bar.setCurrentIndex(0)
     assert win.teaching.tabs.currentWidget() is win.diagram
+
+
+def test_the_window_shows_with_its_teach_menu_and_tabs_before_the_views_exist(qtbot: Any, tmp_path: Path) -> None:
+    settings = QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(Studio(store=TraceStore()), settings, interactive_answers=False, available=ROOM)
+    qtbot.addWidget(window)
+    window.show()  # no event processed yet: the views come after the first paint
+    assert window._teaching is None
+    menus = [a.text() for a in window.menuBar().actions()]
+    assert menus == ["&File", "&Serve", "&Run", "&Tamper", "&View", "T&each"]
+    teach = window.modes.menu
+    assert [a.text() for a in teach.actions()] == [
+        "&Flow diagram", "&Lessons (scenario library)", "Tamper-and-replay l&ab", "&Eras side by side",
+        "&Cluster of engines"]
+    bar = window.modes.pinned
+    assert [bar.tabText(i) for i in range(bar.count())] == ["Flow", "Lessons", "Lab", "Eras", "Cluster"]
+    assert bar.isVisible()
+    teach.actions()[2].trigger()  # a shell entry: builds the views and shows its own
+    assert window._teaching is not None and window.teaching.tabs.currentWidget() is window.teaching.lab
+    assert bar.currentIndex() == 2
+    settle()
+    assert [a.text() for a in teach.actions()][2] == "Tamper-and-replay l&ab" and len(teach.actions()) == 5
+    window.close()
