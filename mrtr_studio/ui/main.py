@@ -23,6 +23,8 @@ from ..studio.trace_argument import open_on_start
 from ..teaching.lessons import LESSONS_BY_ID
 from .async_bridge import install_event_loop
 from .main_window import MainWindow
+from .mode_shots import SCENARIO as MODES_SCENARIO
+from .mode_shots import run_modes
 from .quit_signals import quit_on_terminate
 
 ORGANIZATION = "MRTR Studio"
@@ -107,7 +109,7 @@ async def run_oauth(window: MainWindow, demo: ProtectedDemo, shots: Path | None)
     return code
 
 
-TEACHING_SCENARIOS = ("lab", "eras", "cluster")
+TEACHING_SCENARIOS = ("lab", "eras", "cluster", MODES_SCENARIO)
 
 
 def is_teaching(scenario: str) -> bool:
@@ -118,12 +120,18 @@ async def run_teaching(window: MainWindow, scenario: str, shots: Path | None) ->
     """Open a teaching tab (`lesson:ID`, `lab`, `eras`, `cluster`), run it, and screenshot the result."""
     app = QApplication.instance()
     assert isinstance(app, QApplication)
+    if scenario == MODES_SCENARIO:
+        return await run_modes(window, shots)
     teaching = window.teaching
     name = "lessons" if scenario.startswith("lesson:") else scenario
-    panels = window.workbench.panels()  # the teaching view gets the room; the message log stays
-    panels["side"].hide()
-    panels["inspectors"].hide()
-    window.workbench.show_page(window.workbench.bottom, window.log)
+    mode = {"lessons": "learn", "lab": "lab", "cluster": "cluster"}.get(name)
+    if mode is not None:  # the view in its own mode, as the window shows it
+        window.modes.switch(mode)
+    else:  # eras: the teaching view gets the room; the message log stays
+        panels = window.workbench.panels()
+        panels["side"].hide()
+        panels["inspectors"].hide()
+        window.workbench.show_page(window.workbench.bottom, window.log)
     teaching.show(name)
     view = getattr(teaching, name)
     if name == "lessons":
@@ -238,7 +246,7 @@ def run_gui(args: argparse.Namespace) -> int:
             if shots is not None:  # a screenshot run ends with its scenario
                 window.close()
                 return code
-        elif scenario and is_teaching(scenario):
+        elif scenario and is_teaching(scenario) and scenario != MODES_SCENARIO:
             window.teaching.show("lessons" if scenario.startswith("lesson:") else scenario)
         elif scenario:
             prepare(window, DEMO_RUNS[scenario])

@@ -7,7 +7,7 @@ undone when the view goes back to being a tab.
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QAbstractScrollArea, QSplitter, QTableWidget, QTabWidget, QWidget
 
 if TYPE_CHECKING:
@@ -19,8 +19,13 @@ if TYPE_CHECKING:
 def arrange(teaching: "TeachingTabs", mode: str) -> None:
     """Lay the views out for `mode` ("debug", "learn", "lab" or "cluster")."""
     cluster_wide(teaching.cluster, mode == "cluster")
+    lab = teaching.lab
+    if not hasattr(lab, "_fits_rows"):  # once: rows change height when results arrive: refit then
+        lab.grid.verticalHeader().sectionResized.connect(
+            lambda *_: QTimer.singleShot(0, lab, lambda: fit_lab_rows(lab)) if lab._fits_rows else None)
+    lab._fits_rows = mode == "lab"
     if mode == "lab":
-        fit_lab_rows(teaching.lab)
+        fit_lab_rows(lab)
 
 
 def table_content_height(table: QTableWidget) -> int:
