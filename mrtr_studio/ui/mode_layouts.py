@@ -5,9 +5,10 @@ their room is a third of the window); these arrangements only make sense at full
 undone when the view goes back to being a tab.
 """
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QAbstractScrollArea, QSplitter, QTableWidget, QTabWidget, QWidget
 
 if TYPE_CHECKING:
@@ -20,26 +21,42 @@ def arrange(teaching: "TeachingTabs", mode: str) -> None:
     """Lay the views out for `mode` ("debug", "learn", "lab" or "cluster")."""
     cluster_wide(teaching.cluster, mode == "cluster")
     lab = teaching.lab
-    if not hasattr(lab, "_fits_rows"):  # once: rows change height when results arrive: refit then
-        lab.grid.verticalHeader().sectionResized.connect(
-            lambda *_: QTimer.singleShot(0, lab, lambda: fit_lab_rows(lab)) if lab._fits_rows else None)
+    if not hasattr(lab, "_fits_rows"):  # once: refit when rows change height or the window its size
+        for header in (lab.grid.verticalHeader(), lab.grid.horizontalHeader()):  # rows taller, columns wider
+            header.sectionResized.connect(
+                lambda *_: QTimer.singleShot(0, lab, lambda: fit_lab_rows(lab)) if lab._fits_rows else None)
+        split = lab.grid.parentWidget()
+        if split is not None:
+            lab._refit = _RefitOnResize(split, lambda: fit_lab_rows(lab) if lab._fits_rows else None)
     lab._fits_rows = mode == "lab"
     if mode == "lab":
         fit_lab_rows(lab)
 
 
+class _RefitOnResize(QObject):
+    """Calls `refit` after `watched` changed size (a window manager's frame, a maximised window)."""
+
+    def __init__(self, watched: QWidget, refit: Callable[[], object]) -> None:
+        super().__init__(watched)
+        self.refit = refit
+        watched.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            QTimer.singleShot(0, self, self.refit)
+        return False
+
+
 def table_content_height(table: QTableWidget) -> int:
-    """The height that shows every row of `table` without a vertical scroll bar."""
+    """The height that shows every row of `table` without a vertical scroll bar (measured from the
+    table's own width, not its viewport's, which a vertical scroll bar shown now has narrowed)."""
     rows = sum(table.rowHeight(row) for row in range(table.rowCount()))
     header = table.horizontalHeader().height() if table.horizontalHeader().isVisible() else 0
-    scroll = table.horizontalScrollBar()
-    below = scroll.sizeHint().height() if scroll.isVisible() or _wider_than_viewport(table) else 0
+    side = table.verticalHeader().width() if table.verticalHeader().isVisible() else 0
+    columns = sum(table.columnWidth(c) for c in range(table.columnCount()))
+    wide = columns + side > table.width() - 2 * table.frameWidth()
+    below = table.horizontalScrollBar().sizeHint().height() if wide else 0
     return rows + header + below + 2 * table.frameWidth()
-
-
-def _wider_than_viewport(table: QTableWidget) -> bool:
-    width = sum(table.columnWidth(c) for c in range(table.columnCount()))
-    return width > table.viewport().width()
 
 
 def fit_lab_rows(lab: "LabView") -> None:

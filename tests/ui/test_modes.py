@@ -95,17 +95,24 @@ def test_learn_shows_fifteen_code_lines_beside_the_whole_two_round_diagram(
         assert inside(widget, win)
 
 
-def test_lab_shows_every_attack_and_the_verdict_column(win: MainWindow) -> None:
-    win.modes.switch("lab")
-    settle()
-    grid = win.teaching.lab.grid
-    assert grid.rowCount() == len(ATTACKS) == 11
-    assert not grid.verticalScrollBar().isVisible() and shows_without_scrolling(grid)
+def test_lab_shows_every_attack_and_the_verdict_column(win: MainWindow, loop: asyncio.AbstractEventLoop) -> None:
     from mrtr_studio.ui.teaching.lab_view import VERDICT
 
-    right = grid.columnViewportPosition(VERDICT) + grid.columnWidth(VERDICT)
-    assert grid.columnViewportPosition(VERDICT) >= 0 and right <= grid.viewport().width()
-    assert inside(grid, win)
+    win.modes.switch("lab")
+    settle()
+    lab = win.teaching.lab
+    grid = lab.grid
+    for stage in ("before the run", "after it"):  # the results widen the columns and wrap rows
+        assert grid.rowCount() == len(ATTACKS) == 11
+        assert not grid.verticalScrollBar().isVisible() and shows_without_scrolling(grid), stage
+        right = grid.columnViewportPosition(VERDICT) + grid.columnWidth(VERDICT)
+        assert grid.columnViewportPosition(VERDICT) >= 0 and right <= grid.viewport().width(), stage
+        assert inside(grid, win)
+        if stage == "before the run":
+            lab.start()
+            run_until(loop, lambda: not lab.running, timeout=60)
+            settle()
+    assert grid.item(0, VERDICT).text()  # the verdicts are in
 
 
 def test_cluster_shows_nodes_replay_table_and_diagram_together(win: MainWindow) -> None:
