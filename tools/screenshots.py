@@ -16,7 +16,8 @@ from pathlib import Path
 
 DEFAULT = ["delete_file", "deploy_wizard", "summarize", "count_roots", "connect_account", "code_review", "secrets",
            "legacy_delete_file", "missing_capability", "tampered_state",
-           "lesson:confirm-delete", "lesson:legacy-client", "lab", "eras", "cluster", "oauth"]
+           "lesson:confirm-delete", "lesson:legacy-client", "lab", "eras", "cluster", "oauth",
+           "modes"]  # one per mode: screenshots/<size>/modes/01-debug.png … 04-cluster.png
 SIZES = ["1366x768", "1920x1080"]
 
 

@@ -88,6 +88,9 @@ class OperationsIndex:
     rows: list[OperationRow] = field(default_factory=list)
     _row_of: dict[str, int] = field(default_factory=dict)
     _pending_settings: dict[str, RunSettings] = field(default_factory=dict)
+    #: What rows knew beyond the operation (live or recovered, how it was started), kept past a
+    #: clear: Undo loads the same operations back, and they must come back as they were, not "(loaded)".
+    _kept: dict[str, tuple[Origin, RunSettings | None]] = field(default_factory=dict)
 
     def note_settings(self, operation_id: str, settings: RunSettings) -> None:
         """Remember how a live operation was started (before or after its row exists)."""
@@ -99,13 +102,14 @@ class OperationsIndex:
 
     def apply(self, event: StoreEvent) -> Change:
         if event.kind == "cleared":
+            self._keep_rows()
             self.rows, self._row_of = [], {}
             return Change("reset")
         if event.kind == "operation_added" and event.operation is not None:
             op = event.operation
             self._row_of[op.id] = len(self.rows)
-            self.rows.append(OperationRow(op, "loaded" if event.loaded else "live",
-                                          self._pending_settings.pop(op.id, None)))
+            origin, settings = self._kept.get(op.id, ("loaded" if event.loaded else "live", None))
+            self.rows.append(OperationRow(op, origin, self._pending_settings.pop(op.id, None) or settings))
             return Change("added", len(self.rows) - 1)
         if event.kind == "operation_updated" and event.operation is not None:
             row = self._row_of.get(event.operation.id)
@@ -126,6 +130,7 @@ class OperationsIndex:
 
     def rebuild(self, operations: list[Operation], messages: list[TraceMessage]) -> None:
         """All rows at once from a loaded store: what the adds one by one would give, in one pass."""
+        self._keep_rows()
         self.rows, self._row_of = [], {}
         for op in operations:
             self.apply(StoreEvent("operation_added", operation=op, loaded=True))
@@ -140,6 +145,10 @@ class OperationsIndex:
                 code = error.get("code") if isinstance(error, dict) else None
                 if isinstance(code, int | str):
                     rows[row].error_code = code
+
+    def _keep_rows(self) -> None:
+        self._kept.update({row.id: (row.origin, row.settings) for row in self.rows
+                           if row.origin != "loaded" or row.settings is not None})
 
     def mark_recovered(self, operation_ids: list[str]) -> list[int]:
         """These operations came back from the autosave of a run that did not close cleanly; their rows."""

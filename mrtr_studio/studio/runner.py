@@ -193,6 +193,13 @@ class Runner:
 
     def _on_release(self, pending: PendingSend, sent: Message | None) -> None:
         self.set_state("running")
+        if sent is not None and pending.round == 1 and pending.operation_id and sent != pending.original:
+            params = sent.get("params")
+            params = params if isinstance(params, dict) else {}
+            target = params.get("name", params.get("uri"))
+            arguments = params.get("arguments")
+            self.store.update_request(pending.operation_id, target if isinstance(target, str) else None,
+                                      arguments if isinstance(arguments, dict) else None)
         self.events.emit(Resumed(pending))
 
     # --- tampering -------------------------------------------------------------------------------

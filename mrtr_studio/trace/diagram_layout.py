@@ -238,6 +238,9 @@ class DiagramLayout:
         self._y = TOP
         self._round = 0
         self._last_asked = ""
+        #: Input was asked for (an input_required result, or a task's poll that saw that status) and
+        #: not answered yet: only then does a new round start with the person's ask and answer.
+        self._asked = False
         # (sent by the client?, id) -> request, to name responses and close activations
         self._open: dict[Any, Activation] = {}
         # A task's polls: the arrow that stands for the current run of same-status answers, and a
@@ -349,6 +352,7 @@ class DiagramLayout:
                 change.updated.append(opened)
         if entry.kind == "input_required":
             self._last_asked = _asked(entry.message)
+            self._asked = True
         self._track_polls(entry, method, arrow)
         return change
 
@@ -386,6 +390,7 @@ class DiagramLayout:
             arrow.polls = 1
             if status == "input_required":
                 self._last_asked = _asked(entry.message)
+                self._asked = True
         elif not self._is_poll(entry):
             self._run = self._run_status = None
 
@@ -398,7 +403,10 @@ class DiagramLayout:
 
     def _new_round(self, round_number: int, change: Change) -> None:
         self._round = round_number
-        if round_number > 1:
+        # Not every new round answers a question: a task's polling round follows the call that
+        # created it, and an ask drawn there sat at the task's creation, before any question came.
+        if round_number > 1 and self._asked:
+            self._asked = False
             ask = Arrow(None, "Client", "User", self._row(), "ask: " + (self._last_asked or "input"),
                         "interaction", round_number - 1)
             answer = Arrow(None, "User", "Client", self._row(), self.answer_label(round_number),

@@ -145,6 +145,20 @@ class TraceStore:
         entry.findings.extend(findings)
         self._emit(StoreEvent("message_updated", message=entry))
 
+    def update_request(self, operation_id: str, target: str | None, arguments: dict[str, Any] | None) -> None:
+        """The operation's target and arguments as its first request actually went out (a step edit
+        changed them): a saved trace and Run again then repeat what was sent, not what was typed."""
+        op = self._operations_by_id.get(operation_id)
+        if op is None:
+            return
+        before = (op.target, op.arguments)
+        if target is not None:
+            op.target = target
+        if arguments is not None:
+            op.arguments = dict(arguments)
+        if (op.target, op.arguments) != before:
+            self._emit(StoreEvent("operation_updated", operation=op))
+
     def note_answer_time(self, operation_id: str, round_number: int, seconds: float) -> None:
         op = self._operations_by_id[operation_id]
         op.answer_seconds[round_number] = seconds

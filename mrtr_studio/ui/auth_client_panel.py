@@ -44,16 +44,19 @@ class AuthClientPanel(QWidget):
         self.status.setWordWrap(True)
         self.client_id = QLineEdit()
         self.client_id.setObjectName("authClientId")
+        self.client_id.setAccessibleName("OAuth client ID")
         self.client_id.setPlaceholderText("none: registered on demand")
         self.client_id.setToolTip("A pre-registered client id. Empty: the studio presents a Client ID Metadata "
                                   "Document or registers itself (dynamic client registration) where offered.")
         self.secret = QLineEdit()
         self.secret.setObjectName("authClientSecret")
+        self.secret.setAccessibleName("OAuth client secret")
         self.secret.setEchoMode(QLineEdit.EchoMode.Password)
         self.secret.setPlaceholderText("none: a public client")
         self.secret.setToolTip("Kept in memory only (in the keyring with 'remember'); never saved in settings.")
         self.key_path = QLineEdit()
         self.key_path.setObjectName("authClientKey")
+        self.key_path.setAccessibleName("Client private key file")
         self.key_path.setPlaceholderText("none: the secret above (or a public client)")
         self.key_path.setToolTip("A PEM private key (RSA, EC or Ed25519) for private_key_jwt client authentication; "
                                  "read when applied, kept in memory only, never saved in settings.")
@@ -62,9 +65,11 @@ class AuthClientPanel(QWidget):
         self.key_button.clicked.connect(self.choose_key)
         self.scope = QLineEdit()
         self.scope.setObjectName("authScope")
+        self.scope.setAccessibleName("OAuth scope")
         self.scope.setPlaceholderText("the server's challenge")
         self.grant = QComboBox()
         self.grant.setObjectName("authGrant")
+        self.grant.setAccessibleName("OAuth grant")
         for label, grant in GRANTS:
             self.grant.addItem(label, grant)
         self.apply_button = QPushButton("Use for the next sign-in")
@@ -100,6 +105,7 @@ class AuthClientPanel(QWidget):
         self._shown_for: str | None = None
         #: Server URL -> the key file applied for it (shown again when the panel returns to that server).
         self._key_files: dict[str, str] = {}
+        self._signed_out_of: str | None = None
         self.refresh()
 
     def refresh(self) -> None:
@@ -116,6 +122,9 @@ class AuthClientPanel(QWidget):
             self._shown_for = None
             return
         self.status.setText(self.log.status(url))
+        if self._signed_out_of == url and self.log.authorized(url):  # authorized again since
+            self._signed_out_of = None
+            self.notice.clear()
         if url != self._shown_for:
             self._shown_for = url
             settings = self.log.settings_for(url)
@@ -169,6 +178,7 @@ class AuthClientPanel(QWidget):
         if url is None:
             return
         held = self.log.sign_out(url)
+        self._signed_out_of = url if held else None  # the notice holds until the next sign-in
         self.notice.setText("✔ Signed out: the next request authorizes again." if held
                             else "No tokens were held for this server.")
         self.refresh()

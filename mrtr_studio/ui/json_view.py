@@ -72,6 +72,7 @@ class JsonInspector(QWidget):
         self.header.setWordWrap(True)
         self.header.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.tree = QTreeWidget()
+        self.tree.setAccessibleName("Message as a tree")
         self.tree.setHeaderLabels(["key", "value"])
         self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         self.tree.header().setStretchLastSection(True)

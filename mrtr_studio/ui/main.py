@@ -23,6 +23,9 @@ from ..studio.trace_argument import open_on_start
 from ..teaching.lessons import LESSONS_BY_ID
 from .async_bridge import install_event_loop
 from .main_window import MainWindow
+from .mode_shots import SCENARIO as MODES_SCENARIO
+from .mode_shots import run_modes
+from .quit_signals import quit_on_terminate
 
 ORGANIZATION = "MRTR Studio"
 APPLICATION = "MRTR Studio"
@@ -106,7 +109,7 @@ async def run_oauth(window: MainWindow, demo: ProtectedDemo, shots: Path | None)
     return code
 
 
-TEACHING_SCENARIOS = ("lab", "eras", "cluster")
+TEACHING_SCENARIOS = ("lab", "eras", "cluster", MODES_SCENARIO)
 
 
 def is_teaching(scenario: str) -> bool:
@@ -117,12 +120,18 @@ async def run_teaching(window: MainWindow, scenario: str, shots: Path | None) ->
     """Open a teaching tab (`lesson:ID`, `lab`, `eras`, `cluster`), run it, and screenshot the result."""
     app = QApplication.instance()
     assert isinstance(app, QApplication)
+    if scenario == MODES_SCENARIO:
+        return await run_modes(window, shots)
     teaching = window.teaching
     name = "lessons" if scenario.startswith("lesson:") else scenario
-    panels = window.workbench.panels()  # the teaching view gets the room; the message log stays
-    panels["side"].hide()
-    panels["inspectors"].hide()
-    window.workbench.show_page(window.workbench.bottom, window.log)
+    mode = {"lessons": "learn", "lab": "lab", "cluster": "cluster"}.get(name)
+    if mode is not None:  # the view in its own mode, as the window shows it
+        window.modes.switch(mode)
+    else:  # eras: the teaching view gets the room; the message log stays
+        panels = window.workbench.panels()
+        panels["side"].hide()
+        panels["inspectors"].hide()
+        window.workbench.show_page(window.workbench.bottom, window.log)
     teaching.show(name)
     view = getattr(teaching, name)
     if name == "lessons":
@@ -194,6 +203,7 @@ def run_gui(args: argparse.Namespace) -> int:
     if notes is None:  # said on stderr: a file that cannot be opened is no reason for an empty window
         return 2
     window = MainWindow(studio, settings, interactive_answers=not auto, available=screen)
+    release_signals = quit_on_terminate(window)  # SIGTERM: a clean quit, not a crash to recover
     if recovered and not trace_file:
         window.adopt_recovered(sorted(studio.recovered_ids))
     # Recovered work, a damaged journal set aside, ...: problems last, so the status line ends on them.
@@ -236,7 +246,7 @@ def run_gui(args: argparse.Namespace) -> int:
             if shots is not None:  # a screenshot run ends with its scenario
                 window.close()
                 return code
-        elif scenario and is_teaching(scenario):
+        elif scenario and is_teaching(scenario) and scenario != MODES_SCENARIO:
             window.teaching.show("lessons" if scenario.startswith("lesson:") else scenario)
         elif scenario:
             prepare(window, DEMO_RUNS[scenario])
@@ -250,6 +260,7 @@ def run_gui(args: argparse.Namespace) -> int:
             code = loop.run_until_complete(main())
             loop.run_until_complete(studio.close())
     finally:
+        release_signals()
         if protected is not None:
             protected.stop()
     return code

@@ -17,6 +17,7 @@ from ..studio.server_entries import EMBEDDED, ServerEntry
 from . import window_events, window_settings
 from .answering import GuiAnswerer
 from .arguments_panel import ArgumentsPanel
+from .armed_indicator import ArmedIndicator
 from .async_bridge import error_sink, spawn
 from .auth_view import AuthView
 from .client_panel import ClientPanel
@@ -27,6 +28,7 @@ from .flow_stepper import FlowStepper
 from .json_view import JsonInspector
 from .layout import Workbench
 from .log import MessageLogView
+from .modes import Modes
 from .operations_view import OperationsView
 from .presentation import Presentation
 from .run_controls import RunControls
@@ -43,8 +45,6 @@ if TYPE_CHECKING:  # imported when first needed: the first paint does without th
     from .flow_compare_view import FlowCompareView
     from .presentation import Stepper
     from .teaching import TeachingTabs
-
-
 
 
 class MainWindow(QMainWindow):
@@ -98,13 +98,16 @@ class MainWindow(QMainWindow):
         self._bridge.storeEvent.connect(lambda event: window_events.on_store(self, event))
         self._unsubscribe = studio.subscribe(lambda event: window_events.on_studio(self, event))
         error_sink.append(self.show_error)
+        self.modes = Modes(self, self.workbench, self.settings, lambda: self.teaching,
+                           lambda: self.presentation.leave())
         self.presentation = Presentation(self, self.workbench, self._central_views, self._stepper)
         self.restore()
 
     # --- building ------------------------------------------------------------------------------
 
     def _build(self) -> None:
-        self.addToolBar(self.controls.toolbar(self))
+        self.armed = ArmedIndicator(self.studio)  # a tamper waiting for the next retry, said where it stays
+        self.addToolBar(self.controls.toolbar(self, self.armed))
         self.state_label = QLabel("idle")
         self.state_label.setObjectName("runState")
         status = QStatusBar(self)
@@ -151,6 +154,7 @@ class MainWindow(QMainWindow):
             bench.top.restoreState(sizes[1])
             self._teaching = teaching
             teaching.tabs.setCurrentIndex(self._centre_tab)
+            self.modes.teaching_built(teaching)
         return self._teaching
 
     def paintEvent(self, event: Any) -> None:
@@ -460,7 +464,7 @@ class MainWindow(QMainWindow):
 
     def default_layout(self) -> None:
         """The panels' default sizes, shared out from the window's own size, every panel shown."""
-        self.workbench.default_sizes(self.workbench.width() or self.width(), self.workbench.height() or self.height())
+        self.modes.default_layout()  # the active mode's panels
         sync_view_menu(self)
 
     def reset_layout(self) -> None:

@@ -143,6 +143,7 @@ class OperationsView(QWidget):
         self.table = fixed_row_table(self.model, COLUMNS, _WIDTHS, 160,
                                      QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setObjectName("operationsTable")
+        self.table.setAccessibleName("Operations")
         self.run_again = QPushButton("Run again")
         self.run_again.setToolTip("Repeat the selected operation with the same arguments and client settings")
         self.compare = QPushButton("Compare")

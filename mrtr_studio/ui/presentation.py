@@ -65,7 +65,8 @@ class Presentation(QObject):
             QByteArray(bench.saveState()), QByteArray(bench.top.saveState()), app.font(),
             not self.window.statusBar().isHidden(), self.window.windowState(), self.window.geometry(),
             {name: not panel.isHidden() for name, panel in bench.panels().items()},
-            [bar for bar in self.window.findChildren(QWidget, "runToolbar") if not bar.isHidden()])
+            [bar for name in ("runToolbar", "modeBar") for bar in self.window.findChildren(QWidget, name)
+             if not bar.isHidden()])
         self.active = True
         for panel in bench.panels().values():
             panel.hide()

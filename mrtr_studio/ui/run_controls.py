@@ -9,7 +9,10 @@ from ..studio.tampering import TAMPERS
 
 TAMPER_LABELS = {
     "signature": "Corrupt the state's &signature",
-    "malformed": "Replace the state with &garbage",
+    "payload": "Flip a byte of the state's &payload",
+    "malformed": "&Truncate the state (no longer a token)",
+    "drop": "&Drop the state, keep the answers",
+    "invent": "&Invent a state (signed by another key)",
     "arguments": "Change the &arguments",
     "expire": "Wait past &expiry",
     "identity:bob": "Retry as &bob",
@@ -46,11 +49,14 @@ class RunControls(QObject):
     def actions(self) -> list[QAction]:
         return [self.run, self.step, self.continue_, self.stop]
 
-    def toolbar(self, parent: QWidget) -> QToolBar:
+    def toolbar(self, parent: QWidget, *extra: QWidget) -> QToolBar:
+        """The run actions, then `extra` widgets (the armed-tamper indicator)."""
         bar = QToolBar("Run", parent)
         bar.setObjectName("runToolbar")
         for action in self.actions():
             bar.addAction(action)
+        for widget in extra:
+            bar.addWidget(widget)
         return bar
 
     def set_state(self, state: StudioState, step_valid: bool = True) -> None:

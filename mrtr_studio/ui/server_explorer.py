@@ -196,6 +196,8 @@ class ServerExplorer(QWidget):
         box.addWidget(self.status)
         box.addWidget(split, 1)
 
+        self._kind: str | None = None  # the kind the address field was last for
+        self._typed: dict[str, str] = {}  # kind -> the address it had
         self.kind_box.currentIndexChanged.connect(self._kind_changed)
         self.connect_button.clicked.connect(self.connect_clicked)
         self.address.returnPressed.connect(self.connect_clicked)
@@ -215,7 +217,15 @@ class ServerExplorer(QWidget):
         self.schema_panel.setMaximumHeight(16777215 if shown else self.schema_toggle.sizeHint().height())
 
     def _kind_changed(self, *_: Any) -> None:
+        """Each kind keeps its own address: a stdio command field never shows the HTTP URL typed
+        before, and an imported server's row hides while the embedded engine is picked."""
         kind = self.kind_box.currentData()
+        previous = self._kind
+        if previous is not None and previous != kind:
+            self._typed[previous] = self.address.text()
+            self.address.setText(self._typed.get(kind, ""))
+        self._kind = kind
+        self.imported_box.setVisible(bool(self.imported) and kind != "embedded")
         self.address.setEnabled(kind != "embedded")
         self.address.setVisible(kind != "embedded")  # the embedded engine has no address to show
         self.address.setPlaceholderText({"http": "http://127.0.0.1:8765/mcp", "stdio": "python -m my_server",
@@ -271,8 +281,9 @@ class ServerExplorer(QWidget):
         entry = self.imported_box.itemData(index)
         if isinstance(entry, ServerEntry):
             self.show_entry(entry)
-            if entry.problem:
-                self.status.setText(f"{entry.name}: {entry.problem}")
+            # never the last connection's error under the new address
+            self.status.setText(f"{entry.name}: {entry.problem}" if entry.problem
+                                else f"{entry.name}: not connected yet; press Connect.")
 
     # --- contents ------------------------------------------------------------------------------
 

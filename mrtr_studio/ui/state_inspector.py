@@ -15,8 +15,8 @@ import json
 import time
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -41,6 +41,7 @@ from ..trace.diagram_layout import request_state_of
 from .foreign_state_view import ForeignStateMixin
 from .selection import Selection
 from .store_bridge import StoreBridge, message_by_seq
+from .table_fit import fit_rows, scroll_into_view
 from .tones import CHANGED, ERROR, MARKED_BACKGROUND, MARKED_TEXT, MUTED, PASS, Tone, color_style, tone
 
 _STATUS: dict[str, tuple[str, Tone]] = {"pass": ("✔ pass", PASS), "fail": ("✖ fail", ERROR),
@@ -134,6 +135,11 @@ class StateInspector(ForeignStateMixin, QWidget):
         self.diff_label.setWordWrap(True)
         self.diff_table = _table(["field", "before", "after"], 1, 2)
         self.diff_table.setAccessibleName("Differences from the compared state")
+        # Whole values, wrapped: two timestamps elided in the middle looked alike before and after.
+        self.diff_table.setWordWrap(True)
+        self.diff_table.setTextElideMode(Qt.TextElideMode.ElideNone)
+        for table in (self.payload_table, self.diff_table):
+            table.viewport().installEventFilter(self)  # refitted when a column's width changes
         self.tamper_status = QLabel("")
         self.tamper_status.setWordWrap(True)
         self._build_tamper_menu()
@@ -222,6 +228,7 @@ class StateInspector(ForeignStateMixin, QWidget):
             self._fill_checks([(name, "unknown", "no requestState selected") for name in CHECKS], None)
             self.failed_label.setText("")
             self.failed_label.setVisible(False)
+            self._fit_tables()
             self.timer.stop()
             self._update_tamper_enabled()
             return
@@ -252,6 +259,7 @@ class StateInspector(ForeignStateMixin, QWidget):
                                          f"reason {view.rejected!r} ({view.rejection_detail})")
         if view.diff:
             self._fill_diff(view)
+        self._fit_tables()
         self.tick()
         self.timer.start()
         self._update_tamper_enabled()
@@ -259,27 +267,27 @@ class StateInspector(ForeignStateMixin, QWidget):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Resize and watched is self.checks_table.viewport():
             QTimer.singleShot(0, self._fit_checks)  # after the header has stretched its last column
+        elif event.type() == QEvent.Type.Resize and watched in (self.payload_table.viewport(),
+                                                                 self.diff_table.viewport()):
+            QTimer.singleShot(0, self._fit_tables)
         return super().eventFilter(watched, event)
 
     def _fit_checks(self) -> None:
         """Rows as tall as their wrapped reasons, the table as tall as its rows (it never scrolls)."""
+        fit_rows(self.checks_table)
+
+    def _fit_tables(self) -> None:
+        """Payload and diff sized to their rows: inside the scrolling inspector they never scroll themselves."""
+        for table in (self.payload_table, self.diff_table):
+            fit_rows(table)
+
+    def _show_marked(self) -> None:
+        """The failed check in view, however far down the inspector was scrolled before."""
         table = self.checks_table
-        # Measured here: the delegate's own size hint wraps at a wider line than it paints, losing a line.
-        base = table.verticalHeader().defaultSectionSize()
-        for row in range(table.rowCount()):
-            needed = base
-            for column in range(table.columnCount()):
-                item = table.item(row, column)
-                if item is None or not item.text():
-                    continue
-                room = QRect(0, 0, max(table.columnWidth(column) - 10, 20), 10_000)
-                lines = QFontMetrics(item.font()).boundingRect(room, Qt.TextFlag.TextWordWrap, item.text())
-                needed = max(needed, lines.height() + 8)
-            table.setRowHeight(row, needed)
-        height = table.horizontalHeader().sizeHint().height() + 2 * table.frameWidth()
-        height += sum(table.rowHeight(row) for row in range(table.rowCount()))
-        if table.height() != height:
-            table.setFixedHeight(height)
+        row = table.currentRow()
+        item = table.item(row, 0) if row >= 0 else None
+        if item is not None and item.font().bold():
+            scroll_into_view(table.viewport(), table.visualItemRect(item))
 
     def _fill_checks(self, checks: list[tuple[str, str, str]], failed: str | None) -> None:
         """All seven rows, the table exactly as tall as them; the failed one marked and scrolled to."""
@@ -301,7 +309,7 @@ class StateInspector(ForeignStateMixin, QWidget):
         self._fit_checks()
         if marked_item is not None:
             table.setCurrentCell(marked_row, 0)
-            table.scrollToItem(marked_item)
+            QTimer.singleShot(0, self, self._show_marked)  # once laid out: the inspector scrolls to it
         else:
             table.clearSelection()
 

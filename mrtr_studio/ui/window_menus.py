@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QWidget
 
 from ..studio.server_entries import EMBEDDED
 from .async_bridge import spawn
+from .focus_order import present
 from .theme import THEME_CHOICES, current_choice
 
 if TYPE_CHECKING:
@@ -130,8 +131,7 @@ def show_proxy_panel(self: "MainWindow") -> None:
 
     if getattr(self, "proxy_panel", None) is None:
         self.proxy_panel = ProxyPanel(self.studio, self)
-    self.proxy_panel.show()
-    self.proxy_panel.raise_()
+    present(self.proxy_panel)
 
 def copy_served_url(self: "MainWindow") -> None:
     url = self.studio.serving_url

@@ -98,7 +98,7 @@ def save(self: "MainWindow") -> None:
     s.setValue("window/rect", self.normalGeometry() if self.isMaximized() else self.geometry())
     s.setValue("window/maximized", self.isMaximized())
     s.setValue("window/state", self.saveState(SETTINGS_VERSION))
-    self.workbench.save(s)
+    self.modes.save_layout()  # the active mode's layout; Debug's is the `layout/` one
     s.setValue("layout/centre_tab", self._teaching.tabs.currentIndex() if self._teaching else self._centre_tab)
     s.setValue("client/settings", json.dumps(self.client_panel.to_json()))
     s.setValue("connection/last", json.dumps(self.studio.entry.to_json()))

@@ -115,3 +115,25 @@ def test_the_per_round_traceparent_is_no_difference_between_two_flows() -> None:
 
     (pair,) = compare_flows([sent("1" * 16)], [sent("2" * 16)])
     assert not pair.differs
+
+
+def test_clear_then_undo_brings_the_rows_back_as_they_were() -> None:
+    """Undo after Clear loads the same operations again: their rows keep how they ran (identity,
+    live or recovered), both when the adds come one by one and when the list rebuilds at once."""
+    store = TraceStore()
+    index = indexed(store)
+    op = store.begin_operation("tools/call", "delete_file", {"path": "/a"}, "modern", "embedded")
+    index.note_settings(op.id, RunSettings("tools/call", "delete_file", {"path": "/a"}, "bob"))
+    store.finish_operation(op.id, "complete")
+    other, _ = synthetic_trace(1)
+    store.load([op, *other], list(store.messages_of(op.id)))  # as an opened file plus the live run
+    assert [(r.identity, r.origin) for r in index.rows] == [("bob", "live"), ("—", "loaded")]
+    index.mark_recovered([other[0].id])
+    operations, messages = list(store.operations), list(store.messages)
+    store.clear()
+    assert index.rows == []
+    store.load(operations, messages)  # what Studio.undo_clear does
+    rows = [(r.identity, r.origin, r.source) for r in index.rows]
+    assert rows == [("bob", "live", "embedded"), ("—", "recovered", index.rows[1].source)]
+    index.rebuild(store.operations, store.messages)  # the Qt model rebuilds on "loaded"
+    assert [(r.identity, r.origin) for r in index.rows] == [("bob", "live"), ("—", "recovered")]

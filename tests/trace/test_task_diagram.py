@@ -82,3 +82,25 @@ def test_the_mermaid_export_collapses_the_same_runs() -> None:
     assert any(line.endswith("task working (id: 2) (polled 50 times)") for line in arrows), arrows
     assert any("task created working" in line for line in arrows)
     assert any("task input_required" in line and "go: elicitation/create" in line for line in arrows)
+
+
+def test_the_ask_follows_the_poll_that_saw_input_required_not_the_tasks_creation() -> None:
+    """One ask and one answer, drawn after the poll that saw input_required and at its time on the
+    time scale: none between the call that created the task and its first poll."""
+    from mrtr_studio.trace.waterfall import _times
+
+    store, op_id = task_trace(working_before=5, working_after=2)
+    messages = store.messages_of(op_id)
+    start = messages[0].timestamp
+    for index, entry in enumerate(messages):  # the task at 8 s, a poll a second, the question at 14 s
+        entry.timestamp = start + (0 if index < 2 else 8 + index // 2)
+    layout = layout_operation(store.operation(op_id), messages)
+    asks = [a for a in layout.arrows if a.seq is None and a.label.startswith("ask")]
+    answers = [a for a in layout.arrows if a.seq is None and a.label.startswith("answered")]
+    assert [a.label for a in asks] == ["ask: go (elicitation/create)"] and len(answers) == 1
+    assert asks[0].round == 2 and answers[0].round == 3
+    saw = next(a for a in layout.arrows if a.seq is not None and "input_required" in a.label)
+    assert saw.y < asks[0].y < answers[0].y
+    times = dict(zip((id(a) for a in layout.arrows), _times(layout, {m.seq: m for m in messages}), strict=True))
+    assert times[id(asks[0])] >= times[id(saw)] == messages[saw.seq].timestamp
+    assert times[id(asks[0])] - start >= 14

@@ -65,6 +65,8 @@ def test_state_sign_out_and_a_pre_registered_client(qtbot, loop, protected) -> N
     assert panel.status.text().startswith("Not authorized")
     assert list_tools(loop, url, flow)
     assert authorizations(issuer) == 2  # signed out: the next request authorized again
+    qtbot.waitUntil(lambda: panel.status.text().startswith("Authorized by"))
+    assert panel.notice.text() == ""  # "Signed out" is over once authorized again
 
     issuer.clients["pre-registered"] = "typed-in-secret-value"
     qtbot.keyClicks(panel.client_id, "pre-registered")

@@ -33,6 +33,7 @@ from mrtr_studio.client.forms.auto import ELICIT, ROOTS, SAMPLE, auto_response
 from mrtr_studio.client.forms.roots import list_roots_result
 from mrtr_studio.protocol.models import Root
 
+from ..focus_order import present
 from .elicitation_page import ElicitationPage, action_buttons, header_label
 from .roots_page import RootsPage
 from .sampling_page import SamplingPage
@@ -258,7 +259,7 @@ def open_input_round(input_requests: dict[str, Any], on_submitted: Callable[[dic
     dialog.submitted.connect(on_submitted)
     if on_cancelled is not None:
         dialog.cancelled.connect(on_cancelled)
-    dialog.show()
+    present(dialog)  # with the keyboard focus, even without a window manager
     return dialog
 
 

@@ -99,6 +99,7 @@ class ClusterView(QWidget):
         self.nodes = QListWidget()
         self.nodes.setAccessibleName("Nodes")
         self.rounds = QTableWidget(0, len(ROUND_COLUMNS))
+        self.rounds.setAccessibleName("Rounds across the nodes")
         self.rounds.setHorizontalHeaderLabels(list(ROUND_COLUMNS))
         self.rounds.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.rounds.horizontalHeader().setStretchLastSection(True)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QMainWindow, QMenu, QTabWidget, QWidget
 from ...studio.controller import Studio
 from ...trace import TraceStore
 from ..selection import Selection
+from ..teaching_shell import MENU_ENTRIES, MENU_NAME, TAB_TITLES
 from .cluster_view import ClusterView
 from .eras_view import ErasView
 from .lab_view import LabView
@@ -67,20 +68,20 @@ def install_teaching(window: QMainWindow, studio: Studio, store: TraceStore, sel
     lab = LabView(studio, store, selection)
     eras = ErasView(studio, store, shared=selection)
     cluster = ClusterView(store, window_selection=selection)
-    pages: list[tuple[str, str, QWidget | None, str]] = [
-        ("flow", "&Flow diagram", flow, "Ctrl+Alt+0"),
-        ("lessons", "&Lessons (scenario library)", lessons, "Ctrl+Alt+1"),
-        ("lab", "Tamper-and-replay l&ab", lab, "Ctrl+Alt+2"),
-        ("eras", "&Eras side by side", eras, "Ctrl+Alt+3"),
-        ("cluster", "&Cluster of engines", cluster, "Ctrl+Alt+4"),
-    ]
-    views: list[tuple[str, QWidget]] = [("Lessons", lessons), ("Lab", lab), ("Eras", eras), ("Cluster", cluster)]
-    for title, view in views:
+    widgets: dict[str, QWidget | None] = {"flow": flow, "lessons": lessons, "lab": lab, "eras": eras,
+                                          "cluster": cluster}
+    for title, view in zip(TAB_TITLES[1:], (lessons, lab, eras, cluster), strict=True):
         tabs.addTab(view, title)
     window.setCentralWidget(tabs)
-    menu = window.menuBar().addMenu("T&each")
+    menu = window.findChild(QMenu, MENU_NAME)  # the shell shown since the first frame, filled now
+    if menu is None:
+        menu = window.menuBar().addMenu("T&each")
+    for placeholder in menu.actions():  # one of them may be the entry being triggered: deleted later
+        menu.removeAction(placeholder)
+        placeholder.deleteLater()
     actions: dict[str, QAction] = {}
-    for key, text, widget, shortcut in pages:
+    for key, text, shortcut in MENU_ENTRIES:
+        widget = widgets[key]
         if widget is None:
             continue
         action = menu.addAction(text)

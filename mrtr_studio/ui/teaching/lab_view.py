@@ -89,6 +89,7 @@ class LabView(QWidget):
         self.summary.setObjectName("labSummary")
         buttons.addWidget(self.summary, 1)
         self.grid = QTableWidget(0, len(COLUMNS))
+        self.grid.setAccessibleName("Attacks and verdicts")
         self.grid.setHorizontalHeaderLabels(list(COLUMNS))
         self.grid.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.grid.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)

@@ -51,6 +51,7 @@ class ReplaySide(QGroupBox):
         self.verdict = QLabel("Not run yet.")
         self.verdict.setWordWrap(True)
         self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setAccessibleName(f"{title}: sends")
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setStretchLastSection(True)

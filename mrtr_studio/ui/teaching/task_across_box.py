@@ -29,6 +29,7 @@ class TaskAcrossBox(QGroupBox):
         self.verdict = QLabel("Created on node 0, polled on node 1, answered on node 2: not run yet.")
         self.verdict.setWordWrap(True)
         self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setAccessibleName("Task steps across the nodes")
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setStretchLastSection(True)

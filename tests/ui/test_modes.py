@@ -1,0 +1,200 @@
+"""The window in modes: each mode's panels at the sizes it promises on a 1366x768 screen, its layout
+remembered apart from the others', Ctrl+1..4 to switch, F5 on the mode's subject, and the centre
+tab bar that no longer scrolls away."""
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QRect, QSettings, Qt
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import QApplication, QWidget
+
+from mrtr_studio.studio.controller import Studio
+from mrtr_studio.teaching.lab import ATTACKS
+from mrtr_studio.trace import TraceStore
+from mrtr_studio.ui.main_window import MainWindow
+from mrtr_studio.ui.mode_layouts import shows_without_scrolling
+from mrtr_studio.ui.modes import MODES
+from tests.ui.test_teaching_loop import qt_loop, run_until
+
+ROOM = QRect(0, 0, 1366, 768)
+
+
+@pytest.fixture
+def loop(qapp: Any) -> Iterator[asyncio.AbstractEventLoop]:
+    with qt_loop(qapp) as running:
+        yield running
+
+
+def open_window(qtbot: Any, path: Path) -> MainWindow:
+    settings = QSettings(str(path), QSettings.Format.IniFormat)
+    window = MainWindow(Studio(store=TraceStore()), settings, interactive_answers=False, available=ROOM)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    window.teaching  # noqa: B018  (built, as right after the first paint)
+    QApplication.processEvents()
+    return window
+
+
+@pytest.fixture
+def win(qtbot: Any, loop: asyncio.AbstractEventLoop, tmp_path: Path) -> Iterator[MainWindow]:
+    window = open_window(qtbot, tmp_path / "studio.ini")
+    yield window
+    window.close()
+
+
+def settle() -> None:
+    for _ in range(3):
+        QApplication.processEvents()
+
+
+def inside(widget: QWidget, window: QWidget) -> bool:
+    """`widget` shown, and all of it inside the window."""
+    corner = widget.mapTo(window, widget.rect().topLeft())
+    return widget.isVisible() and window.rect().contains(QRect(corner, widget.size()))
+
+
+def test_ctrl_number_switches_modes_and_each_shows_its_view(win: MainWindow, qtbot: Any) -> None:
+    teaching = win.teaching
+    assert win.geometry().width() <= ROOM.width() and win.geometry().height() <= ROOM.height()
+    views = {"debug": win.diagram, "learn": teaching.lessons, "lab": teaching.lab, "cluster": teaching.cluster}
+    for number, mode in reversed(list(enumerate(MODES, 1))):
+        qtbot.keyClick(win, Qt.Key(Qt.Key.Key_0 + number), Qt.KeyboardModifier.ControlModifier)
+        settle()
+        assert win.modes.current == mode.key
+        assert teaching.tabs.currentWidget() is views[mode.key]
+        assert win.modes.actions[mode.key].isChecked()
+        for name, panel in win.workbench.panels().items():
+            assert panel.isVisible() == (name in mode.panels), (mode.key, name)
+        assert inside(views[mode.key], win)
+
+
+def test_learn_shows_fifteen_code_lines_beside_the_whole_two_round_diagram(
+        win: MainWindow, loop: asyncio.AbstractEventLoop) -> None:
+    win.modes.switch("learn")
+    lessons = win.teaching.lessons
+    lessons.select_lesson("confirm-delete")
+    lessons.start()
+    run_until(loop, lambda: not lessons.running, timeout=30)
+    settle()
+    rounds = {m.round for m in lessons.messages()}
+    assert rounds == {1, 2}
+    assert lessons.content.orientation() == Qt.Orientation.Horizontal  # code beside the diagram
+    code = lessons.source
+    lines = code.viewport().height() / QFontMetrics(code.font()).lineSpacing()
+    assert lines >= 15, lines
+    assert lessons.lessons.isVisible() and lessons.explanation.isVisible()
+    canvas = lessons.diagram.canvas
+    assert shows_without_scrolling(canvas), (canvas.verticalScrollBar().maximum(), canvas.viewport().height())
+    assert canvas.horizontalScrollBar().maximum() == 0
+    for widget in (lessons.lessons, lessons.diagram, code, lessons.explanation):
+        assert inside(widget, win)
+
+
+def test_lab_shows_every_attack_and_the_verdict_column(win: MainWindow, loop: asyncio.AbstractEventLoop) -> None:
+    from mrtr_studio.ui.teaching.lab_view import VERDICT
+
+    win.modes.switch("lab")
+    settle()
+    lab = win.teaching.lab
+    grid = lab.grid
+    for stage in ("before the run", "after it"):  # the results widen the columns and wrap rows
+        assert grid.rowCount() == len(ATTACKS) == 11
+        assert not grid.verticalScrollBar().isVisible() and shows_without_scrolling(grid), stage
+        right = grid.columnViewportPosition(VERDICT) + grid.columnWidth(VERDICT)
+        assert grid.columnViewportPosition(VERDICT) >= 0 and right <= grid.viewport().width(), stage
+        assert inside(grid, win)
+        if stage == "before the run":
+            lab.start()
+            run_until(loop, lambda: not lab.running, timeout=60)
+            settle()
+    assert grid.item(0, VERDICT).text()  # the verdicts are in
+
+
+def test_cluster_shows_nodes_replay_table_and_diagram_together(win: MainWindow) -> None:
+    win.modes.switch("cluster")
+    settle()
+    cluster = win.teaching.cluster
+    for widget in (cluster.nodes, cluster.rounds, cluster.diagram, cluster.replay):
+        assert inside(widget, win), widget
+    win.modes.switch("debug")  # back as a tab: the replay is the cluster's second page again
+    settle()
+    assert cluster.pages.count() == 2 and cluster.pages.indexOf(cluster.replay) == 1
+
+
+def test_each_mode_remembers_its_own_layout(qtbot: Any, loop: asyncio.AbstractEventLoop, tmp_path: Path) -> None:
+    path = tmp_path / "studio.ini"
+    first = open_window(qtbot, path)
+    first.modes.switch("learn")
+    first.workbench.bottom.show()  # the person wants the log under the lessons
+    first.modes.switch("debug")
+    first.workbench.side.hide()  # and no side column while debugging
+    first.modes.switch("learn")
+    settle()
+    assert first.workbench.bottom.isVisible() and not first.workbench.side.isVisible()
+    first.close()
+    second = open_window(qtbot, path)
+    settle()
+    run_until(loop, lambda: second.modes.current == "learn", timeout=5)
+    assert second.workbench.bottom.isVisible() and not second.workbench.inspectors.isVisible()
+    second.modes.switch("debug")
+    assert not second.workbench.side.isVisible() and second.workbench.inspectors.isVisible()
+    second.close()
+
+
+def test_run_acts_on_the_mode_and_presentation_works_in_it(win: MainWindow, loop: asyncio.AbstractEventLoop) -> None:
+    win.modes.switch("learn")
+    lessons = win.teaching.lessons
+    win.run_clicked()  # F5
+    assert lessons.running and not win.studio.busy
+    run_until(loop, lambda: not lessons.running, timeout=30)
+    win.presentation.enter()
+    settle()
+    assert win.modes.bar.isHidden() and lessons.presenting
+    win.presentation.leave()
+    settle()
+    assert win.modes.current == "learn" and not win.modes.bar.isHidden()
+    assert not win.workbench.side.isVisible()
+
+
+def test_the_centre_tab_bar_stays_when_the_centre_scrolls(win: MainWindow) -> None:
+    win.workbench.right.setSizes([150, 600])  # a short centre: the page inside must scroll
+    win.teaching.show("eras")
+    settle()
+    bar = win.modes.pinned
+    assert bar is not None and bar.isVisible() and not win.teaching.tabs.tabBar().isVisible()
+    before = bar.mapTo(win, bar.rect().topLeft())
+    scroll = win.workbench.centre.verticalScrollBar()
+    assert scroll.maximum() > 0
+    scroll.setValue(scroll.maximum())
+    settle()
+    assert bar.mapTo(win, bar.rect().topLeft()) == before and bar.isVisible()
+    bar.setCurrentIndex(0)
+    assert win.teaching.tabs.currentWidget() is win.diagram
+
+
+def test_the_window_shows_with_its_teach_menu_and_tabs_before_the_views_exist(qtbot: Any, tmp_path: Path) -> None:
+    settings = QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(Studio(store=TraceStore()), settings, interactive_answers=False, available=ROOM)
+    qtbot.addWidget(window)
+    window.show()  # no event processed yet: the views come after the first paint
+    assert window._teaching is None
+    menus = [a.text() for a in window.menuBar().actions()]
+    assert menus == ["&File", "&Serve", "&Run", "&Tamper", "&View", "T&each"]
+    teach = window.modes.menu
+    assert [a.text() for a in teach.actions()] == [
+        "&Flow diagram", "&Lessons (scenario library)", "Tamper-and-replay l&ab", "&Eras side by side",
+        "&Cluster of engines"]
+    bar = window.modes.pinned
+    assert [bar.tabText(i) for i in range(bar.count())] == ["Flow", "Lessons", "Lab", "Eras", "Cluster"]
+    assert bar.isVisible()
+    teach.actions()[2].trigger()  # a shell entry: builds the views and shows its own
+    assert window._teaching is not None and window.teaching.tabs.currentWidget() is window.teaching.lab
+    assert bar.currentIndex() == 2
+    settle()
+    assert [a.text() for a in teach.actions()][2] == "Tamper-and-replay l&ab" and len(teach.actions()) == 5
+    window.close()
