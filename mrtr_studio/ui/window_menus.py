@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QWidget
 
 from ..studio.server_entries import EMBEDDED
 from .async_bridge import spawn
+from .copy_as_menu import install as install_copy_as
 from .export_menu import build_export_menu
 from .theme import THEME_CHOICES, current_choice
 
@@ -50,6 +51,7 @@ def build_menus(self: "MainWindow") -> None:
     self.undo_clear_action.setEnabled(False)
     file.addSeparator()
     add_action(file, "&Quit", self.close, "Ctrl+Q")
+    self.copy_as_menu = install_copy_as(self, bar)
     serve = bar.addMenu("&Serve")
     self.serve_action = add_action(serve, "Serve the embedded engine over &HTTP", lambda: toggle_serving(self))
     self.serve_action.setCheckable(True)
