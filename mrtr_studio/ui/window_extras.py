@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from . import filter_links
 from .expert_info import ExpertInfoPanel
 from .layout import scrolled
+from .skill_view import SkillsInExplorer
 
 if TYPE_CHECKING:
     from .main_window import MainWindow
@@ -19,3 +20,4 @@ def install(window: "MainWindow") -> None:
     after_problems = window.workbench.page_index(bottom, window.errors) + 1
     bottom.insertTab(after_problems, scrolled(expert, "page:expert"), "Expert info")
     window.statusBar().addPermanentWidget(expert.status_label)
+    window.skills = SkillsInExplorer(window.explorer, window.studio)
