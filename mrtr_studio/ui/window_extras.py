@@ -4,7 +4,7 @@ counts in the status bar. One call from MainWindow._build."""
 
 from typing import TYPE_CHECKING
 
-from . import filter_links
+from . import filter_links, replay_menu
 from .expert_info import ExpertInfoPanel
 from .layout import scrolled
 from .skill_view import SkillsInExplorer
@@ -21,3 +21,4 @@ def install(window: "MainWindow") -> None:
     bottom.insertTab(after_problems, scrolled(expert, "page:expert"), "Expert info")
     window.statusBar().addPermanentWidget(expert.status_label)
     window.skills = SkillsInExplorer(window.explorer, window.studio)
+    replay_menu.install(window)

@@ -52,7 +52,7 @@ def build_menus(self: "MainWindow") -> None:
     file.addSeparator()
     add_action(file, "&Quit", self.close, "Ctrl+Q")
     self.copy_as_menu = install_copy_as(self, bar)
-    serve = bar.addMenu("&Serve")
+    self.serve_menu = serve = bar.addMenu("&Serve")
     self.serve_action = add_action(serve, "Serve the embedded engine over &HTTP", lambda: toggle_serving(self))
     self.serve_action.setCheckable(True)
     add_action(serve, "&Copy the served URL", lambda: copy_served_url(self))
