@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from ..client.skill_checks import FileReport, SkillReport, inspect_file, inspect_skill
 from ..client.skills import Skill, SkillRejected, SkillsClient
 from .async_bridge import spawn
+from .server_explorer import FIXTURES_GROUP
 
 if TYPE_CHECKING:
     from ..studio.controller import Studio, StudioEvent
@@ -172,7 +173,10 @@ class SkillsInExplorer:
                 tree.takeTopLevelItem(i)
         if not self.skills and "-32601" in self.problem:
             return  # the server has no skills extension: no empty group to puzzle over
-        top = QTreeWidgetItem(tree, [f"{GROUP} ({len(self.skills)})", self.problem])
+        top = QTreeWidgetItem([f"{GROUP} ({len(self.skills)})", self.problem])
+        fixtures = [i for i in range(tree.topLevelItemCount())
+                    if tree.topLevelItem(i).text(0).startswith(FIXTURES_GROUP)]
+        tree.insertTopLevelItem(fixtures[0] if fixtures else tree.topLevelItemCount(), top)  # before the fixtures
         top.setData(0, SkillRole, GROUP)
         top.setToolTip(0, "skills/list (SEP-2640): double-click a skill to verify it; nothing is read before")
         for skill in self.skills:
