@@ -14,7 +14,7 @@ from PySide6.QtCore import QSettings, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtWidgets import QCompleter, QHBoxLayout, QLabel, QLineEdit, QMenu, QToolButton, QVBoxLayout, QWidget
 
 from ..trace import TraceStore
-from ..trace.filter import BoundFilter, Completion, Filter, FilterError, compile_filter, complete
+from ..trace.filter import BoundFilter, Completion, Filter, FilterError, TraceIndex, compile_filter, complete
 
 SAVED_KEY = "filters/saved"
 MAX_SAVED = 30
@@ -31,6 +31,7 @@ class FilterBar(QWidget):
         self.filter: Filter | None = None
         self._bound: BoundFilter | None = None
         self._completions: list[Completion] = []
+        self._principal_cache: tuple[tuple[int, int], set[str]] = ((-1, -1), set())
         self.edit = QLineEdit()
         self.edit.setObjectName("filterExpression")
         self.edit.setPlaceholderText("Filter: tool:delete_file round:>1 -kind:auth state:altered duration:>500ms…")
@@ -112,7 +113,18 @@ class FilterBar(QWidget):
         """Values from this trace for the fields whose values no list can know in advance."""
         ops = self.store.operations
         return {"tool": {op.target for op in ops if op.method == "tools/call" and op.target},
-                "op": {op.id for op in ops}, "task": {op.task_id for op in ops if op.task_id}}
+                "op": {op.id for op in ops}, "task": {op.task_id for op in ops if op.task_id},
+                "principal": self._principals()}
+
+    def _principals(self) -> set[str]:
+        """Who the operations ran as (the recorder's metadata, else the studio's requestState), found
+        once per size of the trace: a keystroke must not walk 100,000 messages."""
+        size = (len(self.store.operations), len(self.store.messages))
+        if self._principal_cache[0] != size:
+            index = TraceIndex(self.store.operations, self.store.messages)
+            found = {index.principal(op.id) for op in self.store.operations}
+            self._principal_cache = (size, {p for p in found if p})
+        return self._principal_cache[1]
 
     def offer_completions(self) -> list[Completion]:
         """complete()'s suggestions for the word at the cursor, shown in the completer's popup."""

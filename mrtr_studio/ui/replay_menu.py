@@ -11,6 +11,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMenu
 
+from ..replay.server import StateMode
 from .async_bridge import spawn
 
 if TYPE_CHECKING:
@@ -34,6 +35,10 @@ def install(window: "MainWindow") -> None:
         action = menu.addAction(SERVE_LABEL if served is None else f"Copy the replay URL {served.url}")
         action.setObjectName("serveRecording")
         action.triggered.connect(lambda _=False: serve_recording(window, operation_id))
+        if served is None:  # states signed afresh: valid now and bound to the replaying client's principal
+            resigned = menu.addAction("Serve this recording, requestStates &re-signed")
+            resigned.setObjectName("serveRecordingResigned")
+            resigned.triggered.connect(lambda _=False: serve_recording(window, operation_id, "resign"))
         window.operations.last_menu = menu
         menu.popup(table.viewport().mapToGlobal(pos))
 
@@ -45,13 +50,13 @@ def install(window: "MainWindow") -> None:
     fill_serve_menu(window, recordings)
 
 
-def serve_recording(window: "MainWindow", operation_id: str) -> None:
-    spawn(_start(window, operation_id), "serving the recording")
+def serve_recording(window: "MainWindow", operation_id: str, mode: StateMode = "verbatim") -> None:
+    spawn(_start(window, operation_id, mode), "serving the recording")
 
 
-async def _start(window: "MainWindow", operation_id: str) -> None:
+async def _start(window: "MainWindow", operation_id: str, mode: StateMode) -> None:
     try:
-        served = await window.studio.replays.start(operation_id)
+        served = await window.studio.replays.start(operation_id, mode)
     except (ValueError, OSError) as exc:
         window.show_error(f"Cannot serve this recording: {exc}")
         return

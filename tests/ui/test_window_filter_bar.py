@@ -119,3 +119,10 @@ def test_expert_info_groups_findings_and_a_click_selects_the_message(qtbot: Any,
     rect = panel.tree.visualItemRect(leaf)
     qtbot.mouseClick(panel.tree.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert opened.selection.message_seq == second.seq
+
+
+def test_completion_offers_the_traces_principals(qtbot: Any, opened: MainWindow) -> None:  # noqa: F811
+    bar = opened.log.filter_bar
+    type_into(qtbot, bar, "principal:al")
+    labels = [c.label for c in bar.offer_completions()]
+    assert labels == ["principal:alice"]  # who the recorded call ran as (its bearer token's principal)

@@ -40,7 +40,7 @@ def test_serve_a_recorded_operation_then_stop_it(qtbot: Any, opened: MainWindow,
         reply = (await first_round(url)).json()
         assert reply["id"] == 7 and reply["result"]["resultType"] == "input_required"
         assert reply["result"]["requestState"] == recorded_state  # verbatim, as the original server sent it
-        assert REPLAY_META in reply["result"]["_meta"]
+        assert reply["result"]["_meta"][REPLAY_META]["requestState"] == "verbatim"
         recordings = opened.served_recordings_menu
         recordings.aboutToShow.emit()
         names = {a.objectName(): a for a in recordings.actions()}
@@ -74,3 +74,25 @@ def test_an_operation_without_rounds_is_refused(qtbot: Any, opened: MainWindow, 
         assert not studio.replays.served
 
     arun(body())
+
+
+def test_serving_with_states_resigned(qtbot: Any, opened: MainWindow, arun: Runner) -> None:  # noqa: F811
+    studio = opened.studio
+    operation = studio.store.operations[0]
+    recorded_state = next(m.message["result"]["requestState"] for m in studio.store.messages
+                          if m.kind == "input_required")
+
+    async def body() -> None:
+        table = opened.operations.table
+        menu = right_click(qtbot, table.viewport(), table.visualRect(opened.operations.model.index(0, 1)).center())
+        click_entry(qtbot, menu, "serveRecordingResigned")
+        await until(lambda: operation.id in studio.replays.served)
+        reply = (await first_round(studio.replays.served[operation.id].url)).json()
+        state = reply["result"]["requestState"]
+        assert state != recorded_state and reply["result"]["_meta"][REPLAY_META]["requestState"] == "resigned"
+
+    try:
+        arun(body())
+    finally:
+        arun(studio.close())
+    assert not studio.replays.served
