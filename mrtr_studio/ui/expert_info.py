@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
 
 from ..trace import StoreEvent, TraceStore
 from ..trace.model import TraceMessage
+from .copy_as_menu import message_by_seq
 from .selection import Selection
 from .store_bridge import StoreBridge
 
@@ -118,6 +119,6 @@ class ExpertInfoPanel(QWidget):
     def _clicked(self, item: QTreeWidgetItem, _column: int = 0) -> None:
         seq = item.data(0, SeqRole)
         if isinstance(seq, int):
-            entry = next((m for m in self.store.messages if m.seq == seq), None)
+            entry = message_by_seq(self.store, seq)
             if entry is not None:
                 self.selection.select(entry)

@@ -8,6 +8,7 @@ unread and read (and verified) only when the person asks for one: never ahead of
 server sent goes into plain-text widgets only.
 """
 
+import weakref
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
@@ -150,7 +151,10 @@ class SkillsInExplorer:
         self.skills: list[Skill] = []
         self.views: list[SkillView] = []
         self.problem = ""
-        studio.subscribe(self._on_studio)
+        # Held weakly, so a closed window's studio is freed by reference counting (no cycle through us)
+        me = weakref.ref(self)
+        unsubscribe = studio.subscribe(lambda event: (lambda found: found._on_studio(event) if found else None)(me()))
+        explorer.destroyed.connect(lambda *_: unsubscribe())
         explorer.tree.itemActivated.connect(self._activated)  # a double-click or Enter (not both: one view)
 
     def _on_studio(self, event: "StudioEvent") -> None:
