@@ -30,6 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--screenshot-dir", help="save one PNG per step into this folder, then exit")
     parser.add_argument("--screen-size", metavar="WxH",
                         help="open the window as on a screen of this size (e.g. 1366x768), for screenshots")
+    parser.add_argument("--install-desktop", action="store_true",
+                        help="add a desktop entry and the .mrtr.json file type for this user, then exit")
     commands = parser.add_subparsers(dest="command")
 
     serve = commands.add_parser("serve", help="serve the demo server on Streamable HTTP at /mcp")
@@ -140,6 +142,12 @@ def main(argv: Sequence[str] | None = None, gui: Callable[[argparse.Namespace], 
     trace_file, rest = split_trace_file(sys.argv[1:] if argv is None else argv, list(commands or ()))
     args = parser.parse_args(rest)
     args.trace_file = trace_file  # `mrtr-studio FILE.mrtr.json`: the window opens it
+    if args.install_desktop:
+        if args.command or trace_file:
+            parser.error("--install-desktop takes no command or file")
+        from .install_desktop import run_install_desktop
+
+        return run_install_desktop()
     if args.command in COMMANDS:
         return run_lazily(COMMANDS, args)
     if args.command == "state":

@@ -102,16 +102,18 @@ async def inspect_skill(session: Requester, skill: Skill, read: tuple[str, ...] 
             checks.append(Check("frontmatter", False, "UTF-8 text", "not UTF-8"))
     ok = not problem and all(c.ok for c in checks)
     manifest = FileReport(skill.uri, tuple(checks), data if ok else None, problem)
-    root = skill.uri.rsplit("/", 1)[0]
-    reports = []
-    for wanted in read:
-        uri = wanted if "://" in wanted else f"{root}/{wanted.lstrip('/')}"
-        listed = next((f for f in skill.files if f.uri == uri), None)
-        if listed is None:  # an unlisted file is a verification failure; it is not even read
-            reports.append(FileReport(uri, (), None, "not one of the files the skill's entry lists; not read"))
-            continue
-        body, why = await _read(session, uri)
-        file_checks = tuple(byte_checks(listed.size, listed.digest, body)) if body is not None else ()
-        good = not why and all(c.ok for c in file_checks)
-        reports.append(FileReport(uri, file_checks, body if good else None, why))
+    reports = [await inspect_file(session, skill, wanted) for wanted in read]
     return SkillReport(skill, manifest, tuple(reports))
+
+
+async def inspect_file(session: Requester, skill: Skill, wanted: str) -> FileReport:
+    """One supporting file (a URI, or a path in the skill) read and checked, and nothing else read."""
+    root = skill.uri.rsplit("/", 1)[0]
+    uri = wanted if "://" in wanted else f"{root}/{wanted.lstrip('/')}"
+    listed = next((f for f in skill.files if f.uri == uri), None)
+    if listed is None:  # an unlisted file is a verification failure; it is not even read
+        return FileReport(uri, (), None, "not one of the files the skill's entry lists; not read")
+    body, why = await _read(session, uri)
+    file_checks = tuple(byte_checks(listed.size, listed.digest, body)) if body is not None else ()
+    good = not why and all(c.ok for c in file_checks)
+    return FileReport(uri, file_checks, body if good else None, why)

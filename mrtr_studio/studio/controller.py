@@ -27,6 +27,7 @@ from .connection import Connection, TransportFactory
 from .embedded import EmbeddedEngine
 from .events import Catalog, Events, StudioEvent, StudioState
 from .exports import export_flow
+from .replay_serving import ReplayServings
 from .runner import AnswerCancelled, Runner, describe_error
 from .selection import Selection
 from .server_entries import ServerEntry
@@ -61,6 +62,8 @@ class Studio:
         self.files = TraceFiles(self.store, self.events, lambda: self.runner.busy)
         #: Recording proxies and wrapped stdio sessions (the Proxy panel).
         self.watching = Watching(self.store, self.events.info)
+        #: Recorded operations served by replay servers on loopback (the operations list's Serve this recording).
+        self.replays = ReplayServings(self.store, self.events)
         #: What the person is looking at (one operation, one message), shared by every view.
         self.selection = Selection()
         #: Secrets used to check signatures of an external server's states in the inspector.
@@ -183,6 +186,7 @@ class Studio:
         await self.runner.stop_and_wait()
         await self.connection.drop_session()
         await self.embedded.stop_serving()
+        await self.replays.close()
         await self.watching.close()
         await self.auth.aclose()
         self.files.close()

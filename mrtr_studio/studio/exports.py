@@ -1,7 +1,10 @@
 """A flow written out for people: one operation as an HTML page or Markdown (with its Mermaid
 diagram), written 0600 because it holds the flow's traffic. The window's Export menu and any script
-call the same function, so the files are the same whoever asks."""
+call the same function, so the files are the same whoever asks. A whole trace goes out as HAR or
+OTLP/JSON (`export_trace`), as `mrtr-studio trace export` writes them."""
 
+import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -27,3 +30,34 @@ def export_flow(store: TraceStore, operation_id: str, path: str | Path) -> Path:
     """Write one flow to `path`: Markdown for a `.md` path, else an HTML page. OSError when it cannot."""
     kind: FlowFormat = "md" if str(path).endswith(".md") else "html"
     return write_private(path, flow_document(store, operation_id, kind))
+
+
+TraceFormat = Literal["har", "otlp"]
+
+
+@dataclass(frozen=True)
+class TraceExport:
+    """What a whole-trace export wrote, and what it could not hold (told to the person, not hidden)."""
+
+    path: Path
+    note: str
+
+
+def export_trace(store: TraceStore, kind: TraceFormat, path: str | Path) -> TraceExport:
+    """The whole trace as HAR 1.2 (its HTTP exchanges, credentials masked) or OTLP/JSON (one span per
+    operation and round), written 0600 like every file holding traffic. OSError when it cannot."""
+    operations, messages = list(store.operations), list(store.messages)
+    if kind == "har":
+        from ..trace.har import to_har
+
+        har = to_har(operations, messages)
+        text = json.dumps(har.document, ensure_ascii=False, indent=1)
+        note = f"{har.entries} HTTP exchange(s)" + (f"; {har.skipped} message(s) not sent over HTTP left out"
+                                                     if har.skipped else "")
+    else:
+        from ..trace.otlp import to_otlp_json, to_request
+
+        request = to_request(operations, messages)
+        text = json.dumps(to_otlp_json(request), indent=1)
+        note = f"{sum(len(s.spans) for r in request.resource_spans for s in r.scope_spans)} span(s)"
+    return TraceExport(write_private(path, text + "\n"), note)

@@ -95,7 +95,8 @@ class ClientPanel(QWidget):
         self.identity_box.currentIndexChanged.connect(self._apply)
         self.custom_user.editingFinished.connect(self._apply)
         self.custom_token.editingFinished.connect(self._apply)
-        studio.subscribe(self._on_studio)
+        unsubscribe = studio.subscribe(self._on_studio)
+        self.destroyed.connect(lambda *_: unsubscribe())  # a closed window's panel hears no more events
         self.load(self.to_json())
 
     # --- reading and writing -----------------------------------------------------------------

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QStatusBar, QTo
 
 from ..studio.controller import Studio
 from ..studio.server_entries import EMBEDDED, ServerEntry
-from . import window_events, window_settings
+from . import window_events, window_extras, window_settings
 from .answering import GuiAnswerer
 from .arguments_panel import ArgumentsPanel
 from .armed_indicator import ArmedIndicator
@@ -116,6 +116,7 @@ class MainWindow(QMainWindow):
         status.messageChanged.connect(self._status_changed)
         self.setStatusBar(status)
         build_menus(self)
+        window_extras.install(self)  # filter links, Expert info
         c = self.controls
         c.run.triggered.connect(self.run_clicked)
         c.step.triggered.connect(self.step_clicked)

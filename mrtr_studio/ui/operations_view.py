@@ -6,6 +6,7 @@ turn of the event loop, like the message log, so a 100,000-message trace costs o
 """
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
@@ -20,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..studio.operations import OperationRow, OperationsIndex, format_duration
-from ..trace import StoreEvent, TraceStore
+from ..trace import Operation, StoreEvent, TraceStore
 from .selection import Selection
 from .store_bridge import StoreBridge
 from .tables import ColumnsModel, fixed_row_table
@@ -39,6 +40,8 @@ class OperationsModel(ColumnsModel):
         super().__init__(parent)
         self.index_ = OperationsIndex()
         self._loading = False
+        #: The filter bar's operations test (ui/filter_links.py): the rows it rejects are dimmed.
+        self.matches: Callable[[Operation], bool] | None = None
         self.index_.rebuild(store.operations, store.messages)
         self._bridge = StoreBridge(store, self)
         self._bridge.storeEvent.connect(self._on_event)
@@ -92,6 +95,8 @@ class OperationsModel(ColumnsModel):
             return row
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(row, COLUMNS[index.column()])
+        if role == Qt.ItemDataRole.ForegroundRole and self.matches is not None and not self.matches(row.operation):
+            return QBrush(QColor(128, 128, 128, 150))  # not matching the filter: dimmed, still there
         if role == Qt.ItemDataRole.ForegroundRole and COLUMNS[index.column()] == "outcome":
             kind = {"complete": "success", "running": "info"}.get(row.outcome, "error")
             colour = status_colours().get(kind)

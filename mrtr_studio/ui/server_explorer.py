@@ -204,7 +204,8 @@ class ServerExplorer(QWidget):
         self.import_button.clicked.connect(self._import_dialog)
         self.imported_box.activated.connect(self._imported_picked)
         self.tree.currentItemChanged.connect(self._current_changed)
-        studio.subscribe(self._on_studio)
+        unsubscribe = studio.subscribe(self._on_studio)
+        self.destroyed.connect(lambda *_: unsubscribe())  # a closed window's panel hears no more events
         self._kind_changed()
 
     # --- connection ----------------------------------------------------------------------------

@@ -13,6 +13,8 @@ from PySide6.QtWidgets import QWidget
 
 from ..studio.server_entries import EMBEDDED
 from .async_bridge import spawn
+from .copy_as_menu import install as install_copy_as
+from .export_menu import build_export_menu
 from .focus_order import present
 from .theme import THEME_CHOICES, current_choice
 
@@ -44,17 +46,14 @@ def build_menus(self: "MainWindow") -> None:
     add_action(file, "&Save trace as…", self._save_trace_dialog, "Ctrl+S")
     add_action(file, "Reopen the &last session", self._reopen_last_session)
     add_action(file, "&Discard recovered operations", self._discard_recovered)
-    export = file.addMenu("&Export the selected flow")
-    add_action(export, "as &HTML page…", lambda: self._export_flow("html"))
-    add_action(export, "as &Markdown…", lambda: self._export_flow("md"))
-    for action in (self.diagram.png_action, self.diagram.svg_action, self.diagram.mermaid_action):
-        export.addAction(action)
+    self.export_menu = build_export_menu(self, file)
     add_action(file, "C&lear the trace", self.clear_trace)
     self.undo_clear_action = add_action(file, "&Undo clearing the trace", self.undo_clear, "Ctrl+Z")
     self.undo_clear_action.setEnabled(False)
     file.addSeparator()
     add_action(file, "&Quit", self.close, "Ctrl+Q")
-    serve = bar.addMenu("&Serve")
+    self.copy_as_menu = install_copy_as(self, bar)
+    self.serve_menu = serve = bar.addMenu("&Serve")
     self.serve_action = add_action(serve, "Serve the embedded engine over &HTTP", lambda: toggle_serving(self))
     self.serve_action.setCheckable(True)
     add_action(serve, "&Copy the served URL", lambda: copy_served_url(self))

@@ -184,7 +184,7 @@ def test_the_window_shows_with_its_teach_menu_and_tabs_before_the_views_exist(qt
     window.show()  # no event processed yet: the views come after the first paint
     assert window._teaching is None
     menus = [a.text() for a in window.menuBar().actions()]
-    assert menus == ["&File", "&Serve", "&Run", "&Tamper", "&View", "T&each"]
+    assert menus == ["&File", "&Edit", "&Serve", "&Run", "&Tamper", "&View", "T&each"]
     teach = window.modes.menu
     assert [a.text() for a in teach.actions()] == [
         "&Flow diagram", "&Lessons (scenario library)", "Tamper-and-replay l&ab", "&Eras side by side",

@@ -4,8 +4,11 @@ Each criterion is a plain attribute; `filterAcceptsRow` reads the source model's
 directly instead of going through data(), so refiltering 10,000 rows stays cheap.
 """
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QSortFilterProxyModel
 
+from ...trace.model import TraceMessage
 from .message_model import TraceMessageModel
 
 ANY = ""
@@ -20,6 +23,8 @@ class TraceFilterProxy(QSortFilterProxyModel):
         #: "" any; "any" messages with findings; "error"/"warning"/"info" a severity; "rule:NAME" a rule
         self.finding = ANY
         self.text = ANY
+        #: The filter bar's expression (ui/filter_bar.py), bound to the trace; None: no expression.
+        self.predicate: Callable[[TraceMessage], bool] | None = None
 
     def set_filter(self, **criteria: str) -> None:
         """Change one or more criteria (method, direction, operation, finding, text) and refilter once."""
@@ -40,6 +45,8 @@ class TraceFilterProxy(QSortFilterProxyModel):
         model = self.sourceModel()
         assert isinstance(model, TraceMessageModel)
         entry = model.message_at(source_row)
+        if self.predicate is not None and not self.predicate(entry):
+            return False
         if self.direction and entry.direction != self.direction:
             return False
         if self.operation and entry.operation_id != self.operation:

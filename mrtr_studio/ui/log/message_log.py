@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...trace import TraceStore
+from ..filter_bar import FilterBar
 from ..selection import Selection
 from ..tables import fixed_row_table
 from .filter_proxy import TraceFilterProxy
@@ -58,6 +59,8 @@ class MessageLogView(QWidget):
         self.only_operation.toggled.connect(self._apply_filters)
         self.text_edit.textChanged.connect(self._apply_filters)
 
+        self.filter_bar = FilterBar(self.store)  # the filter language; the boxes below narrow further
+        self.filter_bar.changed.connect(self._apply_expression)
         self.table = fixed_row_table(self.proxy, COLUMNS, _WIDTHS, 120, QAbstractItemView.SelectionMode.SingleSelection)
         self.table.selectionModel().currentRowChanged.connect(self._on_current)
 
@@ -67,6 +70,7 @@ class MessageLogView(QWidget):
         bar.addWidget(self.text_edit, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(self.filter_bar)
         layout.addLayout(bar)
         layout.addWidget(self.table)
 
@@ -81,6 +85,11 @@ class MessageLogView(QWidget):
             text=self.text_edit.text(),
         )
         self._show_message(self.selection.message_seq)
+
+    def _apply_expression(self) -> None:
+        bound = self.filter_bar.bound()
+        self.proxy.predicate = bound.matches if bound is not None else None
+        self._apply_filters()
 
     def _on_operation(self, _operation_id: str) -> None:
         if self.only_operation.isChecked():
