@@ -18,8 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench import ANSWER, HEADERS, META  # noqa: E402  (one flow, measured the same way)
 from bench_client import Connection  # noqa: E402
+from bench_common import ANSWER, HEADERS, META  # noqa: E402  (one flow, measured the same way)
 
 from mrtr_studio.teaching.cluster import start_cluster  # noqa: E402
 from mrtr_studio.teaching.cluster_services import free_port, start_haproxy, start_redis  # noqa: E402

@@ -12,8 +12,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import HEADERS, Target, flow, free_port, percentile, start, stop
 from bench_client import Connection
+from bench_common import HEADERS, Target, flow, free_port, percentile, start, stop
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = str(ROOT / ".venv" / "bin" / "mrtr-studio")
