@@ -37,6 +37,8 @@ class Relay:
     url: str
     latencies: list[float] = field(default_factory=list)
     cpu_seconds: float = 0.0
+    #: Of cpu_seconds, the listening process's own (the relay; the rest is its children: the recorder).
+    own_cpu_seconds: float = 0.0
     seconds: float = 0.0
     flows: int = 0
 
@@ -78,11 +80,12 @@ async def _drive(url: str, flows: int, workers: int, first: int, latencies: list
 
 
 def _measure(relay: Relay, flows: int, workers: int, first: int) -> None:
-    cpu = tree_cpu(relay.proc.pid)
+    cpu, own = tree_cpu(relay.proc.pid), cpu_time(relay.proc.pid)
     began = time.perf_counter()
     asyncio.run(_drive(relay.url, flows, workers, first, relay.latencies))
     relay.seconds += time.perf_counter() - began
     relay.cpu_seconds += tree_cpu(relay.proc.pid) - cpu
+    relay.own_cpu_seconds += cpu_time(relay.proc.pid) - own
     relay.flows += flows
 
 
@@ -176,7 +179,8 @@ def _report(workers: int, direct: Relay, relays: list[Relay]) -> None:
         per_message[relay.label] = relay.cpu_seconds / (relay.flows * MESSAGES_PER_FLOW)
         print(f"  {relay.label:30} {relay.flows / relay.seconds:8.0f} {p50:8.2f} "
               f"{percentile(relay.latencies, 0.99) * 1e3:8.2f} {added[relay.label]:13.2f} "
-              f"{per_message[relay.label] * 1e6:9.0f} us")
+              f"{per_message[relay.label] * 1e6:9.0f} us (listening process "
+              f"{relay.own_cpu_seconds / (relay.flows * MESSAGES_PER_FLOW) * 1e6:.0f} us)")
     if len(relays) > 1:
         ours, theirs = relays[0].label, relays[1].label
         print(f"  RATIO c={workers}: proxy CPU per message {per_message[ours] / per_message[theirs]:.2f}x mitmdump's "
