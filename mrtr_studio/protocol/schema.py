@@ -56,7 +56,7 @@ def _fast_validator(definition: str, version: str) -> Any:
     root = _validator(definition, version).schema
     try:
         return jsonschema_rs.Draft202012Validator(root, validate_formats=False)
-    except Exception:  # noqa: BLE001 - any refusal only means no fast path
+    except Exception:  # any refusal only means no fast path
         return None
 
 

@@ -74,6 +74,7 @@ class TraceMessage:
 
     __slots__ = (
         "_message",
+        "_transport",
         "direction",
         "extra",
         "findings",
@@ -85,7 +86,6 @@ class TraceMessage:
         "round",
         "seq",
         "timestamp",
-        "_transport",
     )
 
     def __init__(self, seq: int, operation_id: str, round: int, direction: Direction, kind: MessageKind,
@@ -115,7 +115,7 @@ class TraceMessage:
         """What the transport knew of the message (exchange, HTTP status, masked headers...), decoded anew
         when packed: change it by assigning a whole dict."""
         value = self._transport
-        return orjson.loads(memoryview(value)) if type(value) is PackedJson else value  # type: ignore[no-any-return]
+        return orjson.loads(memoryview(value)) if type(value) is PackedJson else value
 
     @transport.setter
     def transport(self, value: dict[str, Any]) -> None:
