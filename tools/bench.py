@@ -225,7 +225,7 @@ def main() -> int:
     parser.add_argument("--servers-only", action="store_true", help="only the server table (serve, bare, SDK)")
     args = parser.parse_args()
     if args.short:
-        args.flows, args.passes, args.sessions, args.slowloris = 400, 2, 0, 0
+        args.flows, args.passes, args.sessions, args.slowloris = 800, 2, 0, 0
         args.proxy_flows, args.no_nagle_check = 150, True
     for workers in (int(part) for part in args.concurrency.split(",")):
         measure_servers(args.flows, workers, args.passes, args.client, not args.no_pin, not args.no_nagle_check)

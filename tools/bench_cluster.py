@@ -102,10 +102,10 @@ async def main(flows: int, workers: int, nodes: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--flows", type=int, default=1500)
-    parser.add_argument("--short", action="store_true", help="a CI-sized run (400 flows)")
+    parser.add_argument("--short", action="store_true", help="a CI-sized run (800 flows)")
     parser.add_argument("--workers", type=int, default=12)
     parser.add_argument("--nodes", type=int, default=3)
     options = parser.parse_args()
     if options.short:
-        options.flows = 400
+        options.flows = 800
     asyncio.run(main(options.flows, options.workers, options.nodes))
