@@ -68,6 +68,22 @@ def pack(value: Any) -> Any:
 _NO_TRANSPORT = PackedJson(b"{}")
 
 
+class _NoFindings(list):
+    """The findings of every message that has none: one shared empty list (a list per message was 5%
+    of a loaded trace's memory). It refuses to change; TraceStore.add_findings gives the message its own."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("a message without findings shares this list: assign a new list instead")
+
+    append = extend = insert = remove = pop = clear = sort = reverse = __setitem__ = __delitem__ = _refuse
+    __iadd__ = __imul__ = _refuse
+
+
+NO_FINDINGS: list["Finding"] = _NoFindings()
+
+
 class TraceMessage:
     """One message as it crossed the wire, with where it belongs (operation, round) and what the
     linter found. Slots and a packed payload keep a loaded trace of 100k messages small."""
@@ -103,7 +119,7 @@ class TraceMessage:
         self.jsonrpc_id = jsonrpc_id
         # Packed like the message: per-message dicts of headers took twice the memory of the messages.
         self._transport: Any = _NO_TRANSPORT if not transport else pack(transport)
-        self.findings: list[Finding] = [] if findings is None else findings
+        self.findings: list[Finding] = NO_FINDINGS if findings is None else findings
         #: Fields a newer studio wrote that this one does not know: kept to be written back (format_version).
         self.extra = extra
         #: For a response: the request it answers, linked once by the store as it is recorded or loaded

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .model import Direction, Finding, Operation, Outcome, TraceMessage, kind_of, pack
+from .model import NO_FINDINGS, Direction, Finding, Operation, Outcome, TraceMessage, kind_of, pack
 from .origin import Origin
 
 #: `loaded` goes only to bulk listeners (see `subscribe`): the contents were replaced by `load`; read them.
@@ -142,7 +142,10 @@ class TraceStore:
     def add_findings(self, entry: TraceMessage, findings: list[Finding]) -> None:
         if not findings:
             return
-        entry.findings.extend(findings)
+        if entry.findings is NO_FINDINGS:  # the shared empty list: the message gets a list of its own
+            entry.findings = list(findings)
+        else:
+            entry.findings.extend(findings)
         self._emit(StoreEvent("message_updated", message=entry))
 
     def note_answer_time(self, operation_id: str, round_number: int, seconds: float) -> None:
