@@ -14,7 +14,7 @@ TS_SDK := $(TOOLS)/ts-sdk/node_modules
 OIDC_PROVIDER_VERSION := 9.13.3
 OIDC_PROVIDER := $(TOOLS)/oidc-provider/node_modules/oidc-provider
 
-.PHONY: run test lint conformance oidc-provider bench screenshots clean
+.PHONY: run test lint conformance oidc-provider bench bench-short screenshots clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "Python 3.11+ is needed"; exit 1; }
@@ -66,6 +66,12 @@ bench: $(STAMP)
 	$(BIN)/python tools/bench_cluster.py
 	$(BIN)/python tools/bench_trace_load.py
 	QT_QPA_PLATFORM=offscreen $(BIN)/python tools/bench_trace_view.py
+
+# The same measurements, CI-sized (under two minutes on two cores); not part of .ci/run.
+bench-short: $(STAMP)
+	$(BIN)/python tools/bench.py --short
+	$(BIN)/python tools/bench_cluster.py --short
+	$(BIN)/python tools/bench_trace_load.py --short
 
 screenshots: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python tools/screenshots.py --out screenshots

@@ -16,149 +16,20 @@ printed, never asserted.
 
 import argparse
 import asyncio
-import json
 import os
-import re
 import socket
 import statistics
-import subprocess
 import sys
 import time
 import timeit
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import httpx
 from bench_client import Connection
 from bench_client_memory import measure as measure_client_memory
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-PYTHON = str(ROOT / ".venv" / "bin" / "python")
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
-HEADERS = [(b"Content-Type", b"application/json"), (b"Accept", b"application/json, text/event-stream"),
-           (b"MCP-Protocol-Version", b"2026-07-28"), (b"Mcp-Method", b"tools/call"),
-           (b"Mcp-Name", b"delete_file")]
-ANSWER = {"confirm": {"action": "accept", "content": {"confirm": True}}}
-
-
-@dataclass
-class Target:
-    label: str
-    command: list[str]
-    env: dict[str, str] = field(default_factory=dict)
-    url: str = ""
-    proc: "subprocess.Popen[str] | None" = None
-    latencies: list[float] = field(default_factory=list)
-    seconds: float = 0.0
-    cpu_seconds: float = 0.0
-    client_cpu_seconds: float = 0.0
-    flows: int = 0
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start(target: Target, server_cpus: set[int] | None) -> None:
-    def pin() -> None:
-        if server_cpus:
-            os.sched_setaffinity(0, server_cpus)
-
-    target.proc = subprocess.Popen(target.command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                                   env={**os.environ, **target.env}, preexec_fn=pin)
-    assert target.proc.stdout is not None
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        found = re.search(r"listening on (\S+)", target.proc.stdout.readline())
-        if found:
-            target.url = found.group(1)
-            return
-    raise SystemExit(f"{target.label} did not start")
-
-
-def stop(target: Target) -> None:
-    if target.proc is not None and target.proc.poll() is None:
-        target.proc.terminate()
-        try:
-            target.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            target.proc.kill()
-
-
-Post = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
-
-
-async def flow(post: Post, number: int) -> None:
-    arguments = {"path": f"/tmp/file-{number}"}
-    first = {"jsonrpc": "2.0", "id": 2 * number, "method": "tools/call",
-             "params": {"name": "delete_file", "arguments": arguments, "_meta": META}}
-    reply = await post(first)
-    state = reply["result"]["requestState"]
-    second = {"jsonrpc": "2.0", "id": 2 * number + 1, "method": "tools/call",
-              "params": {"name": "delete_file", "arguments": arguments, "inputResponses": ANSWER,
-                         "requestState": state, "_meta": META}}
-    done = await post(second)
-    if done["result"]["content"][0]["text"] != "File deleted":
-        raise RuntimeError(f"unexpected answer: {done}")
-
-
-async def drive(target: Target, flows: int, workers: int, client: str, record: bool = True) -> None:
-    numbers = iter(range(flows))
-    posts, closers = await _clients(client, target.url, workers)
-
-    async def worker(post: Post) -> None:
-        for number in numbers:
-            began = time.perf_counter()
-            await flow(post, number)
-            if record:
-                target.latencies.append(time.perf_counter() - began)
-
-    assert target.proc is not None
-    cpu, own = cpu_time(target.proc.pid), time.process_time()
-    began = time.perf_counter()
-    try:
-        await asyncio.gather(*(worker(post) for post in posts))
-    finally:
-        for close in closers:
-            await close()
-    if record:
-        target.seconds += time.perf_counter() - began
-        target.cpu_seconds += cpu_time(target.proc.pid) - cpu
-        target.client_cpu_seconds += time.process_time() - own
-        target.flows += flows
-
-
-async def _clients(kind: str, url: str, workers: int) -> tuple[list[Post], list[Callable[[], Awaitable[None]]]]:
-    """`raw`: one lean keep-alive connection per worker; `httpx`: one shared httpx.AsyncClient."""
-    if kind == "raw":
-        connections = [Connection(url, HEADERS) for _ in range(workers)]
-        return [c.post for c in connections], [c.close for c in connections]
-    limits = httpx.Limits(max_connections=workers, max_keepalive_connections=workers)
-    http = httpx.AsyncClient(limits=limits, headers=[(k.decode(), v.decode()) for k, v in HEADERS])
-
-    async def post(body: dict[str, Any]) -> dict[str, Any]:
-        response = await http.post(url, content=json.dumps(body).encode())
-        return dict(response.json())
-
-    return [post] * workers, [http.aclose]
-
-
-def cpu_time(pid: int) -> float:
-    """User + system CPU seconds of a process: a cost per flow that other load on the machine cannot skew."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+from bench_common import CLI, PYTHON, ROOT, Target, drive, free_port, percentile, start, stop
 
 
 def state_costs(repeat: int = 20000) -> tuple[float, float]:
@@ -211,7 +82,7 @@ async def open_sessions(url: str, count: int, workers: int) -> dict[str, int]:
 
 def session_memory(count: int, workers: int, idle: float) -> None:
     """RSS of `serve` with `count` idle legacy sessions, after the idle expiry, and at the default cap."""
-    serve = [str(ROOT / ".venv" / "bin" / "mrtr-studio"), "serve", "--port"]
+    serve = [CLI, "serve", "--port"]
     uncapped = Target("mrtr-studio", [*serve, str(free_port()), "--max-sessions", str(count + 20),
                                       "--session-idle", str(idle)])
     capped = Target("mrtr-studio", [*serve, str(free_port())])
@@ -244,7 +115,7 @@ def session_memory(count: int, workers: int, idle: float) -> None:
 
 def slowloris(count: int, header_timeout: float) -> None:
     """`count` connections that send half a request line and stop, then a real request, then a look later."""
-    target = Target("mrtr-studio", [str(ROOT / ".venv" / "bin" / "mrtr-studio"), "serve", "--port", str(free_port()),
+    target = Target("mrtr-studio", [CLI, "serve", "--port", str(free_port()),
                                     "--header-timeout", str(header_timeout)])
     sockets: list[socket.socket] = []
     try:
@@ -275,10 +146,68 @@ def _still_open(sock: socket.socket) -> bool:
         return False
 
 
+def server_targets(nagle_check: bool) -> list[Target]:
+    """The floor (bare uvicorn app), `serve`, the official SDK's server and, optionally, `serve` without TCP_NODELAY."""
+    serve = [CLI, "serve", "--port"]
+    bare = [PYTHON, str(ROOT / "tools" / "bare_server.py"), str(free_port())]
+    targets = [Target("bare uvicorn+httptools+uvloop", bare),
+               Target("mrtr-studio", [*serve, str(free_port())]),
+               Target("sdk (mcp 2.3.0)", [PYTHON, str(ROOT / "tools" / "sdk_delete_server.py"), str(free_port())])]
+    if nagle_check:
+        targets.append(Target("mrtr-studio, TCP_NODELAY off", [*serve, str(free_port())],
+                              env={"MRTR_STUDIO_TCP_NODELAY": "0"}))
+    return targets
+
+
+def measure_servers(flows: int, workers: int, passes: int, client: str, pin: bool, nagle_check: bool) -> None:
+    """Each target started fresh, warmed up, then driven in alternating passes; CPU per flow from /proc."""
+    targets = server_targets(nagle_check)
+    cpus = sorted(os.sched_getaffinity(0))
+    server_cpus = {cpus[-1]} if len(cpus) > 1 and pin else None
+    if server_cpus:
+        os.sched_setaffinity(0, set(cpus[:-1]))
+    per_pass = max(1, flows // passes)
+    try:
+        for target in targets:
+            start(target, server_cpus)
+            asyncio.run(drive(target, 50, workers, client, record=False))  # warm-up
+        for _ in range(passes):
+            for target in targets:
+                asyncio.run(drive(target, per_pass, workers, client))
+    finally:
+        for target in targets:
+            stop(target)
+        os.sched_setaffinity(0, set(cpus))
+    print(f"{passes} alternating passes, {per_pass} two-round delete_file flows per server per pass, "
+          f"c={workers} (workers, one keep-alive connection each), {client} client")
+    print(f"{'server':32} {'flows/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'server CPU/flow':>16} {'client CPU/flow':>16}")
+    rates, costs = {}, {}
+    for target in targets:
+        rates[target.label] = target.flows / target.seconds
+        costs[target.label] = target.cpu_seconds / target.flows
+        print(f"{target.label:32} {rates[target.label]:9.0f} {percentile(target.latencies, 0.5) * 1e3:8.2f} "
+              f"{percentile(target.latencies, 0.99) * 1e3:8.2f} {costs[target.label] * 1e6:13.0f} us "
+              f"{target.client_cpu_seconds / target.flows * 1e6:13.0f} us")
+    bare, ours, sdk = (costs[t.label] for t in targets[:3])
+    print(f"RATIO c={workers}: serve CPU per flow = {ours / bare:.2f}x the bare uvicorn floor (goal <= 2.0x), "
+          f"{ours / sdk:.2f}x the SDK server's (goal <= 0.4x); throughput "
+          f"{rates[targets[1].label] / rates[targets[2].label]:.2f}x the SDK's")
+    placement = (f"servers pinned to core {sorted(server_cpus)[0]}, client to the others"
+                 if server_cpus else "client and servers share every core")
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; {placement}")
+    if nagle_check:
+        print(f"TCP_NODELAY on vs off: {rates[targets[1].label] / rates[targets[3].label]:.2f}x "
+              f"(p50 {statistics.median(targets[1].latencies) * 1e3:.2f} ms vs "
+              f"{statistics.median(targets[3].latencies) * 1e3:.2f} ms)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--flows", type=int, default=3000, help="flows per server (split over the passes)")
-    parser.add_argument("--workers", type=int, default=8)
+    parser.add_argument("--short", action="store_true",
+                        help="a CI-sized run (under two minutes): fewer flows, no session/slowloris/memory rows")
+    parser.add_argument("--flows", type=int, default=3000,
+                        help="flows per server and concurrency (split over the passes)")
+    parser.add_argument("--concurrency", default="1,32", help="comma-separated worker counts, each measured")
     parser.add_argument("--passes", type=int, default=5, help="alternations between the servers")
     parser.add_argument("--no-nagle-check", action="store_true", help="skip the TCP_NODELAY=off run")
     parser.add_argument("--no-pin", action="store_true",
@@ -289,64 +218,33 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=10_000,
                         help="legacy sessions for the memory measurement (0: skip it)")
     parser.add_argument("--proxy-flows", type=int, default=600,
-                        help="sequential flows for the proxied-vs-direct latency (0: skip it)")
+                        help="flows for the proxy-vs-mitmdump measurement (0: skip it)")
     parser.add_argument("--session-idle", type=float, default=5.0,
                         help="idle expiry for the memory measurement, in seconds")
     parser.add_argument("--slowloris", type=int, default=300, help="slow connections to open (0: skip)")
+    parser.add_argument("--servers-only", action="store_true", help="only the server table (serve, bare, SDK)")
     args = parser.parse_args()
-    serve = [str(ROOT / ".venv" / "bin" / "mrtr-studio"), "serve", "--port"]
-    targets = [Target("mrtr-studio", [*serve, str(free_port())]),
-               Target("sdk (mcp 2.3.0)", [PYTHON, str(ROOT / "tools" / "sdk_delete_server.py"), str(free_port())])]
-    if not args.no_nagle_check:
-        targets.append(Target("mrtr-studio, TCP_NODELAY off", [*serve, str(free_port())],
-                              env={"MRTR_STUDIO_TCP_NODELAY": "0"}))
-    cpus = sorted(os.sched_getaffinity(0))
-    server_cpus = {cpus[-1]} if len(cpus) > 1 and not args.no_pin else None
-    if server_cpus:
-        os.sched_setaffinity(0, set(cpus[:-1]))
-    try:
-        for target in targets:
-            start(target, server_cpus)
-            asyncio.run(drive(target, 50, args.workers, args.client, record=False))  # warm-up
-        per_pass = max(1, args.flows // args.passes)
-        for _ in range(args.passes):
-            for target in targets:
-                asyncio.run(drive(target, per_pass, args.workers, args.client))
-    finally:
-        for target in targets:
-            stop(target)
-    print(f"{args.passes} alternating passes, {per_pass} two-round delete_file flows per server per pass, "
-          f"{args.workers} workers, {args.client} client")
-    print(f"{'server':32} {'flows/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'server CPU/flow':>16} {'client CPU/flow':>16}")
-    rates, costs = {}, {}
-    for target in targets:
-        rates[target.label] = target.flows / target.seconds
-        costs[target.label] = target.cpu_seconds / target.flows
-        print(f"{target.label:32} {rates[target.label]:9.0f} {percentile(target.latencies, 0.5) * 1e3:8.2f} "
-              f"{percentile(target.latencies, 0.99) * 1e3:8.2f} {costs[target.label] * 1e6:13.0f} us "
-              f"{target.client_cpu_seconds / target.flows * 1e6:13.0f} us")
-    ours, sdk = rates[targets[0].label], rates[targets[1].label]
-    print(f"throughput ratio mrtr-studio / sdk: {ours / sdk:.2f}x (target >= 3x); server CPU per flow: "
-          f"{costs[targets[1].label] / costs[targets[0].label]:.2f}x less")
-    placement = (f"servers pinned to core {sorted(server_cpus)[0]}, client to {sorted(os.sched_getaffinity(0))}"
-                 if server_cpus else "client and servers share every core")
-    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; {placement}")
-    if len(targets) > 2:
-        print(f"TCP_NODELAY on vs off: {ours / rates[targets[2].label]:.2f}x "
-              f"(p50 {statistics.median(targets[0].latencies) * 1e3:.2f} ms vs "
-              f"{statistics.median(targets[2].latencies) * 1e3:.2f} ms)")
+    if args.short:
+        args.flows, args.passes, args.sessions, args.slowloris = 800, 2, 0, 0
+        args.proxy_flows, args.no_nagle_check = 150, True
+    for workers in (int(part) for part in args.concurrency.split(",")):
+        measure_servers(args.flows, workers, args.passes, args.client, not args.no_pin, not args.no_nagle_check)
+    if args.servers_only:
+        return 0
     sign, verify = state_costs()
     print(f"requestState: sign {sign:.1f} us, verify {verify:.1f} us (target < 15 us each)")
-    from bench_proxy import measure_proxy, measure_startup  # it imports this module's helpers
+    from bench_proxy import measure_proxy, measure_startup
 
-    measure_startup()
+    if not args.short:
+        measure_startup()
     if args.proxy_flows > 0:
         measure_proxy(args.proxy_flows)
     if args.sessions > 0:
-        session_memory(args.sessions, args.workers, args.session_idle)
+        session_memory(args.sessions, 8, args.session_idle)
     if args.slowloris > 0:
         slowloris(args.slowloris, 2.0)
-    measure_client_memory()
+    if not args.short:
+        measure_client_memory()
     return 0
 
 

@@ -2,7 +2,9 @@
 
 Two-round `delete_file` flows (single-use: the completion claims its nonce in the store), round 1
 on one node and round 2 on the next, as a round-robin balancer would send them; N workers, each
-with a keep-alive connection to every node (tools/bench_client.py). Also, where HAProxy is
+with a keep-alive connection to every node (tools/bench_client.py). Besides flows/s (which depend on
+what else the machine runs), the nodes' CPU per flow, from /proc, and the ratio of the shared Redis
+store's to the memory store's measured in the same run (goal: at most +15%). Also, where HAProxy is
 installed, the Redis cluster behind a real HAProxy (one URL). Printed, never asserted.
 """
 
@@ -18,8 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench import ANSWER, HEADERS, META  # noqa: E402  (one flow, measured the same way)
 from bench_client import Connection  # noqa: E402
+from bench_common import ANSWER, HEADERS, META, cpu_time  # noqa: E402  (one flow, measured the same way)
 
 from mrtr_studio.teaching.cluster import start_cluster  # noqa: E402
 from mrtr_studio.teaching.cluster_services import free_port, start_haproxy, start_redis  # noqa: E402
@@ -57,24 +59,32 @@ async def drive(urls: list[str], flows: int, workers: int) -> float:
     return flows / (time.perf_counter() - began)
 
 
-async def measure(label: str, urls: list[str], flows: int, workers: int) -> None:
+async def measure(label: str, cluster: Any, flows: int, workers: int, urls: list[str] | None = None) -> float:
+    """Flows/s and the nodes' CPU per flow (printed); returns the CPU seconds per flow."""
+    urls = urls or cluster.urls
     await drive(urls, max(30, flows // 10), workers)  # warm up: connections, imports, Redis scripts
+    pids = [node.process.pid for node in cluster.nodes]
+    before = sum(cpu_time(pid) for pid in pids)
     rate = await drive(urls, flows, workers)
-    print(f"  {label:<44} {rate:8.0f} flows/s", flush=True)
+    per_flow = (sum(cpu_time(pid) for pid in pids) - before) / flows
+    print(f"  {label:<44} {rate:8.0f} flows/s {per_flow * 1e6:8.0f} us node CPU per flow", flush=True)
+    return per_flow
 
 
 async def main(flows: int, workers: int, nodes: int) -> None:
     print(f"cluster of {nodes} serve nodes, {flows} two-round delete_file flows, {workers} workers, "
           "each round on the next node:")
     async with await start_cluster(nodes, shared_secret=True) as cluster:
-        await measure("in-memory replay guard (per node)", cluster.urls, flows, workers)
+        memory = await measure("in-memory replay guard (per node)", cluster, flows, workers)
     if shutil.which("redis-server") is None:
         print("  (redis-server not installed: apt-get install redis-server; the Redis rows are skipped)")
         return
     redis = await start_redis()
     try:
         async with await start_cluster(nodes, shared_secret=True, store=redis.url) as cluster:
-            await measure("shared Redis store (SET NX EX per completion)", cluster.urls, flows, workers)
+            shared = await measure("shared Redis store (SET NX EX per completion)", cluster, flows, workers)
+        print(f"  RATIO node CPU per flow, Redis store / memory store: {shared / memory:.2f}x "
+              f"({(shared - memory) * 1e6:+.0f} us; goal <= 1.15x)")
         if shutil.which("haproxy") is None:
             print("  (haproxy not installed: apt-get install haproxy; the balancer row is skipped)")
             return
@@ -82,7 +92,7 @@ async def main(flows: int, workers: int, nodes: int) -> None:
         async with await start_cluster(nodes, shared_secret=True, store=redis.url, balancer_port=port) as cluster:
             balancer = await start_haproxy(cluster.urls, port=port)
             try:
-                await measure("shared Redis store behind HAProxy (one URL)", [balancer.url], flows, workers)
+                await measure("shared Redis store behind HAProxy (one URL)", cluster, flows, workers, [balancer.url])
             finally:
                 await balancer.stop()
     finally:
@@ -92,7 +102,10 @@ async def main(flows: int, workers: int, nodes: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--flows", type=int, default=1500)
+    parser.add_argument("--short", action="store_true", help="a CI-sized run (800 flows)")
     parser.add_argument("--workers", type=int, default=12)
     parser.add_argument("--nodes", type=int, default=3)
     options = parser.parse_args()
+    if options.short:
+        options.flows = 800
     asyncio.run(main(options.flows, options.workers, options.nodes))

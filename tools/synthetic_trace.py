@@ -1,7 +1,10 @@
 """A synthetic trace of any size, for the view benchmark and the tests that load large traces.
 
 Every operation is a well-formed two-round delete_file flow (request, input_required, retry,
-complete), so views see realistic messages without running an engine 10,000 times.
+complete), so views see realistic messages without running an engine 10,000 times. With
+`transport=True` each message also carries what `proxy --trace` records beside it (exchange, HTTP
+method, path, status, content type, framing, the masked request headers): the per-message metadata
+a real proxy trace holds, and what a load benchmark must include.
 """
 
 import time
@@ -10,7 +13,20 @@ from typing import Any
 from mrtr_studio.trace.model import Direction, MessageKind, Operation, TraceMessage
 
 
-def synthetic_trace(operations: int) -> tuple[list[Operation], list[TraceMessage]]:
+def proxy_transport(exchange: int, direction: str) -> dict[str, Any]:
+    """The transport metadata `proxy --trace` keeps with one message (shape of proxy/http_proxy.py's)."""
+    if direction == "client->server":
+        return {"transport": "http-proxy", "exchange": exchange, "http_method": "POST", "http_path": "/mcp",
+                "request_headers": {"host": "127.0.0.1:8765", "content-type": "application/json",
+                                    "accept": "application/json, text/event-stream",
+                                    "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call",
+                                    "mcp-name": "delete_file", "authorization": "Bearer ***",
+                                    "content-length": "312", "user-agent": "python-httpx/0.28.1"}}
+    return {"transport": "http-proxy", "exchange": exchange, "http_status": 200, "content_type": "application/json",
+            "framing": "json"}
+
+
+def synthetic_trace(operations: int, transport: bool = False) -> tuple[list[Operation], list[TraceMessage]]:
     """`operations` flows, four messages each: 2,500 operations make a 10,000-message trace."""
     ops: list[Operation] = []
     messages: list[TraceMessage] = []
@@ -34,6 +50,7 @@ def synthetic_trace(operations: int) -> tuple[list[Operation], list[TraceMessage
         ]
         for round_number, direction, kind, message in wire:
             seq = len(messages)
+            meta = proxy_transport(2 * i + round_number, direction) if transport else None
             messages.append(TraceMessage(seq, op.id, round_number, direction, kind, message, now + seq / 1000,
-                                         method=message.get("method"), jsonrpc_id=message["id"]))
+                                         method=message.get("method"), jsonrpc_id=message["id"], transport=meta))
     return ops, messages

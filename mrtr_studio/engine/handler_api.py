@@ -9,12 +9,19 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from ..protocol.versions import Era
 
 Notify = Callable[[str, dict[str, Any]], Awaitable[None]]
 
 
 def _json_object(text: str, what: str) -> Any:
+    """A handler's JSON text (orjson; the stdlib for what orjson refuses, big integers, and for its error words)."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        pass
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

@@ -7,7 +7,6 @@ input requests into `input_required` after checking era and declared capabilitie
 
 import inspect
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 from ..protocol import capabilities
@@ -19,6 +18,7 @@ from ..protocol.errors import (
 )
 from ..protocol.versions import Era
 from .handler_api import Request, RequestParams, Response
+from .once import once
 from .server_session import Session
 from .state_token import Binding, StateCodec, StateRejected
 
@@ -41,7 +41,7 @@ class Call:
     #: What the state binds when it is more than the arguments (draft SEP-3221: the secure arguments too).
     bound: dict[str, Any] | None = None
 
-    @cached_property
+    @once
     def binding(self) -> Binding:
         """What the state is bound to, shared by verification and minting within one request."""
         return Binding(self.method, self.name, self.arguments if self.bound is None else self.bound, self.principal)

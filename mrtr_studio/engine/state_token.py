@@ -21,7 +21,6 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 import orjson
@@ -36,6 +35,7 @@ from ..protocol.token_format import (
     b64url_encode,
     canonical_json,
 )
+from .once import once
 from .options import DEFAULT_STATE_TTL, check_state_ttl
 
 MAX_CLOCK_SKEW = 60
@@ -93,7 +93,7 @@ class Binding:
     arguments: Any
     principal: str = ""
 
-    @cached_property
+    @once
     def digest(self) -> str:
         """The arguments' digest, computed once per request however often it is compared or minted."""
         return arguments_digest(self.arguments)

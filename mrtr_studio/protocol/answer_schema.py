@@ -6,10 +6,12 @@ MAX_DEPTH levels is not applied (said so), and `pattern` runs on the `regex` eng
 (a pathological pattern is reported, never waited for).
 """
 
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 import regex
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import SchemaError, ValidationError
@@ -18,6 +20,9 @@ from jsonschema.protocols import Validator
 MAX_NODES = 5000
 MAX_DEPTH = 32
 PATTERN_SECONDS = 0.05
+#: Schemas whose verdict (too large, invalid, or a ready validator) is kept: a server sends the same
+#: requestedSchema every round, and checking and compiling it cost more than applying it.
+CACHED_SCHEMAS = 256
 
 
 @dataclass(frozen=True)
@@ -87,21 +92,48 @@ def content_problems(schema: Any, content: Any) -> list[AnswerProblem]:
     """Violations of `schema` by an accepted answer's `content`; [] when it fits (or cannot be judged).
 
     Raises ValueError when the schema itself cannot be applied (too large, not JSON Schema)."""
-    reason = too_large(schema)
-    if reason:
-        raise ValueError(f"requestedSchema too large to check: {reason}")
+    checker = _checker(schema)
+    if isinstance(checker, str):
+        raise ValueError(checker)
     try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as exc:
-        raise ValueError(f"requestedSchema is not valid JSON Schema: {exc.message}") from None
-    try:
-        errors = list(_Bounded(schema).iter_errors(content))
+        errors = list(checker.iter_errors(content))
     except Exception as exc:  # a hostile schema must never take a recorder down
         raise ValueError(f"requestedSchema could not be applied: {exc}") from None
     found = []
     for error in sorted(errors, key=lambda e: [str(p) for p in e.absolute_path]):
         where = "/".join(str(p) for p in error.absolute_path) or "(content)"
         found.append(AnswerProblem(where, _rule(error), str(error.message)))
+    return found
+
+
+_checkers: "OrderedDict[bytes, Validator | str]" = OrderedDict()
+
+
+def _checker(schema: Any) -> "Validator | str":
+    """The validator of `schema`, or why it cannot be applied; kept per schema text (least recently used
+    dropped past CACHED_SCHEMAS). The size bound runs before anything else walks the schema."""
+    reason = too_large(schema)
+    if reason:
+        return f"requestedSchema too large to check: {reason}"
+    try:
+        key = orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # what orjson cannot encode (big integers): checked afresh each time
+        key = b""
+    cached = _checkers.get(key) if key else None
+    if cached is not None:
+        _checkers.move_to_end(key)
+        return cached
+    try:
+        Draft202012Validator.check_schema(schema)
+        found: Validator | str = _Bounded(schema)
+    except SchemaError as exc:
+        found = f"requestedSchema is not valid JSON Schema: {exc.message}"
+    except Exception as exc:  # a hostile schema must never take a recorder down
+        found = f"requestedSchema could not be applied: {exc}"
+    if key:
+        _checkers[key] = found
+        if len(_checkers) > CACHED_SCHEMAS:
+            _checkers.popitem(last=False)
     return found
 
 

@@ -103,7 +103,8 @@ def decode(value: str) -> str | None:
             return base64.b64decode(value[len(SENTINEL_START):-len(SENTINEL_END)], validate=True).decode("utf-8")
         except (binascii.Error, UnicodeDecodeError):
             return None
-    if any((ord(c) < 0x20 and c != "\t") or ord(c) > 0x7E for c in value):
+    # Visible ASCII and tabs only: checked in C (isascii, isprintable) rather than a loop over characters.
+    if not value.isascii() or not value.replace("\t", " ").isprintable():
         return None
     return value
 

@@ -2,6 +2,11 @@
 
 `problems(instance, "CallToolResult")` lists what is wrong; an empty list means valid.
 `message_problems(message, method=...)` picks the right definition for a whole JSON-RPC message.
+
+Every recorded message is validated, so the verdict comes first from jsonschema-rs (compiled, in
+Rust: tens of microseconds where the Python jsonschema takes near a millisecond on an
+InputRequiredResult); only a message it finds invalid goes through the Python validator, whose
+error messages (and best match) are the ones people read. Formats are not asserted by either.
 """
 
 import json
@@ -9,6 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
@@ -43,9 +49,27 @@ def _validator(definition: str, version: str) -> Draft202012Validator:
     return Draft202012Validator(root)
 
 
+@cache
+def _fast_validator(definition: str, version: str) -> Any:
+    """The compiled verdict for `$defs/definition` (None when jsonschema-rs cannot build it: the
+    Python validator alone then decides)."""
+    root = _validator(definition, version).schema
+    try:
+        return jsonschema_rs.Draft202012Validator(root, validate_formats=False)
+    except Exception:  # any refusal only means no fast path
+        return None
+
+
 def problems(instance: Any, definition: str, version: str = MODERN_VERSION) -> list[str]:
     """Human-readable validation errors of `instance` against `$defs/definition`."""
     validator = _validator(definition, version)
+    fast = _fast_validator(definition, version)
+    if fast is not None:
+        try:
+            if fast.is_valid(instance):
+                return []
+        except (ValueError, TypeError, OverflowError):  # a value it cannot take (a huge integer): Python decides
+            pass
     errors = list(validator.iter_errors(instance))
     if not errors:
         return []

@@ -11,7 +11,6 @@ accepted, so it never recurses past orjson's bound, and the depth is checked on 
 """
 
 import json
-import re
 from typing import Any
 
 import orjson
@@ -20,7 +19,15 @@ import orjson
 MAX_BYTES = 4 * 1024 * 1024
 MAX_DEPTH = 64
 
-_LONG_NUMBER = re.compile(rb"\d{19,}")
+#: Digits to `0`, every other byte to a space: a run of 19 digits becomes a run of 19 zeros, found by a
+#: substring search. Two C passes over the text; a regex scan costs more than orjson's parse.
+_DIGIT_MASK = bytes(ord("0") if ord("0") <= byte <= ord("9") else ord(" ") for byte in range(256))
+_NINETEEN_DIGITS = b"0" * 19
+
+
+def has_long_number(raw: bytes) -> bool:
+    """Whether the text holds a run of 19 or more ASCII digits (the integers orjson would turn into floats)."""
+    return len(raw) >= 19 and _NINETEEN_DIGITS in raw.translate(_DIGIT_MASK)
 
 
 class WireJsonError(ValueError):
@@ -65,6 +72,6 @@ def loads(data: bytes | str, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX
     # message skips the walk (counting bytes is C-fast; the walk costs microseconds per message).
     if raw.count(b"[") + raw.count(b"{") > max_depth and depth_of(value, max_depth) > max_depth:
         raise WireJsonError("depth", f"JSON nested deeper than {max_depth} levels")
-    if _LONG_NUMBER.search(raw):
+    if has_long_number(raw):
         value = json.loads(raw)
     return value

@@ -21,8 +21,6 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
-
 from ..trace.redaction import Redaction
 from ..transport.base import Tap
 from ..transport.http_connections import connection_budget, protocol_class
@@ -63,9 +61,9 @@ class ForwardGuard:
 class ForwardProxyApp(ProxyApp):
     """ProxyApp relaying each request to the server its Host names (absolute-form `http://` requests)."""
 
-    def __init__(self, tap: Tap, limits: ProxyLimits | None = None, client: httpx.AsyncClient | None = None,
-                 sink: Sink | None = None, redaction: Redaction | None = None) -> None:
-        super().__init__("http://forward-proxy.invalid/", tap, limits, client, sink, (), redaction)
+    def __init__(self, tap: Tap, limits: ProxyLimits | None = None, sink: Sink | None = None,
+                 redaction: Redaction | None = None) -> None:
+        super().__init__("http://forward-proxy.invalid/", tap, limits, sink, (), redaction)
         self.guard = ForwardGuard()  # type: ignore[assignment]  # same check() as HostGuard
 
     def target_of(self, scope: dict[str, Any]) -> str:

@@ -24,8 +24,6 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
-
 from ..protocol import jsonrpc, wire_json
 from ..protocol.errors import INTERNAL_ERROR, INVALID_REQUEST
 from ..trace.redaction import Redaction
@@ -35,6 +33,7 @@ from ..transport.sse_reader import SseParser, SseTooLarge
 from .host_guard import HostGuard
 from .http_meta import answered_session, peer_of, sse_session_of
 from .intercept import Intercept
+from .upstream import Upstream, UpstreamError, UpstreamResponse, UpstreamTimeouts
 
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
                         "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade"})
@@ -69,8 +68,7 @@ def forwardable(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]
 class ProxyApp:
     """ASGI app relaying every request to `upstream`; `tap` sees each message with an `exchange` key."""
 
-    def __init__(self, upstream: str, tap: Tap, limits: ProxyLimits | None = None,
-                 client: httpx.AsyncClient | None = None, sink: "Sink | None" = None,
+    def __init__(self, upstream: str, tap: Tap, limits: ProxyLimits | None = None, sink: "Sink | None" = None,
                  allowed_hosts: Iterable[str] = (), redaction: Redaction | None = None) -> None:
         parts = urlsplit(upstream)
         if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -84,10 +82,12 @@ class ProxyApp:
         #: How headers and the query string are masked in what is recorded.
         self.redaction = redaction or Redaction()
         self.limits = limits or ProxyLimits()
-        self._client = client or httpx.AsyncClient(
-            timeout=httpx.Timeout(self.limits.connect_timeout, read=None), trust_env=False, follow_redirects=False,
-            limits=httpx.Limits(max_connections=self.limits.max_connections,
-                                max_keepalive_connections=self.limits.max_connections))
+        self._client = Upstream(self.limits.max_connections)
+        limits_now = self.limits
+        #: POSTs and DELETEs wait `idle_timeout` for each read; the standalone GET stream as long as it lasts.
+        self._timeouts = {verb: UpstreamTimeouts(limits_now.connect_timeout, None if verb == "GET" else
+                                                 limits_now.idle_timeout, limits_now.body_timeout,
+                                                 limits_now.connect_timeout) for verb in ("GET", "POST")}
         self._exchanges = itertools.count(1)
         self.relayed = 0
         #: Breakpoints: while `intercept.enabled`, each message waits to be forwarded, edited or dropped.
@@ -141,14 +141,14 @@ class ProxyApp:
             if held is None:
                 return
             body = held
-        request = self._client.build_request(scope["method"], self.target_of(scope), content=body, headers=headers,
-                                             timeout=self._timeout(scope["method"]))
+        timeouts = self._timeouts["GET" if scope["method"] == "GET" else "POST"]
         if body:
             self._record("client->server", body, exchange, request_headers=shown, http_method=scope["method"],
                          **where)
         # The client may leave while the upstream still thinks: its disconnect cancels the upstream request.
         watcher = asyncio.create_task(_disconnected(receive))
-        sending = asyncio.create_task(self._client.send(request, stream=True))
+        sending = asyncio.create_task(self._client.send(scope["method"], self.target_of(scope), headers, body,
+                                                        timeouts))
         try:
             await asyncio.wait({watcher, sending}, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -162,7 +162,7 @@ class ProxyApp:
             return
         try:
             upstream = sending.result()
-        except httpx.HTTPError as exc:
+        except UpstreamError as exc:
             watcher.cancel()
             named = self.redaction.url(self.target_of(scope))
             await _proxy_error(send, 502, UPSTREAM_UNREACHABLE, f"the proxy cannot reach {named}: "
@@ -201,11 +201,6 @@ class ProxyApp:
             await send_bytes(send, 202, b"")
         return None
 
-    def _timeout(self, method: str) -> httpx.Timeout:
-        read = None if method == "GET" else self.limits.idle_timeout
-        return httpx.Timeout(self.limits.connect_timeout, read=read, write=self.limits.body_timeout,
-                             pool=self.limits.connect_timeout)
-
     async def _body(self, receive: Receive) -> bytes | None:
         body = bytearray()
         while True:
@@ -218,7 +213,7 @@ class ProxyApp:
             if not message.get("more_body"):
                 return bytes(body)
 
-    async def _relay(self, upstream: httpx.Response, send: Send, exchange: int,
+    async def _relay(self, upstream: UpstreamResponse, send: Send, exchange: int,
                      origin: dict[str, Any] | None = None) -> None:
         content_type = upstream.headers.get("content-type", "").split(";")[0].strip().lower()
         # The listening side sends its own Date: the upstream's would make two.
@@ -239,7 +234,7 @@ class ProxyApp:
             await self._relay_body(upstream, send, exchange, meta)
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
-    async def _relay_body(self, upstream: httpx.Response, send: Send, exchange: int, meta: dict[str, Any]) -> None:
+    async def _relay_body(self, upstream: UpstreamResponse, send: Send, exchange: int, meta: dict[str, Any]) -> None:
         kept = bytearray()
         over = False
         async for chunk in upstream.aiter_raw():
@@ -255,7 +250,7 @@ class ProxyApp:
         elif upstream.status_code >= 400:  # a refusal without a body still answers the request
             self._record("server->client", "", exchange, error=f"HTTP {upstream.status_code} with no body", **meta)
 
-    async def _relay_stream(self, upstream: httpx.Response, send: Send, exchange: int,
+    async def _relay_stream(self, upstream: UpstreamResponse, send: Send, exchange: int,
                             meta: dict[str, Any]) -> None:
         async def relayed() -> AsyncIterator[bytes]:
             async for chunk in upstream.aiter_raw():
@@ -276,7 +271,7 @@ class ProxyApp:
             async for _ in chunks:  # the relay goes on; only the recording stopped
                 pass
 
-    async def _relay_held(self, upstream: httpx.Response, send: Send, exchange: int, head: list[tuple[bytes, bytes]],
+    async def _relay_held(self, upstream: UpstreamResponse, send: Send, exchange: int, head: list[tuple[bytes, bytes]],
                           streaming: bool, content_type: str, origin: dict[str, Any]) -> None:
         """The response with a breakpoint on each message: SSE events re-framed one by one, a JSON body
         read whole (bounded) and sent with its new length."""

@@ -4,6 +4,8 @@ the relay's reads and writes.
 
 The relay puts (direction, raw bytes, exchange, meta) on a bounded queue and moves on; when the
 recorder falls that far behind, messages are counted as not recorded instead of slowing the relay.
+What one turn of the relay's event loop hands over goes as one batch: a queue item costs a pickle,
+a pipe write and a wake-up of the feeder thread, more than the relay's own work on a small message.
 The recorder stops at the sentinel (writing the trace file), or by itself when its parent is gone.
 
 Signals to the process group (Ctrl+C, `timeout`'s second SIGTERM) are the proxy's to judge, so the
@@ -12,6 +14,7 @@ proxy waits a bounded time, then kills it; it knows how many messages it handed 
 recorder counts those it recorded, so it can always say exactly how many went unrecorded.
 """
 
+import asyncio
 import contextlib
 import multiprocessing
 import os
@@ -62,23 +65,12 @@ def _main(inbox: Any, server_label: str, label: str, trace: str | None, quiet: b
                 continue
             if item is _STOP:
                 break
-            recorded.value += 1
-            direction, raw, exchange, meta = item
-            if lines is not None:
-                lines(direction, raw, meta)
-                continue
-            if "error" in meta:
-                recording.tap.emit(direction, raw, exchange=exchange, transport="http-proxy", **meta)
-                continue
-            try:
-                message = wire_json.loads(raw, max_bytes=max_bytes)
-            except wire_json.WireJsonError as exc:
-                text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
-                recording.tap.emit(direction, text[:65536], exchange=exchange, transport="http-proxy",
-                                   error=f"not JSON: {exc}", **meta)
-                continue
-            for one in message if isinstance(message, list) else [message]:
-                recording.tap.emit(direction, one, exchange=exchange, transport="http-proxy", **meta)
+            for one in item:  # the relay hands over a batch per turn of its event loop
+                recorded.value += 1
+                if lines is not None:
+                    lines(one[0], one[1], one[3])
+                else:
+                    _record(recording, one, max_bytes)
     finally:
         if lines is not None:
             lines.close()
@@ -91,6 +83,24 @@ def _main(inbox: Any, server_label: str, label: str, trace: str | None, quiet: b
                   file=sys.stderr, flush=True)
         elif recording.kept:
             print(f"mrtr-studio {who}: {recording.kept_note()}", file=sys.stderr, flush=True)
+
+
+def _record(recording: Any, item: tuple[str, Any, int, dict[str, Any]], max_bytes: int) -> None:
+    """One relayed message into the recording: a note about what was not kept, text that is not JSON,
+    or JSON (a batch: each message on its own)."""
+    direction, raw, exchange, meta = item
+    if "error" in meta:
+        recording.tap.emit(direction, raw, exchange=exchange, transport="http-proxy", **meta)
+        return
+    try:
+        message = wire_json.loads(raw, max_bytes=max_bytes)
+    except wire_json.WireJsonError as exc:
+        text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
+        recording.tap.emit(direction, text[:65536], exchange=exchange, transport="http-proxy",
+                           error=f"not JSON: {exc}", **meta)
+        return
+    for one in message if isinstance(message, list) else [message]:
+        recording.tap.emit(direction, one, exchange=exchange, transport="http-proxy", **meta)
 
 
 def _printer(store: Any, event_type: Any) -> Any:
@@ -126,6 +136,8 @@ class RecorderProcess:
         #: Messages handed to the recorder.
         self.sent = 0
         self._at_once = False
+        #: Messages of this turn of the event loop, put on the queue together when the turn ends.
+        self._batch: list[tuple[str, bytes | str, int, dict[str, Any]]] = []
 
     def start(self) -> None:
         """Start the recorder with the stop signals blocked, so one sent to the group while it is still
@@ -138,11 +150,24 @@ class RecorderProcess:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
     def put(self, direction: str, raw: bytes | str, exchange: Any, meta: dict[str, Any]) -> None:
+        self._batch.append((direction, raw, exchange, meta))
+        if len(self._batch) > 1:
+            return  # a flush is already scheduled
         try:
-            self._inbox.put_nowait((direction, raw, exchange, meta))
-            self.sent += 1
+            asyncio.get_running_loop().call_soon(self.flush)
+        except RuntimeError:  # no loop running (a caller outside the relay): at once
+            self.flush()
+
+    def flush(self) -> None:
+        """Hand the batch to the recorder (counted as not recorded when the queue is full)."""
+        batch, self._batch = self._batch, []
+        if not batch:
+            return
+        try:
+            self._inbox.put_nowait(batch)
+            self.sent += len(batch)
         except queue.Full:
-            self.not_recorded += 1
+            self.not_recorded += len(batch)
 
     def abandon(self) -> None:
         """Stop at once (a second Ctrl+C): the recorder keeps its journal. Safe in a signal handler."""
@@ -156,6 +181,7 @@ class RecorderProcess:
         """Let the recorder finish what is queued and write the trace, within `timeout` seconds (5 once
         told to stop at once); then it is killed. Returns what the person must be told (stderr lines)."""
         lines = []
+        self.flush()
         if self._process.pid is not None:
             deadline = time.monotonic() + timeout
             with contextlib.suppress(queue.Full, ValueError, OSError):

@@ -22,6 +22,7 @@ from redis.backoff import ConstantBackoff
 from redis.exceptions import RedisError
 
 from ..engine.shared_store import StoreUnavailable, check_nonce
+from .redis_pipeline import PipelinedRedis, PipelineError, supports
 
 log = logging.getLogger(__name__)
 
@@ -92,8 +93,10 @@ class RedisReplayStore:
     """Consumed requestState nonces in Redis, shared by every node that names the same database."""
 
     def __init__(self, client: "aioredis.Redis", clock: Callable[[], float], prefix: str = DEFAULT_PREFIX,
-                 description: str = "redis") -> None:
+                 description: str = "redis", pipeline: PipelinedRedis | None = None) -> None:
         self.client = client
+        #: The claim's own lean connection (redis_pipeline), when the URL allows one; else redis-py.
+        self.pipeline = pipeline
         self.clock = clock
         self.prefix = prefix
         self.description = description
@@ -103,7 +106,8 @@ class RedisReplayStore:
 
     @classmethod
     def from_url(cls, url: str, clock: Callable[[], float], prefix: str = DEFAULT_PREFIX) -> "RedisReplayStore":
-        return cls(connect(url), clock, prefix, description=redacted(url))
+        pipeline = PipelinedRedis(url, CONNECT_TIMEOUT, SOCKET_TIMEOUT) if supports(url) else None
+        return cls(connect(url), clock, prefix, description=redacted(url), pipeline=pipeline)
 
     def key(self, nonce: str) -> str:
         return f"{self.prefix}replay:{nonce}"
@@ -115,8 +119,12 @@ class RedisReplayStore:
         check_nonce(nonce)
         token = secrets.token_urlsafe(12)
         try:
-            claimed = await self.client.set(self.key(nonce), token, nx=True, ex=self._ttl(expires))
-        except RedisError as exc:
+            if self.pipeline is not None:
+                claimed = await self.pipeline.call(b"SET", self.key(nonce).encode(), token.encode(), b"NX", b"EX",
+                                                   str(self._ttl(expires)).encode())
+            else:
+                claimed = await self.client.set(self.key(nonce), token, nx=True, ex=self._ttl(expires))
+        except (RedisError, PipelineError) as exc:
             log.warning("replay store %s: %s: %s", self.description, type(exc).__name__, exc)
             raise StoreUnavailable(_UNAVAILABLE) from exc
         if claimed:
@@ -141,4 +149,6 @@ class RedisReplayStore:
             return False
 
     async def close(self) -> None:
+        if self.pipeline is not None:
+            self.pipeline.close()
         await self.client.aclose(close_connection_pool=True)

@@ -54,11 +54,34 @@ class PackedJson(bytes):
 
 def pack(value: Any) -> Any:
     """`value` as PackedJson, or unchanged when orjson cannot write it exactly (an integer past 64 bits,
-    a non-string key): those few stay Python objects. For values read from JSON text (no NaN there)."""
+    a non-string key, a NaN or infinity, which it writes as null): those few stay Python objects."""
     try:
-        return PackedJson(orjson.dumps(value))  # a copy of the exact size: orjson's buffer is over-allocated
+        encoded = orjson.dumps(value)
     except TypeError:
         return value
+    if b"null" in encoded and orjson.loads(encoded) != value:  # NaN != NaN: a lossy encoding stays unpacked
+        return value
+    return PackedJson(encoded)  # a copy of the exact size: orjson's buffer is over-allocated
+
+
+#: A message's transport metadata when it has none (read as a fresh empty dict).
+_NO_TRANSPORT = PackedJson(b"{}")
+
+
+class _NoFindings(list):
+    """The findings of every message that has none: one shared empty list (a list per message was 5%
+    of a loaded trace's memory). It refuses to change; TraceStore.add_findings gives the message its own."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("a message without findings shares this list: assign a new list instead")
+
+    append = extend = insert = remove = pop = clear = sort = reverse = __setitem__ = __delitem__ = _refuse
+    __iadd__ = __imul__ = _refuse
+
+
+NO_FINDINGS: list["Finding"] = _NoFindings()
 
 
 class TraceMessage:
@@ -67,6 +90,7 @@ class TraceMessage:
 
     __slots__ = (
         "_message",
+        "_transport",
         "direction",
         "extra",
         "findings",
@@ -78,7 +102,6 @@ class TraceMessage:
         "round",
         "seq",
         "timestamp",
-        "transport",
     )
 
     def __init__(self, seq: int, operation_id: str, round: int, direction: Direction, kind: MessageKind,
@@ -94,13 +117,25 @@ class TraceMessage:
         self.timestamp = timestamp
         self.method = method
         self.jsonrpc_id = jsonrpc_id
-        self.transport: dict[str, Any] = {} if transport is None else transport
-        self.findings: list[Finding] = [] if findings is None else findings
+        # Packed like the message: per-message dicts of headers took twice the memory of the messages.
+        self._transport: Any = _NO_TRANSPORT if not transport else pack(transport)
+        self.findings: list[Finding] = NO_FINDINGS if findings is None else findings
         #: Fields a newer studio wrote that this one does not know: kept to be written back (format_version).
         self.extra = extra
         #: For a response: the request it answers, linked once by the store as it is recorded or loaded
         #: (same operation, same id, the other direction), so no view pairs messages again.
         self.reply_to: TraceMessage | None = None
+
+    @property
+    def transport(self) -> dict[str, Any]:
+        """What the transport knew of the message (exchange, HTTP status, masked headers...), decoded anew
+        when packed: change it by assigning a whole dict."""
+        value = self._transport
+        return orjson.loads(memoryview(value)) if type(value) is PackedJson else value
+
+    @transport.setter
+    def transport(self, value: dict[str, Any]) -> None:
+        self._transport = _NO_TRANSPORT if not value else pack(value)
 
     @property
     def method_name(self) -> str | None:

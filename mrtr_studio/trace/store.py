@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .model import Direction, Finding, Operation, Outcome, TraceMessage, kind_of
+from .model import NO_FINDINGS, Direction, Finding, Operation, Outcome, TraceMessage, kind_of, pack
 from .origin import Origin
 
 #: `loaded` goes only to bulk listeners (see `subscribe`): the contents were replaced by `load`; read them.
@@ -123,7 +123,7 @@ class TraceStore:
             method = message.get("method")
         entry = TraceMessage(
             seq=next(self._seq), operation_id=operation_id, round=round_number, direction=direction,
-            kind="auth" if phase is not None else kind_of(message, direction), message=message,
+            kind="auth" if phase is not None else kind_of(message, direction), message=pack(message),
             timestamp=time.time() if timestamp is None else timestamp, method=method,
             jsonrpc_id=jsonrpc_id if isinstance(jsonrpc_id, str | int) else None, transport=dict(transport))
         self._append(entry)
@@ -142,7 +142,10 @@ class TraceStore:
     def add_findings(self, entry: TraceMessage, findings: list[Finding]) -> None:
         if not findings:
             return
-        entry.findings.extend(findings)
+        if entry.findings is NO_FINDINGS:  # the shared empty list: the message gets a list of its own
+            entry.findings = list(findings)
+        else:
+            entry.findings.extend(findings)
         self._emit(StoreEvent("message_updated", message=entry))
 
     def update_request(self, operation_id: str, target: str | None, arguments: dict[str, Any] | None) -> None:

@@ -211,7 +211,8 @@ class McpHttpApp:
             await _error(send, 400, msg_id, exc.code, exc.message)
             return
         _exchange.set(next(self._exchanges))
-        self._emit("client->server", message, request_headers=DEFAULT.headers(headers))
+        if self.tap is not None:  # the masked copy of the headers is built only for a listener
+            self._emit("client->server", message, request_headers=DEFAULT.headers(headers))
         session_id = headers.get("mcp-session-id")
         if kind in ("result", "error", "notification"):
             session = self.sessions.find(session_id, principal) if session_id else Session(user=principal)
