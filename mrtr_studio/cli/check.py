@@ -288,7 +288,7 @@ class Checker:
     async def header_check(self, case: ToolCase) -> CheckResult:
         import httpx
 
-        from ..transport.http_client import ACCEPT, modern_headers
+        from ..transport.mcp_headers import ACCEPT, modern_headers
 
         title = "a mirrored header that contradicts the body is rejected with -32020"
         message = self.first_call(case)

@@ -37,6 +37,10 @@ class WireJsonError(ValueError):
         super().__init__(detail)
         self.reason = reason  # "size", "depth" or "syntax"
 
+    def described(self, syntax: str) -> str:
+        """What a trace notes for it: `syntax` for text that is not JSON, else the limit it went over."""
+        return syntax if self.reason == "syntax" else f"JSON over the {self.reason} limit"
+
 
 def depth_of(value: Any, limit: int) -> int:
     """Nesting depth of a decoded value, walked iteratively; stops counting once past `limit`."""

@@ -23,7 +23,7 @@ from ..client.responders import AnswersFile
 from ..protocol import wire_json
 from ..protocol.roundtrip import Failed, NeedInput, RoundTrip, Send
 from ..protocol.versions import MODERN_VERSION
-from ..transport.http_client import modern_headers
+from ..transport.mcp_headers import modern_headers
 from ..transport.raw_http import RawConnection
 from ..transport.sse import dumps
 

@@ -17,7 +17,7 @@ import httpx
 
 from ..protocol.roundtrip import NeedInput, RoundTrip, Send, result_type_of
 from ..protocol.versions import META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, MODERN_VERSION
-from ..transport.http_client import ACCEPT, modern_headers
+from ..transport.mcp_headers import ACCEPT, modern_headers
 
 TOOL, ARGUMENTS = "delete_file", {"path": "/tmp/report.txt"}
 ACCEPT_ANSWER = {"confirm": {"action": "accept", "content": {"confirm": True}}}

@@ -28,7 +28,6 @@ import httpx
 from ..auth.challenge import refusal
 from ..auth.exchanges import Exchange, exchange_sink
 from ..protocol import param_headers
-from ..protocol.versions import META_PROTOCOL_VERSION, NAME_FIELDS
 from ..protocol.wire_json import WireJsonError
 from ..trace.redaction import DEFAULT
 from .base import (
@@ -40,36 +39,10 @@ from .base import (
     TransportError,
     TransportLimits,
 )
+from .mcp_headers import ACCEPT, is_modern, modern_headers
 from .patience import IdleWindow, Progress
 from .server_timing import server_timing_ms
 from .sse_reader import SseParser, SseTooLarge
-
-ACCEPT = "application/json, text/event-stream"
-
-
-header_value = param_headers.encode  # the spec's Value Encoding, shared with the server
-
-def modern_headers(message: dict[str, Any],
-                   header_params: dict[str, list[param_headers.HeaderParam]] | None = None) -> dict[str, str]:
-    """The request metadata headers a 2026-07-28 POST must mirror from its body, Mcp-Param-* included."""
-    raw_params = message.get("params")
-    params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
-    raw_meta = params.get("_meta")
-    meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
-    headers = {"MCP-Protocol-Version": str(meta.get(META_PROTOCOL_VERSION, "")), "Mcp-Method": message["method"]}
-    field = NAME_FIELDS.get(message["method"])
-    if field and isinstance(params.get(field), str):
-        headers["Mcp-Name"] = header_value(params[field])
-    if message["method"] == "tools/call" and header_params and params.get("name") in header_params:
-        headers.update(param_headers.headers_for(header_params[params["name"]], params.get("arguments")))
-    return headers
-
-
-def is_modern(message: dict[str, Any]) -> bool:
-    params = message.get("params")
-    return isinstance(params, dict) and isinstance(params.get("_meta"), dict) \
-        and META_PROTOCOL_VERSION in params["_meta"]
-
 
 #: Reconnection delay when a resumable stream closes and the server gave no `retry:` (milliseconds).
 DEFAULT_RETRY_MS = 1000
@@ -339,7 +312,7 @@ class HttpClientTransport:
         try:
             parsed = self.limits.decode(bytes(body))
         except WireJsonError as exc:
-            self.tap.emit("server->client", text[:SMALL_BODY], **meta, error=_why(exc, "not JSON"))
+            self.tap.emit("server->client", text[:SMALL_BODY], **meta, error=exc.described("not JSON"))
             if exc.reason == "syntax":
                 raise TransportError(f"HTTP {status} from {self.shown}: the body is not JSON: {text[:80]!r}") from None
             raise TransportError(f"HTTP {status} from {self.shown}: {exc}") from None
@@ -363,7 +336,7 @@ class HttpClientTransport:
                     item = self.limits.decode(event.data)
                 except WireJsonError as exc:
                     self.tap.emit("server->client", event.data[:SMALL_BODY], **stamp,
-                                  error=_why(exc, "SSE data is not JSON"))
+                                  error=exc.described("SSE data is not JSON"))
                     if exc.reason == "syntax":
                         raise TransportError(f"SSE event from {self.shown} is not JSON: {event.data[:80]!r}") from None
                     raise TransportError(f"SSE event from {self.shown}: {exc}") from None
@@ -487,7 +460,7 @@ class HttpClientTransport:
                     item = self.limits.decode(event.data)
                 except WireJsonError as exc:
                     self._latest_context().run(self.tap.emit, "server->client", event.data[:SMALL_BODY], **meta,
-                                               error=_why(exc, "SSE data is not JSON"))
+                                               error=exc.described("SSE data is not JSON"))
                     continue
                 if isinstance(item, dict) and "method" in item and "id" in item:
                     context = self._latest_context()
@@ -525,7 +498,3 @@ class _Challenged(Exception):
         self.www_authenticate = www_authenticate
         self.sent = sent
         self.dpop_nonce = dpop_nonce
-
-
-def _why(exc: WireJsonError, syntax: str) -> str:
-    return syntax if exc.reason == "syntax" else f"JSON over the {exc.reason} limit"

@@ -9,7 +9,8 @@ import httpx
 import pytest
 
 from mrtr_studio.transport.base import Tap, TransportError, WireEvent
-from mrtr_studio.transport.http_client import HttpClientTransport, header_value, modern_headers
+from mrtr_studio.transport.http_client import HttpClientTransport
+from mrtr_studio.transport.mcp_headers import header_value, modern_headers
 from mrtr_studio.transport.sse_reader import SseEvent, SseParser, SseTooLarge
 
 pytestmark = pytest.mark.anyio
