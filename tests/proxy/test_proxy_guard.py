@@ -17,23 +17,10 @@ from mrtr_studio.proxy.host_guard import HostGuard
 from mrtr_studio.proxy.http_proxy import ProxyApp
 from mrtr_studio.proxy.recording import Recording
 from mrtr_studio.trace import files
-from mrtr_studio.transport.http_host import bind, make_server, stop, url_of, wait_started
+from tests.proxy.test_http_proxy import hosted  # the one loopback host of these tests
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 PING = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t", "arguments": {}}}
-
-
-@contextlib.asynccontextmanager
-async def hosted(app: Any) -> AsyncIterator[str]:
-    sock = bind("127.0.0.1", 0)
-    uv = make_server(app)
-    task = asyncio.create_task(uv.serve(sockets=[sock]))
-    await wait_started(uv, task)
-    try:
-        yield url_of(sock)
-    finally:
-        await stop(uv, task)
-        sock.close()
 
 
 class Upstream:
