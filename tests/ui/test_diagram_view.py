@@ -105,6 +105,19 @@ def test_export_png_svg_and_mermaid(qtbot, tmp_path: Path) -> None:  # type: ign
     assert "<svg" in svg and "delete_file" in svg
 
 
+def test_an_exported_png_does_not_show_the_selection(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    store = TraceStore()
+    view, selection = make_view(qtbot, store)
+    op = run_flow(store, "delete_file")
+    selection.select_operation(op.id)
+    view.export_to(str(tmp_path / "plain.png"))
+    selection.select(store.messages_of(op.id)[1])  # a highlighted arrow, as after a click
+    assert any(item.highlighted for item in view.arrow_items.values())
+    view.export_to(str(tmp_path / "selected.png"))
+    assert (tmp_path / "selected.png").read_bytes() == (tmp_path / "plain.png").read_bytes()
+    assert any(item.highlighted for item in view.arrow_items.values())  # the window keeps showing it
+
+
 def test_arrow_items_are_arrow_items(qtbot) -> None:  # type: ignore[no-untyped-def]
     store = TraceStore()
     view, _ = make_view(qtbot, store)

@@ -5,6 +5,9 @@ paint device rather than a second hand-written renderer. Mermaid text is not dup
 mrtr_studio.trace.mermaid's. Every export holds traffic: written 0600 (trace.private_files).
 """
 
+import contextlib
+from collections.abc import Iterator
+
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
@@ -15,13 +18,27 @@ from ...trace.mermaid import to_mermaid as to_mermaid_text
 from ...trace.private_files import write_private
 
 
+@contextlib.contextmanager
+def _as_published(scene: QGraphicsScene) -> Iterator[None]:
+    """The scene without the person's selection: an exported picture shows the flow, not what was clicked."""
+    lit = [item for item in scene.items() if getattr(item, "highlighted", False) and hasattr(item, "set_highlighted")]
+    for item in lit:
+        item.set_highlighted(False)
+    try:
+        yield
+    finally:
+        for item in lit:
+            item.set_highlighted(True)
+
+
 def to_png(scene: QGraphicsScene, path: str, scale: float = 2.0, background: QColor | None = None) -> None:
     rect = scene.sceneRect()
     image = QImage(QSize(int(rect.width() * scale), int(rect.height() * scale)), QImage.Format.Format_ARGB32)
     image.fill(background or QColor("white"))
     painter = QPainter(image)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    scene.render(painter, QRectF(image.rect()), rect, Qt.AspectRatioMode.KeepAspectRatio)
+    with _as_published(scene):
+        scene.render(painter, QRectF(image.rect()), rect, Qt.AspectRatioMode.KeepAspectRatio)
     painter.end()
     data = QByteArray()
     buffer = QBuffer(data)
@@ -45,7 +62,8 @@ def to_svg(scene: QGraphicsScene, path: str, title: str = "", background: QColor
     generator.setDescription("Exported by MRTR Studio")
     painter = QPainter(generator)
     painter.fillRect(QRectF(0, 0, rect.width(), rect.height()), background or QColor("white"))
-    scene.render(painter, QRectF(0, 0, rect.width(), rect.height()), rect)
+    with _as_published(scene):
+        scene.render(painter, QRectF(0, 0, rect.width(), rect.height()), rect)
     painter.end()
     buffer.close()
     write_private(path, bytes(data.data()))
