@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -162,7 +162,19 @@ class ClientPanel(QWidget):
             studio.set_identity(self.identity())
         self.changed.emit()
 
+    def _say_who(self) -> None:
+        """No static token, and the server's OAuth flow holds one: the requests speak for that sign-in, so
+        the choice says so (as the operations list does) instead of "anonymous"; the column keeps its size."""
+        index = self.identity_box.findData("anonymous")
+        if index >= 0:
+            oauth = self.studio.identity_shown() == "OAuth"
+            self.identity_box.setItemText(index, "OAuth sign-in" if oauth else "anonymous")
+            self.identity_box.setItemData(index, "requests carry the token this server's OAuth flow obtained"
+                                          if oauth else "no Authorization header", Qt.ItemDataRole.ToolTipRole)
+
     def _on_studio(self, event: StudioEvent) -> None:
+        if event.kind in ("catalog", "run_finished", "settings"):
+            self._say_who()
         if event.kind == "clock":
             offset = self.studio.clock_offset
             self.clock_label.setText("engine clock: now" if not offset else f"engine clock: {offset / 60:+.0f} min")
