@@ -254,6 +254,8 @@ def test_nothing_held_disables_tampering(qtbot) -> None:  # type: ignore[no-unty
 
 def test_a_short_panel_scrolls_instead_of_overlapping(qtbot) -> None:  # type: ignore[no-untyped-def]
     widget = tampered_signature_shown(qtbot, 340, 220)
+    # The tables are fitted to their rows once the layout has run (ui/table_fit.py): wait for it to settle.
+    qtbot.waitUntil(lambda: widget.checks_table.geometry().bottom() < widget.split.geometry().top(), timeout=3000)
     checks = widget.checks_table.geometry()
     below = widget.split.geometry()  # same parent: the scrolled content
     assert checks.bottom() < below.top()
