@@ -24,6 +24,17 @@ async def first_round(url: str) -> httpx.Response:
         return await client.post(url, json=body, headers=headers)
 
 
+async def serve_from_menu(qtbot: Any, window: MainWindow, entry: str) -> str:
+    """Right-click the first operation, pick `entry`, and wait for its replay server: its URL."""
+    studio = window.studio
+    operation = studio.store.operations[0]
+    table = window.operations.table
+    menu = right_click(qtbot, table.viewport(), table.visualRect(window.operations.model.index(0, 1)).center())
+    click_entry(qtbot, menu, entry)
+    await until(lambda: operation.id in studio.replays.served)
+    return studio.replays.served[operation.id].url
+
+
 def test_serve_a_recorded_operation_then_stop_it(qtbot: Any, opened: MainWindow, arun: Runner) -> None:  # noqa: F811
     studio = opened.studio
     operation = studio.store.operations[0]
@@ -31,11 +42,7 @@ def test_serve_a_recorded_operation_then_stop_it(qtbot: Any, opened: MainWindow,
                           if m.kind == "input_required")
 
     async def body() -> None:
-        table = opened.operations.table
-        menu = right_click(qtbot, table.viewport(), table.visualRect(opened.operations.model.index(0, 1)).center())
-        click_entry(qtbot, menu, "serveRecording")
-        await until(lambda: operation.id in studio.replays.served)
-        url = studio.replays.served[operation.id].url
+        url = await serve_from_menu(qtbot, opened, "serveRecording")
         assert url.startswith("http://127.0.0.1:") and QGuiApplication.clipboard().text() == url
         reply = (await first_round(url)).json()
         assert reply["id"] == 7 and reply["result"]["resultType"] == "input_required"
@@ -78,16 +85,11 @@ def test_an_operation_without_rounds_is_refused(qtbot: Any, opened: MainWindow, 
 
 def test_serving_with_states_resigned(qtbot: Any, opened: MainWindow, arun: Runner) -> None:  # noqa: F811
     studio = opened.studio
-    operation = studio.store.operations[0]
     recorded_state = next(m.message["result"]["requestState"] for m in studio.store.messages
                           if m.kind == "input_required")
 
     async def body() -> None:
-        table = opened.operations.table
-        menu = right_click(qtbot, table.viewport(), table.visualRect(opened.operations.model.index(0, 1)).center())
-        click_entry(qtbot, menu, "serveRecordingResigned")
-        await until(lambda: operation.id in studio.replays.served)
-        reply = (await first_round(studio.replays.served[operation.id].url)).json()
+        reply = (await first_round(await serve_from_menu(qtbot, opened, "serveRecordingResigned"))).json()
         state = reply["result"]["requestState"]
         assert state != recorded_state and reply["result"]["_meta"][REPLAY_META]["requestState"] == "resigned"
 
