@@ -49,3 +49,6 @@ PEER_MAX_BODY_BYTES = 16 * 1024 * 1024
 CLIENT_IDLE_TIMEOUT = 30.0
 #: Silence the proxy allows on an upstream POST response.
 PROXY_IDLE_TIMEOUT = 300.0
+#: How long the window's Compare servers waits for one side to be listed (connect, discover, every
+#: listing) before it shows that side's error instead.
+COMPARE_TIMEOUT = 30.0

@@ -12,10 +12,11 @@ import asyncio
 import json
 from typing import Any
 
-from ..studio.server_diff import Side, compare
+from ..studio.diff_sides import snapshot_side
+from ..studio.server_diff import compare
 from ..trace.private_files import write_private
 from .check_report import CheckResult
-from .list_cmd import LISTINGS, fetch_interface
+from .list_cmd import fetch_interface
 from .targets import UsageError
 
 MAX_BASELINE_BYTES = 64 * 1024 * 1024
@@ -41,12 +42,6 @@ def load_baseline(args: argparse.Namespace) -> dict[str, Any] | None:
     return document
 
 
-def _side(label: str, document: dict[str, Any]) -> Side:
-    server = document.get("server")
-    listings = {name: value if isinstance(value := document.get(name), list) else None for name in LISTINGS}
-    return Side(label, server if isinstance(server, dict) else {}, listings, None)
-
-
 def baseline_results(args: argparse.Namespace, baseline: dict[str, Any] | None) -> list[CheckResult]:
     """List the server once; write and/or compare. Raises what fetch_interface raises when unreachable."""
     bearer = next((token for token in getattr(args, "identity", []) if token), None)
@@ -55,7 +50,7 @@ def baseline_results(args: argparse.Namespace, baseline: dict[str, Any] | None) 
         write_private(args.write_baseline, json.dumps(current, indent=2, ensure_ascii=False) + "\n")
     if baseline is None:
         return []
-    report = compare(_side(args.baseline, baseline), _side(args.url, current))
+    report = compare(snapshot_side(args.baseline, baseline), snapshot_side(args.url, current))
     counted = [change for change in report.changes if change.counted]
     evidence = [f"{c.area}: {c.subject}: {c.what}" for c in counted]
     return [CheckResult("interface-drift", f"the interface matches the baseline {args.baseline}", "MUST",

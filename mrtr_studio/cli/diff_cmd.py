@@ -1,29 +1,30 @@
-"""`mrtr-studio diff A B [--exit-code] [--json]`: two servers or recordings compared (studio/server_diff.py).
+"""`mrtr-studio diff A B [--exit-code] [--json] [--sarif FILE]`: two servers or recordings compared
+(studio/server_diff.py).
 
 A and B are each a trace file (.mrtr.json: its flows, and any listings it recorded), a saved
 `mrtr-studio list --json` document (an interface snapshot: `diff before.json URL --exit-code` is a
 drift gate), or a live server (`http(s)://…`, `stdio:COMMAND`, `memory:`, listed as `list` does). The report lists the
 interface differences (discovery, each tool, prompt, resource, template and skill) and, between two
 recordings, the flow differences (rounds, inputs asked, outcomes). Exit 0; with --exit-code, 1 when
-they differ; 2 for bad input; 1 when a live server cannot be reached.
+they differ; 2 for bad input; 1 when a live server cannot be reached. Each difference has a severity
+(breaking, warning, info: studio/diff_severity.py); --sarif writes them as SARIF (studio/diff_report_files.py,
+which the window's Compare servers writes through too).
 """
 
 import argparse
 import asyncio
 import json
 import sys
-from typing import Any
 
 from ..protocol.peer_text import printable
-from ..studio.server_diff import Side, compare, report_text, trace_side
-from ..trace import files
-from ..trace.store import link_replies
+from ..studio.diff_report_files import write_report
+from ..studio.diff_sides import file_side, interface_side
+from ..studio.server_diff import Side, compare, report_text
 from .check_report import terminal_text
-from .list_cmd import LISTINGS, fetch_interface
+from .list_cmd import fetch_interface
 from .targets import UsageError
 
 LIVE = ("http://", "https://", "stdio:")
-MAX_LISTING_BYTES = 64 * 1024 * 1024
 
 
 class _Unreachable(Exception):
@@ -38,36 +39,12 @@ def side_of(source: str, bearer: str | None) -> Side:
             raise
         except Exception as exc:
             raise _Unreachable(f"{source}: {type(exc).__name__}: {exc}") from exc
-        return Side(source, interface.server, interface.listings, None)
-    snapshot = _listing_file(source)
-    if snapshot is not None:
-        listings = {name: value if isinstance(value := snapshot.get(name), list) else None for name in LISTINGS}
-        server = snapshot.get("server")
-        return Side(source, server if isinstance(server, dict) else {}, listings, None)
+        return interface_side(source, interface)
     try:
-        operations, messages = files.open_trace(source)
+        return file_side(source)
     except ValueError as exc:
         raise UsageError(f"{exc} (A and B are trace files, `list --json` files, or http(s)://…, stdio:COMMAND, "
                          "memory:)") from exc
-    return trace_side(source, operations, link_replies(sorted(messages, key=lambda m: m.seq)))
-
-
-def _listing_file(source: str) -> dict[str, Any] | None:
-    """A saved `mrtr-studio list --json` document, or None for anything else (a trace is read elsewhere)."""
-    try:
-        with open(source, "rb") as handle:
-            head = handle.read(MAX_LISTING_BYTES + 1)
-    except OSError:
-        return None
-    if len(head) > MAX_LISTING_BYTES or b'"format"' in head[:200]:
-        return None
-    try:
-        document = json.loads(head)
-    except (ValueError, RecursionError):
-        return None
-    if isinstance(document, dict) and "tools" in document and "era" in document and "format" not in document:
-        return document
-    return None
 
 
 def run_diff(args: argparse.Namespace) -> int:
@@ -80,6 +57,12 @@ def run_diff(args: argparse.Namespace) -> int:
         print(f"mrtr-studio diff: {printable(str(exc), 4000)}", file=sys.stderr)
         return 1
     report = compare(a, b)
+    if args.sarif:
+        try:
+            write_report(args.sarif, report, "sarif")
+        except OSError as exc:
+            print(f"mrtr-studio diff: --sarif: cannot write {args.sarif}: {exc}", file=sys.stderr)
+            return 2
     if args.json:
         print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:

@@ -1,77 +1,29 @@
 """`mrtr-studio list URL|stdio:CMD|memory: [--json]`: what a server offers — tools, prompts, resources
 (and templates), skills when it lists them — through the same client session and transports as `call`.
 
-Each listing follows `nextCursor` (at most MAX_PAGES pages). A listing the server does not offer
+Each listing follows `nextCursor` (at most interface_listing.MAX_PAGES pages). A listing the server does not offer
 (-32601, method not found) is shown as "not offered", not as a failure; any other error is shown with
 the listing it broke, and the others are still listed. Exit 0 when the server answered, 1 when it
 could not be reached or its handshake failed, 2 for bad command-line input.
 
-`fetch_interface` is also what `mrtr-studio diff` compares for a live server.
+`fetch_interface` is also what `mrtr-studio diff` compares for a live server; the listing itself is
+studio/interface_listing.py, shared with the window's Compare servers.
 """
 
 import argparse
 import asyncio
 import json
 import sys
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..client import responders as R
 from ..client.session import ClientSession
 from ..client.settings import ClientSettings
-from ..protocol.errors import METHOD_NOT_FOUND
 from ..protocol.peer_text import printable
+from ..studio.interface_listing import LISTINGS, Interface, list_interface
 from ..transport.base import TransportLimits
 from .check_report import terminal_text
 from .targets import UsageError, make_transport
-
-MAX_PAGES = 100
-#: Listing name -> (method, key of the entries in its result).
-LISTINGS = {"tools": ("tools/list", "tools"), "prompts": ("prompts/list", "prompts"),
-            "resources": ("resources/list", "resources"),
-            "resourceTemplates": ("resources/templates/list", "resourceTemplates"), "skills": ("skills/list", "skills")}
-
-
-@dataclass
-class Interface:
-    """A server's interface as listed: each listing's entries, or None when it is not offered."""
-
-    target: str
-    era: str
-    server: dict[str, Any] = field(default_factory=dict)
-    listings: dict[str, list[dict[str, Any]] | None] = field(default_factory=dict)
-    #: Listing -> why it failed (not "not offered": that is a None listing).
-    problems: dict[str, str] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"target": self.target, "era": self.era, "server": self.server, **self.listings,
-                "problems": self.problems}
-
-
-class _NotOffered(Exception):
-    pass
-
-
-async def _listing(session: ClientSession, method: str, key: str) -> list[dict[str, Any]]:
-    entries: list[dict[str, Any]] = []
-    cursor: Any = None
-    for _ in range(MAX_PAGES):
-        try:
-            result = await session.request(method, {"cursor": cursor} if cursor is not None else {})
-        except RuntimeError as exc:
-            if str(exc).startswith(f"{method}: {METHOD_NOT_FOUND} "):
-                raise _NotOffered from exc
-            raise
-        page = result.get(key, [])
-        if not isinstance(page, list) or not all(isinstance(entry, dict) for entry in page):
-            raise RuntimeError(f"{method}: {key} is not a list of objects")
-        entries += page
-        cursor = result.get("nextCursor")
-        if cursor is None:
-            return entries
-        if not isinstance(cursor, str):
-            raise RuntimeError(f"{method}: nextCursor is {cursor!r}, not a string")
-    raise RuntimeError(f"{method}: still more after {MAX_PAGES} pages; the listing is cut there")
 
 
 async def fetch_interface(target: str, bearer: str | None = None, era: str = "auto",
@@ -82,26 +34,7 @@ async def fetch_interface(target: str, bearer: str | None = None, era: str = "au
     settings = ClientSettings(era=era, bearer_token=bearer, user=bearer or "", limits=limits)  # type: ignore[arg-type]
     session = ClientSession(transport, settings, R.compose(), server_label=label)
     try:
-        chosen = await session.ensure_era()
-        interface = Interface(target, chosen.value)
-        if chosen.value == "modern":
-            try:
-                discovered = await session.request("server/discover")
-                interface.server = {k: v for k, v in discovered.items() if k != "_meta"}
-            except RuntimeError as exc:
-                interface.problems["server"] = str(exc)
-            interface.server["serverInfo"] = session.server_info
-        else:
-            interface.server = {"serverInfo": session.server_info, "protocolVersion": session.legacy_version}
-        for name, (method, key) in LISTINGS.items():
-            try:
-                interface.listings[name] = await _listing(session, method, key)
-            except _NotOffered:
-                interface.listings[name] = None
-            except RuntimeError as exc:
-                interface.listings[name] = None
-                interface.problems[name] = str(exc)
-        return interface
+        return await list_interface(session, target)
     finally:
         await session.close()
 
@@ -158,4 +91,4 @@ def run_list(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["Interface", "fetch_interface", "run_list"]
+__all__ = ["LISTINGS", "Interface", "fetch_interface", "run_list"]

@@ -1,6 +1,7 @@
 """`mrtr-studio run COLLECTION.json [--env NAME] [--junit FILE] [--sarif FILE] [--json]`: run saved calls
 (client/collection.py) one after the other, every round answered from the call's answers, and judge
-their assertions.
+their assertions (client/collection_run.py: the settings, answers, outcome and verdicts the window's
+Run collection uses too).
 
 Each assertion is one result in the report (the terminal table, JSON, JUnit and SARIF of `check`,
 cli/check_report.py and cli/sarif.py), named `CALL: ASSERTION`; a call without assertions is asserted
@@ -14,14 +15,11 @@ import asyncio
 import contextlib
 import sys
 import time
-from typing import Any
 
-from ..client import responders as R
-from ..client.collection import CollectionError, Outcome, SavedCall, Verdict, judge, load_collection
+from ..client.collection import CollectionError, Outcome, SavedCall, load_collection
+from ..client.collection_run import outcome_of, respond_for, settings_for, verdicts_for
 from ..client.session import ClientSession
-from ..client.settings import ClientSettings
 from ..transport.base import TransportError, TransportLimits
-from .call import make_respond
 from .check_report import CheckResult, json_document, print_table, wire, write_junit
 from .sarif import write_sarif
 from .targets import UsageError, make_transport
@@ -29,24 +27,11 @@ from .targets import UsageError, make_transport
 SUITE = "mrtr-studio run"
 
 
-def _asked(rounds: list[Any]) -> list[str]:
-    keys: list[str] = []
-    for one in rounds:
-        result = (one.response or {}).get("result") if isinstance(one.response, dict) else None
-        requests = result.get("inputRequests") if isinstance(result, dict) else None
-        if isinstance(requests, dict):
-            keys += [str(k) for k in requests]
-    return keys
-
-
 async def run_call(call: SavedCall) -> Outcome:
     """Make one saved call, every round, and say what happened (never raises for the server's faults)."""
-    settings = ClientSettings(era=call.era, capabilities=frozenset(call.capabilities), bearer_token=call.identity,
-                              user=call.identity or "", max_rounds=call.max_rounds, limits=TransportLimits())
+    settings = settings_for(call, limits=TransportLimits())
     transport, label = make_transport(call.target, call.identity, settings.limits)
-    terminal = R.Terminal(sys.stdin, sys.stderr)
-    session = ClientSession(transport, settings, make_respond(R.AnswersFile(call.answers), False, terminal),
-                            server_label=label)
+    session = ClientSession(transport, settings, respond_for(call), server_label=label)
     method, target = call.method
     started = time.monotonic()
     try:
@@ -59,17 +44,14 @@ async def run_call(call: SavedCall) -> Outcome:
                        problem=f"{type(exc).__name__}: {exc}")
     finally:
         await session.close()
-    drive = run.final
-    evidence = [wire(f"round {n} {arrow}", message) for n, one in enumerate(drive.rounds, 1)
-                for arrow, message in (("->", one.request), ("<-", one.response)) if message is not None]
-    return Outcome(drive.ok, drive.result if drive.ok else None, drive.error, len(drive.rounds),
-                   _asked(drive.rounds), (time.monotonic() - started) * 1000,
-                   problem=None if drive.ok else (drive.problem or drive.outcome), evidence=evidence)
+    outcome = outcome_of(run, (time.monotonic() - started) * 1000)
+    outcome.evidence = [wire(f"round {n} {arrow}", message) for n, one in enumerate(run.final.rounds, 1)
+                        for arrow, message in (("->", one.request), ("<-", one.response)) if message is not None]
+    return outcome
 
 
 def _results(call: SavedCall, outcome: Outcome) -> list[CheckResult]:
-    verdicts = [judge(assertion, outcome) for assertion in call.assertions] or [
-        Verdict("completes", outcome.ok, "complete" if outcome.ok else str(outcome.problem))]
+    verdicts = verdicts_for(call, outcome)
     what = " ".join(call.method)
     return [CheckResult(f"{call.name}: {v.label}", what, "MUST", "pass" if v.passed else "fail", v.detail,
                         [] if v.passed else outcome.evidence or [str(outcome.problem or "")])

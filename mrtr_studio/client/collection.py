@@ -234,16 +234,29 @@ def _where(error: ValidationError, prefix: str) -> str:
     return f"{place.strip('.') or 'the document'}: {first['msg']}"
 
 
-def load_collection(path: str | Path, environment: str | None = None) -> list[SavedCall]:
-    """The calls of a collection file, variables filled in; CollectionError saying what and where."""
+def read_document(path: str | Path) -> Collection:
+    """The file as written (calls not yet filled in nor checked); CollectionError saying what and where."""
     try:
         raw = read_capped(path, MAX_COLLECTION_BYTES)
     except ValueError as exc:
         raise CollectionError(str(exc)) from None
     try:
-        collection = Collection.model_validate_json(raw)
+        return Collection.model_validate_json(raw)
     except ValidationError as exc:
         raise CollectionError(f"{path}: {_where(exc, '')}") from exc
+
+
+def check_call(call: dict[str, Any], where: str) -> SavedCall:
+    """One call as written, without variables, checked like a loaded one (CollectionError naming `where`)."""
+    try:
+        return SavedCall.model_validate(call)
+    except ValidationError as exc:
+        raise CollectionError(_where(exc, where)) from exc
+
+
+def load_collection(path: str | Path, environment: str | None = None) -> list[SavedCall]:
+    """The calls of a collection file, variables filled in; CollectionError saying what and where."""
+    collection = read_document(path)
     if environment is not None and environment not in collection.environments:
         known = ", ".join(collection.environments) or "none"
         raise CollectionError(f"--env: no environment {environment!r} in {path} (it has: {known})")

@@ -12,7 +12,8 @@ outputSchema, annotations, arguments, description...). Flows are paired by metho
 occurrence (the second tools/call of delete_file with the second) and compared on what a client
 lives through: the number of rounds, the input keys each round asked, the outcome and the error code.
 serverInfo differences are shown but not counted: a new version of the same server is expected to
-say so. Nothing here does I/O.
+say so. Each change carries a severity (studio/diff_severity.py: breaking, warning, info), which the
+report, its JSON and the window show. Nothing here does I/O.
 """
 
 import json
@@ -20,6 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..trace.model import Operation, TraceMessage, result_of
+from . import diff_severity as severity_of
+from .diff_severity import SEVERITIES, Severity
 from .json_diff import json_diff
 
 LISTING_KEYS = {"tools": "name", "prompts": "name", "resources": "uri", "resourceTemplates": "uriTemplate",
@@ -60,6 +63,7 @@ class Change:
     subject: str
     what: str
     counted: bool = True
+    severity: Severity = "warning"
 
 
 @dataclass
@@ -75,8 +79,16 @@ class DiffReport:
 
     def to_json(self) -> dict[str, Any]:
         return {"a": self.a, "b": self.b, "differs": self.differs, "notes": self.notes,
-                "changes": [{"area": c.area, "subject": c.subject, "what": c.what, "counted": c.counted}
-                            for c in self.changes]}
+                "changes": [{"area": c.area, "subject": c.subject, "what": c.what, "counted": c.counted,
+                             "severity": c.severity} for c in self.changes]}
+
+    def counts(self) -> dict[Severity, int]:
+        """Counted changes by severity (every severity present, 0 when none)."""
+        found = dict.fromkeys(SEVERITIES, 0)
+        for change in self.changes:
+            if change.counted:
+                found[change.severity] += 1
+        return found
 
 
 def _change(difference: Any) -> str:
@@ -152,12 +164,13 @@ def _compare_listing(report: DiffReport, listing: str, a: Side, b: Side) -> None
         report.notes.append(f"{listing}: not listed by {missing}; not compared")
         return
     for name in sorted(left.keys() - right.keys()):
-        report.changes.append(Change(listing, name, f"only in {a.label}"))
+        report.changes.append(Change(listing, name, f"only in {a.label}", severity=severity_of.removed_or_added(True)))
     for name in sorted(right.keys() - left.keys()):
-        report.changes.append(Change(listing, name, f"only in {b.label}"))
+        report.changes.append(Change(listing, name, f"only in {b.label}", severity=severity_of.removed_or_added(False)))
     for name in sorted(left.keys() & right.keys()):
         for difference in json_diff(left[name], right[name]):
-            report.changes.append(Change(listing, name, f"{difference.dotted or '(entry)'} {_change(difference)}"))
+            report.changes.append(Change(listing, name, f"{difference.dotted or '(entry)'} {_change(difference)}",
+                                         severity=severity_of.entry_severity(listing, difference)))
 
 
 def _compare_flows(report: DiffReport, a: Side, b: Side) -> None:
@@ -182,15 +195,18 @@ def _compare_flows(report: DiffReport, a: Side, b: Side) -> None:
             report.changes.append(Change("flows", subject, f"only in {a.label if other is None else b.label}"))
             continue
         if one.rounds != other.rounds:
-            report.changes.append(Change("flows", subject, f"rounds: {one.rounds} -> {other.rounds}"))
+            report.changes.append(Change("flows", subject, f"rounds: {one.rounds} -> {other.rounds}",
+                                         severity="warning" if other.rounds > one.rounds else "info"))
         for number in range(max(len(one.asked), len(other.asked))):
             asked = one.asked[number] if number < len(one.asked) else None
             asked_there = other.asked[number] if number < len(other.asked) else None
             if asked != asked_there:
                 report.changes.append(Change("flows", subject, f"round {number + 1} asks: "
-                                                               f"{_keys(asked)} -> {_keys(asked_there)}"))
+                                                               f"{_keys(asked)} -> {_keys(asked_there)}",
+                                             severity=severity_of.asked_severity(asked, asked_there)))
         if (one.outcome, one.error_code) != (other.outcome, other.error_code):
-            report.changes.append(Change("flows", subject, f"outcome: {_outcome(one)} -> {_outcome(other)}"))
+            report.changes.append(Change("flows", subject, f"outcome: {_outcome(one)} -> {_outcome(other)}",
+                                         severity=severity_of.outcome_severity(one.outcome, other.outcome)))
 
 
 def _keys(keys: tuple[str, ...] | None) -> str:
@@ -208,10 +224,11 @@ def compare(a: Side, b: Side) -> DiffReport:
             for difference in json_diff(a.server.get(name), b.server.get(name)):
                 dotted = difference.dotted
                 path = name + ("" if not dotted else dotted if dotted.startswith("[") else "." + dotted)
-                report.changes.append(Change("server", path, _change(difference)))
+                report.changes.append(Change("server", path, _change(difference),
+                                             severity=severity_of.server_severity(name, difference)))
         for difference in json_diff(a.server.get("serverInfo"), b.server.get("serverInfo")):
             report.changes.append(Change("server", "serverInfo." + difference.dotted, _change(difference),
-                                         counted=False))
+                                         counted=False, severity="info"))
     else:
         missing = [side.label for side in (a, b) if not side.server]
         report.notes.append(f"server: no discovery recorded for {', '.join(missing)}; not compared")
@@ -228,8 +245,12 @@ def report_text(report: DiffReport) -> str:
         if change.area != area:
             area = change.area
             lines.append(f"{area}:")
-        lines.append(f"  {change.subject}: {change.what}" + ("" if change.counted else " (not counted)"))
+        lines.append(f"  {change.subject}: {change.what}" + ("" if change.counted else " (not counted)")
+                     + f"  [{change.severity}]")
     lines += [f"note: {note}" for note in report.notes]
-    counted = sum(1 for c in report.changes if c.counted)
-    lines.append(f"{counted} difference{'s' if counted != 1 else ''}" if counted else "no differences")
+    counts = report.counts()
+    counted = sum(counts.values())
+    by_severity = ", ".join(f"{n} {name}" for name, n in counts.items() if n)
+    lines.append(f"{counted} difference{'s' if counted != 1 else ''} ({by_severity})" if counted
+                 else "no differences")
     return "\n".join(lines) + "\n"

@@ -54,6 +54,7 @@ def add_diff_parser(commands: Any) -> None:
     diff.add_argument("--exit-code", action="store_true", help="exit 1 when they differ")
     diff.add_argument("--json", action="store_true", help="the differences as JSON")
     diff.add_argument("--bearer", help="Authorization: Bearer token for live servers")
+    diff.add_argument("--sarif", metavar="FILE", help="also write the differences as SARIF 2.1.0")
 
 
 def add_run_parser(commands: Any) -> None:
