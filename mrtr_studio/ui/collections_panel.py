@@ -1,5 +1,5 @@
 """Collections in the window: "Save to collection…" on an operation (the operations list's context
-menu, the Tools menu) and "Run collection…", whose calls run through the window's runner — each an
+menu, the Run menu) and "Run collection…", whose calls run through the window's runner — each an
 operation in the list — with every assertion's verdict in the Collection tab next to Expert info.
 
 The logic is studio/collection_runs.py (the file format and the assertion evaluator are `mrtr-studio

@@ -1,10 +1,10 @@
 """Panels and links the window gains without its own module growing: the filter bar's effect on the
 operations list and the diagram (filter_links), and the Expert info tab next to Problems with its
-counts in the status bar; the Tools menu (Compare servers, collections). One call from MainWindow._build."""
+counts in the status bar; Compare servers and collections (File and Run menus). One call from MainWindow._build."""
 
 from typing import TYPE_CHECKING
 
-from . import filter_links, replay_menu, tools_menu
+from . import compare_collections_menus, filter_links, replay_menu
 from .expert_info import ExpertInfoPanel
 from .layout import scrolled
 from .skill_view import SkillsInExplorer
@@ -22,4 +22,4 @@ def install(window: "MainWindow") -> None:
     window.statusBar().addPermanentWidget(expert.status_label)
     window.skills = SkillsInExplorer(window.explorer, window.studio)
     replay_menu.install(window)
-    tools_menu.install(window)  # Compare servers, collections
+    compare_collections_menus.install(window)  # Compare servers, collections

@@ -24,7 +24,8 @@ SARIF_SCHEMA = json.loads((Path(__file__).parents[2] / "resources" / "sarif-sche
 
 
 def open_view(win: MainWindow) -> CompareServersView:
-    action = next(a for a in win.tools_menu.actions() if a.objectName() == "compareServersAction")
+    file = next(a.menu() for a in win.menuBar().actions() if a.text() == "&File")
+    action = next(a for a in file.actions() if a.objectName() == "compareServersAction")
     action.trigger()
     view = win.compare_servers
     assert isinstance(view, CompareServersView) and view.isVisible()

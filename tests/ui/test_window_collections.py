@@ -1,0 +1,109 @@
+"""Collections in the window: an operation run against the embedded engine saved from the operations
+list's context menu (the file read back with `run`'s loader and run by `mrtr-studio run` itself),
+appended to; the collection run from the window, each call an operation in the list, each assertion's
+verdict shown; bad files said inline, naming the problem, nothing written or run."""
+
+import json
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+from mrtr_studio.client.collection import load_collection
+from mrtr_studio.ui.collections_panel import SaveToCollectionDialog
+from mrtr_studio.ui.main_window import MainWindow
+
+from .test_main_window import Runner, arun, run_tool, settings, window  # noqa: F401 - fixtures
+from .test_window_copy_as import click_entry, right_click
+
+
+def save_dialog(qtbot: object, win: MainWindow, row: int) -> SaveToCollectionDialog:
+    win.operations.model.flush()
+    table = win.operations.table
+    menu = right_click(qtbot, table.viewport(), table.visualRect(win.operations.model.index(row, 1)).center())
+    click_entry(qtbot, menu, "saveToCollection")
+    dialog = win.collection_dialog
+    assert isinstance(dialog, SaveToCollectionDialog)
+    return dialog
+
+
+def test_save_an_operation_then_run_the_collection(qtbot: object, window: MainWindow, arun: Runner,  # noqa: F811
+                                                   tmp_path: Path) -> None:
+    studio = window.studio
+    window.client_panel.set_era("modern")
+    arun(run_tool(window, "delete_file", {"path": "/tmp/a.txt"}))
+    op = studio.store.operations[-1]
+    assert (op.outcome, op.rounds) == ("complete", 2)
+    given = next(m.message["params"]["inputResponses"] for m in studio.store.messages_of(op.id)
+                 if m.kind == "request" and "inputResponses" in m.message["params"])
+    path = tmp_path / "calls.json"
+    dialog = save_dialog(qtbot, window, 0)
+    dialog.path.setText(str(path))
+    dialog.name.setText("delete confirms")
+    dialog.choices["same_inputs"].setChecked(True)
+    dialog.choices["same_text"].setChecked(True)
+    assert dialog.save(), dialog.error.text()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    document = json.loads(path.read_text())
+    assert document["environments"] == {"local": {"URL": "memory:"}}
+    [call] = load_collection(path, "local")
+    assert (call.name, call.target, call.method, call.arguments) == (
+        "delete confirms", "memory:", ("tools/call", "delete_file"), {"path": "/tmp/a.txt"})
+    assert call.era == "modern" and call.answers == given
+    written = document["calls"][0]["assert"]
+    assert {"rounds": 2} in written and {"inputsAsked": ["confirm"]} in written
+    assert any(a.get("path") == "$.content[0].text" for a in written)
+    # the command line runs what the window saved
+    ran = subprocess.run([sys.executable, "-m", "mrtr_studio", "run", str(path), "--env", "local"],
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+
+    again = save_dialog(qtbot, window, 0)  # appended, under a name of its own, with a failing assertion added
+    again.path.setText(str(path))
+    again.name.setText("delete confirms")
+    assert again.save()
+    document = json.loads(path.read_text())
+    assert [c["name"] for c in document["calls"]] == ["delete confirms", "delete confirms (2)"]
+    document["calls"][1]["assert"].append({"rounds": 5})
+    path.write_text(json.dumps(document))
+
+    before = len(studio.store.operations)
+    panel = window.collection_panel
+    results = arun(panel.run_file(str(path), "local"), 60)
+    assert results is not None and panel.error.text() == ""
+    assert len(studio.store.operations) == before + 2  # each call an operation in the list
+    window.operations.model.flush()
+    assert window.operations.model.rowCount() == before + 2
+    assert [r.operation_id for r in results] == [o.id for o in studio.store.operations[-2:]]
+    shown = panel.verdicts_shown()
+    assert ("delete confirms (tools/call delete_file)", "rounds = 2", "pass") in shown
+    assert ("delete confirms (tools/call delete_file)", "inputs asked confirm", "pass") in shown
+    assert ("delete confirms (2) (tools/call delete_file)", "rounds = 5", "fail") in shown
+    assert "1 failed" in panel.summary.text()
+    assert studio.entry.kind == "embedded" and studio.era == "modern"  # the connection given back
+    panel.tree.itemClicked.emit(panel.tree.topLevelItem(0), 0)
+    assert window.selection.operation_id == results[0].operation_id
+
+
+def test_bad_collection_files_are_said_inline(qtbot: object, window: MainWindow, arun: Runner,  # noqa: F811
+                                              tmp_path: Path) -> None:
+    studio = window.studio
+    arun(run_tool(window, "greet", {"name": "Ada"}))
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"version": 1, "calls": [{"name": "x"}], "colour": "red"}')
+    dialog = save_dialog(qtbot, window, 0)
+    dialog.path.setText(str(bad))
+    assert not dialog.save()
+    assert str(bad) in dialog.error.text() and "colour" in dialog.error.text()
+    assert json.loads(bad.read_text())["colour"] == "red"  # nothing written
+    before = len(studio.store.operations)
+    panel = window.collection_panel
+    assert arun(panel.run_file(str(bad))) is None
+    assert str(bad) in panel.error.text() and "colour" in panel.error.text()
+    unsupported = tmp_path / "ftp.json"
+    unsupported.write_text(json.dumps({"calls": [{"name": "far", "target": "ftp://x", "tool": "greet"}]}))
+    assert arun(panel.run_file(str(unsupported))) is None
+    assert "far: unsupported target 'ftp://x'" in panel.error.text()
+    assert arun(panel.run_file(str(tmp_path / "missing.json"))) is None
+    assert "cannot read" in panel.error.text()
+    assert len(studio.store.operations) == before  # nothing ran
