@@ -45,7 +45,7 @@ from ..trace.model import result_of
 from ..trace.private_files import write_private
 from .controller import Studio
 from .identities import IDENTITY_PRESETS, Identity, custom_identity
-from .operations import OperationRow
+from .operations import OperationRow, RunSettings
 from .server_entries import EMBEDDED, ServerEntry, http_entry, stdio_entry
 
 _COLLECTION_CAPABILITIES = frozenset({"elicitation", "elicitation.url", "sampling", "roots", "tasks"})
@@ -243,6 +243,21 @@ def entry_for(target: str) -> ServerEntry:
     if target.startswith("stdio:"):
         return stdio_entry(target[len("stdio:"):])
     raise CollectionError(f"unsupported target {target!r}: use http(s)://…, stdio:COMMAND or memory:")
+
+
+def run_settings(call: SavedCall) -> RunSettings:
+    """How a collection's call ran, as the operations list keeps it (Run again, Save to collection)."""
+    method, target = call.method
+    entry = entry_for(call.target)
+    who = call.identity or ""
+    preset = next((name for name, known in IDENTITY_PRESETS.items()
+                   if who and (known.user == who if entry.kind == "embedded" else known.bearer == who)), None)
+    identity = preset or ("custom" if who else "anonymous")
+    client = {"era": call.era, "capabilities": list(call.capabilities), "identity": identity,
+              "custom_user": "" if preset or entry.kind != "embedded" else who,
+              "custom_token": "" if preset or entry.kind == "embedded" else who}
+    return RunSettings(method, target, dict(call.arguments), preset or ("collection" if who else "anonymous"),
+                       client, entry)
 
 
 class CollectionRuns:

@@ -30,7 +30,15 @@ from PySide6.QtWidgets import (
 
 from ..client.collection import CollectionError
 from ..protocol.peer_text import printable
-from ..studio.collection_runs import AssertionChoice, CallResult, CollectionRuns, call_from, environments, save_call
+from ..studio.collection_runs import (
+    AssertionChoice,
+    CallResult,
+    CollectionRuns,
+    call_from,
+    environments,
+    run_settings,
+    save_call,
+)
 from .async_bridge import spawn
 from .file_dialogs import ask_open, ask_save
 from .focus_order import present
@@ -201,6 +209,8 @@ class CollectionPanel(QWidget):
 
     def _add(self, result: CallResult) -> None:
         self.results.append(result)
+        if result.operation_id is not None:  # the call's own settings, not the client panel's
+            self.window_.operations.model.index_.note_settings(result.operation_id, run_settings(result.call))
         colours = status_colours()
         call = QTreeWidgetItem(self.tree, ["✓ pass" if result.passed else "✗ fail",
                                            printable(f"{result.call.name} ({' '.join(result.call.method)})", 300),

@@ -65,20 +65,26 @@ def test_save_an_operation_then_run_the_collection(qtbot: object, window: MainWi
     document = json.loads(path.read_text())
     assert [c["name"] for c in document["calls"]] == ["delete confirms", "delete confirms (2)"]
     document["calls"][1]["assert"].append({"rounds": 5})
+    document["calls"].append({"name": "legacy refuses", "target": "${URL}", "tool": "delete_file",
+                              "arguments": {"path": "/a"}, "era": "legacy", "assert": [{"errorCode": -32603}]})
     path.write_text(json.dumps(document))
 
     before = len(studio.store.operations)
     panel = window.collection_panel
     results = arun(panel.run_file(str(path), "local"), 60)
     assert results is not None and panel.error.text() == ""
-    assert len(studio.store.operations) == before + 2  # each call an operation in the list
+    assert len(studio.store.operations) == before + 3  # each call an operation in the list
     window.operations.model.flush()
-    assert window.operations.model.rowCount() == before + 2
-    assert [r.operation_id for r in results] == [o.id for o in studio.store.operations[-2:]]
+    assert window.operations.model.rowCount() == before + 3
+    assert [r.operation_id for r in results] == [o.id for o in studio.store.operations[-3:]]
+    assert [o.era for o in studio.store.operations[-3:]] == ["modern", "modern", "legacy"]
+    legacy_row = window.operations.model.index_.get(results[2].operation_id)
+    assert legacy_row is not None and legacy_row.settings is not None and legacy_row.settings.client["era"] == "legacy"
     shown = panel.verdicts_shown()
     assert ("delete confirms (tools/call delete_file)", "rounds = 2", "pass") in shown
     assert ("delete confirms (tools/call delete_file)", "inputs asked confirm", "pass") in shown
     assert ("delete confirms (2) (tools/call delete_file)", "rounds = 5", "fail") in shown
+    assert ("legacy refuses (tools/call delete_file)", "error code -32603", "pass") in shown
     assert "1 failed" in panel.summary.text()
     assert studio.entry.kind == "embedded" and studio.era == "modern"  # the connection given back
     panel.tree.itemClicked.emit(panel.tree.topLevelItem(0), 0)
