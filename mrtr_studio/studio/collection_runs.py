@@ -202,7 +202,8 @@ def _free_variable(values: dict[str, str], base: str, value: str) -> str:
 def save_call(path: str | Path, call: dict[str, Any], identity: Identity, environment: str = "") -> Saved:
     """Append `call` to the collection at `path` (created when missing); CollectionError when the file
     is there but is not a collection, and then nothing is written."""
-    path = Path(path)
+    path, call = Path(path), dict(call)
+    in_memory = call["target"] == "memory:"  # its identity is a principal's name, not a secret
     created = not path.exists()
     document = Collection(calls=[{}]) if created else read_document(path)
     calls = [] if created else list(document.calls)
@@ -211,14 +212,13 @@ def save_call(path: str | Path, call: dict[str, Any], identity: Identity, enviro
     while call["name"] in names:
         number += 1
         call["name"] = f"{base} ({number})"
-    call = dict(call)
     needs: list[str] = []
     if environment:
         values = document.environments.setdefault(environment, {})
         variable = _free_variable(values, "URL", call["target"])
         values[variable] = call["target"]
         call["target"] = f"${{{variable}}}"
-    if "identity" in call and call["target"] != "memory:" and identity.bearer:
+    if "identity" in call and not in_memory and identity.bearer:
         variable = (_NAME.sub("_", identity.name).strip("_").upper() or "BEARER") + "_TOKEN"
         call["identity"] = f"${{{variable}}}"
         needs.append(variable)

@@ -41,6 +41,7 @@ def compared(arun: Runner, view: CompareServersView) -> None:  # noqa: F811
 def test_a_served_draft_tool_is_removed_in_the_embedded_engine(window: MainWindow, arun: Runner,  # noqa: F811
                                                                tmp_path: Path) -> None:
     view = open_view(window)
+    operations = len(window.studio.store.operations)
     with serve("--draft", "sep-2643") as (_, url):
         view.a.set("other", url)
         view.b.set("connection")
@@ -50,6 +51,7 @@ def test_a_served_draft_tool_is_removed_in_the_embedded_engine(window: MainWindo
     assert ("breaking", "list_folder", f"only in {url}") in rows, rows
     assert not any(subject == "delete_file" for _, subject, _ in rows)  # the same tool on both sides
     assert "breaking" in view.summary.text()
+    assert len(window.studio.store.operations) == operations  # listing to compare is not traffic of the trace
     text_report = tmp_path / "diff.txt"
     sarif = tmp_path / "diff.sarif"
     assert view.save_report(str(text_report)) and view.save_report(str(sarif))
