@@ -311,9 +311,11 @@ class CollectionRuns:
 
     @contextlib.asynccontextmanager
     async def _borrowed(self, call: SavedCall) -> AsyncIterator[None]:
-        """The connection set to the call's server, era, capabilities, identity and answers, then put back."""
+        """The connection set to the call's server, era, capabilities, identity, round limit and answers,
+        then put back."""
         studio, connection = self.studio, self.studio.connection
-        kept = (connection.entry, connection.era, connection.capabilities, connection.identity, studio.answerer)
+        kept = (connection.entry, connection.era, connection.capabilities, connection.identity, studio.answerer,
+                connection.max_rounds)
         entry = entry_for(call.target)
         who = call.identity or ""
         identity = Identity(who or "anonymous", who) if entry.kind == "embedded" else \
@@ -322,10 +324,12 @@ class CollectionRuns:
         connection.entry, connection.era = entry, call.era
         connection.capabilities = frozenset(call.capabilities)
         connection.identity, studio.answerer = identity, respond_for(call)
+        connection.max_rounds = call.max_rounds
         connection.stale = True
         try:
             yield
         finally:
             await connection.drop_session()
-            connection.entry, connection.era, connection.capabilities, connection.identity, studio.answerer = kept
+            (connection.entry, connection.era, connection.capabilities, connection.identity, studio.answerer,
+             connection.max_rounds) = kept
             connection.stale = True

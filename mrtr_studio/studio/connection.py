@@ -12,6 +12,7 @@ import os
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+from .. import defaults
 from ..client.driver import Respond
 from ..client.session import ClientSession
 from ..client.settings import ALL_CAPABILITIES, CAPABILITY_FLAGS, ClientSettings, EraChoice
@@ -101,6 +102,8 @@ class Connection:
         self.era: EraChoice = "modern"
         self.capabilities: frozenset[str] = ALL_CAPABILITIES
         self.identity: Identity = IDENTITY_PRESETS["anonymous"]
+        #: Rounds before the client gives up (a collection's call may ask for another limit while it runs).
+        self.max_rounds = defaults.ROUND_LIMIT
         self.catalog: Catalog | None = None
         self.session: ClientSession | None = None
         self.stale = False
@@ -109,7 +112,7 @@ class Connection:
 
     def client_settings(self) -> ClientSettings:
         return ClientSettings(era=self.era, capabilities=self.capabilities, bearer_token=self.identity.bearer,
-                              user=self.identity.user)
+                              user=self.identity.user, max_rounds=self.max_rounds)
 
     def set_era(self, era: EraChoice) -> None:
         if era not in ("modern", "legacy", "auto"):

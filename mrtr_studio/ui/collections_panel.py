@@ -163,6 +163,11 @@ class CollectionPanel(QWidget):
         self.run_button = QPushButton("Run collection…")
         self.run_button.setObjectName("runCollection")
         self.run_button.clicked.connect(lambda: ask_and_run(window))
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setObjectName("stopCollection")
+        self.stop_button.setToolTip("Stop the call that is running and run no more of the collection")
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(self.stop)
         self.summary = QLabel("Run a collection file: each call becomes an operation, its assertions are judged here.")
         self.summary.setObjectName("collectionSummary")
         self.summary.setWordWrap(True)
@@ -175,6 +180,7 @@ class CollectionPanel(QWidget):
         self.tree.itemClicked.connect(self._clicked)
         bar = QHBoxLayout()
         bar.addWidget(self.run_button)
+        bar.addWidget(self.stop_button)
         bar.addWidget(self.summary, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
@@ -187,6 +193,7 @@ class CollectionPanel(QWidget):
         self.tree.clear()
         self.results = []
         self.run_button.setEnabled(False)
+        self.stop_button.setEnabled(True)
         where = path + (f" ({environment})" if environment else "")
         self.summary.setText(f"Running {where}…")
         self.task = spawn(self._run(path, environment, where), "running the collection")
@@ -199,13 +206,22 @@ class CollectionPanel(QWidget):
             self.error.setText(printable(str(exc), 2000))
             self.summary.setText(f"{where}: not run")
             return None
+        except asyncio.CancelledError:
+            self.summary.setText(f"{where}: stopped after {len(self.results)} call(s)")
+            raise
         finally:
             self.run_button.setEnabled(True)
+            self.stop_button.setEnabled(False)
         verdicts = [v for r in results for v in r.verdicts]
         failed = sum(not v.passed for v in verdicts)
         self.summary.setText(f"{where}: {len(results)} call(s), {len(verdicts) - failed} of {len(verdicts)} "
                              f"assertion(s) passed" + (f", {failed} failed" if failed else ""))
         return results
+
+    def stop(self) -> None:
+        """Cancel the run: the running call ends aborted, the connection is given back, no more calls run."""
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
 
     def _add(self, result: CallResult) -> None:
         self.results.append(result)

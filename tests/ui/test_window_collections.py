@@ -3,6 +3,8 @@ list's context menu (the file read back with `run`'s loader and run by `mrtr-stu
 appended to; the collection run from the window, each call an operation in the list, each assertion's
 verdict shown; bad files said inline, naming the problem, nothing written or run."""
 
+import asyncio
+import contextlib
 import json
 import stat
 import subprocess
@@ -13,7 +15,7 @@ from mrtr_studio.client.collection import load_collection
 from mrtr_studio.ui.collections_panel import SaveToCollectionDialog
 from mrtr_studio.ui.main_window import MainWindow
 
-from .test_main_window import Runner, arun, run_tool, settings, window  # noqa: F401 - fixtures
+from .test_main_window import Runner, arun, run_tool, settings, until, window  # noqa: F401 - fixtures
 from .test_window_copy_as import click_entry, right_click
 
 
@@ -113,3 +115,37 @@ def test_bad_collection_files_are_said_inline(qtbot: object, window: MainWindow,
     assert arun(panel.run_file(str(tmp_path / "missing.json"))) is None
     assert "cannot read" in panel.error.text()
     assert len(studio.store.operations) == before  # nothing ran
+
+
+def test_a_call_keeps_to_its_round_limit_and_a_run_can_be_stopped(window: MainWindow, arun: Runner,  # noqa: F811
+                                                                  tmp_path: Path) -> None:
+    studio = window.studio
+    panel = window.collection_panel
+    confirm = {"confirm": {"action": "accept", "content": {"confirm": True}}}
+    limited = tmp_path / "limited.json"
+    limited.write_text(json.dumps({"calls": [{"name": "cut short", "target": "memory:", "tool": "delete_file",
+                                              "arguments": {"path": "/a"}, "answers": confirm, "maxRounds": 1}]}))
+    [result] = arun(panel.run_file(str(limited)), 30)
+    assert result.outcome.rounds == 1 and not result.passed
+    assert panel.verdicts_shown() == [("cut short (tools/call delete_file)", "completes", "fail")]
+    assert studio.connection.max_rounds == 10  # given back
+    silent = f"stdio:{sys.executable} -c 'import sys; sys.stdin.read()'"  # never answers; ends when stdin closes
+    hanging = tmp_path / "hanging.json"
+    hanging.write_text(json.dumps({"calls": [{"name": "never", "target": silent, "tool": "greet"},
+                                             {"name": "not reached", "target": "memory:", "tool": "greet"}]}))
+    before = len(studio.store.operations)
+
+    async def stop_while_waiting() -> None:
+        task = panel.run_file(str(hanging))
+        await until(lambda: studio.busy and studio.entry.kind == "stdio")
+        assert panel.stop_button.isEnabled()
+        panel.stop_button.click()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        assert task.cancelled()
+
+    arun(stop_while_waiting(), 30)
+    assert "stopped after 0 call(s)" in panel.summary.text()
+    assert not studio.busy and studio.entry.kind == "embedded"  # the connection given back
+    assert len(studio.store.operations) <= before + 1  # "not reached" never ran
+    assert all(op.target != "greet" or op.server != "embedded" for op in studio.store.operations[before:])
