@@ -85,13 +85,16 @@ class ServerCompare:
 
     async def compare(self, a: CompareSource, b: CompareSource,
                       timeout: float = defaults.COMPARE_TIMEOUT) -> DiffReport:
-        """Both sides read at once; CompareError for the first side (A, then B) that failed."""
+        """Both sides read at once; CompareError saying what failed on each side that failed ("A: …; B: …")."""
         sides = await asyncio.gather(self.side(a, timeout), self.side(b, timeout), return_exceptions=True)
+        failed = []
         for name, side in zip("AB", sides, strict=True):
             if isinstance(side, BaseException):
-                if isinstance(side, CompareError):
-                    raise CompareError(f"{name}: {side}") from side
-                raise side
+                if not isinstance(side, CompareError):
+                    raise side
+                failed.append(f"{name}: {side}")
+        if failed:
+            raise CompareError("; ".join(failed))
         left, right = sides
         assert isinstance(left, Side) and isinstance(right, Side)
         return await asyncio.to_thread(compare, left, right)

@@ -79,7 +79,8 @@ def test_the_python_sdk_server_over_stdio_lacks_the_studio_tools(window: MainWin
     assert ("info", "sdk_delete", f"only in {sdk}") in rows
 
 
-def test_a_side_that_never_answers_is_an_inline_error(window: MainWindow, arun: Runner) -> None:  # noqa: F811
+def test_a_side_that_never_answers_is_an_inline_error(window: MainWindow, arun: Runner,  # noqa: F811
+                                                      tmp_path: Path) -> None:
     view = open_view(window)
     view.timeout = 1.0
     silent = f"stdio:{sys.executable} -c 'import sys; sys.stdin.read()'"  # waits for stdin to close, says nothing
@@ -87,6 +88,10 @@ def test_a_side_that_never_answers_is_an_inline_error(window: MainWindow, arun: 
     compared(arun, view)
     assert view.error.text().startswith("B: ") and "no answer within 1 s" in view.error.text()
     assert view.summary.text() == "Not compared." and view.run_button.isEnabled()
+    view.a.set("other", f"stdio:{tmp_path / 'no-such-server'}")
+    compared(arun, view)
+    error = view.error.text()
+    assert error.startswith(f"A: cannot connect to stdio:{tmp_path / 'no-such-server'}") and "; B: " in error, error
     view.b.set("other", "nonsense")
     assert view.compare_now() is None
     assert "'nonsense' is not a server or a file" in view.error.text()
