@@ -35,6 +35,7 @@ MAX_DEPTH = 64  # JSON nesting walked; deeper values are masked whole by a match
 CREDENTIAL_FIELDS = ("password", "passwd", "api_key", "apiKey", "client_secret", "access_token",
                      "refresh_token", "id_token", "code_verifier", "client_assertion", "subject_token",
                      "actor_token")
+TIMES = "\u00d7"  # "Authorization header ×12"  # noqa: RUF003
 BEARER_PATTERN = r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}"
 
 
@@ -212,7 +213,7 @@ class Tally:
         self.counts[label] += count
 
     def lines(self) -> list[str]:
-        return [f"{label} ×{count}" for label, count in self.counts.items()]
+        return [f"{label} {TIMES}{count}" for label, count in self.counts.items()]
 
     def summary(self) -> str:
         return ", ".join(self.lines()) or "nothing to mask"

@@ -9,6 +9,7 @@ import pytest
 
 from mrtr_studio.trace.model import Operation, TraceMessage
 from mrtr_studio.trace.redaction_profiles import (
+    TIMES,
     ProfileError,
     default_profile,
     load_profile,
@@ -65,8 +66,8 @@ def test_a_profile_file_adds_headers_paths_and_patterns(tmp_path: Path) -> None:
     assert request.transport["request_headers"] == {"Authorization": "Bearer ***", "X-Tenant-Key": "***",
                                                     "Accept": "application/json"}
     assert redacted.messages[1].message["error"] == {"code": -32602, "message": "***"}
-    assert redacted.tally.lines() == ["$.params.arguments.user ×1", "pattern hunter ×1", "X-Tenant-Key header ×1",
-                                      "$.error['message'] ×1"]
+    assert redacted.tally.lines() == [f"$.params.arguments.user {TIMES}1", f"pattern hunter {TIMES}1",
+                                      f"X-Tenant-Key header {TIMES}1", f"$.error['message'] {TIMES}1"]
     assert profile_from_json(profile_to_json(profile)).rule_lines() == profile.rule_lines()
 
 
