@@ -49,3 +49,7 @@ PEER_MAX_BODY_BYTES = 16 * 1024 * 1024
 CLIENT_IDLE_TIMEOUT = 30.0
 #: Silence the proxy allows on an upstream POST response.
 PROXY_IDLE_TIMEOUT = 300.0
+
+# --- exports -----------------------------------------------------------------------------------------
+#: How much of an export or a copy the window's redaction preview shows (the file gets all of it).
+EXPORT_PREVIEW_CHARS = 64 * 1024

@@ -22,6 +22,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from .bounded_read import read_capped
@@ -190,6 +191,8 @@ def load_profile(spec: str, flag: str = "") -> RedactionProfile:
     if known is not None:
         return known
     prefix = f"{flag}: " if flag else ""
+    if not Path(spec).exists():
+        raise ProfileError(f"{prefix}unknown profile {spec!r} (choose from default, none, or name a JSON profile file)")
     try:
         document = json.loads(read_capped(spec, MAX_PROFILE_BYTES, flag))
     except ValueError as exc:  # unreadable, too big, or not JSON
