@@ -1,10 +1,10 @@
 """Panels and links the window gains without its own module growing: the filter bar's effect on the
 operations list and the diagram (filter_links), and the Expert info tab next to Problems with its
-counts in the status bar. One call from MainWindow._build."""
+counts in the status bar, the colouring rules (colour_links). One call from MainWindow._build."""
 
 from typing import TYPE_CHECKING
 
-from . import filter_links, replay_menu
+from . import colour_links, filter_links, replay_menu
 from .expert_info import ExpertInfoPanel
 from .layout import scrolled
 from .skill_view import SkillsInExplorer
@@ -22,3 +22,4 @@ def install(window: "MainWindow") -> None:
     window.statusBar().addPermanentWidget(expert.status_label)
     window.skills = SkillsInExplorer(window.explorer, window.studio)
     replay_menu.install(window)
+    colour_links.install(window)
