@@ -210,13 +210,6 @@ class RedactionPreview(QDialog):
         self.preview.setPlainText(prepared.preview())
         self.action.setEnabled(True)
 
-    def wait(self, timeout: float = 30.0) -> PreparedExport | None:
-        """Block until the worker is done (a script's or a test's wait; the window never calls it)."""
-        if self._future is not None:
-            self._future.result(timeout)
-            self._check()
-        return self.prepared
-
     # --- profiles ------------------------------------------------------------------------------
 
     def load_profile_file(self, path: str | None = None) -> bool:
