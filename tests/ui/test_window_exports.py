@@ -10,7 +10,7 @@ from typing import Any
 from haralyzer import HarParser
 
 from mrtr_studio.trace.otlp import from_otlp_json
-from mrtr_studio.ui import file_dialogs, main_window
+from mrtr_studio.ui import file_dialogs
 from mrtr_studio.ui.main_window import MainWindow
 
 from .recorded_window import accept_preview, opened, recorded  # noqa: F401 - fixtures
@@ -43,7 +43,6 @@ def test_each_entry_writes_its_format_0600(qtbot: Any, opened: MainWindow, tmp_p
              "Export as PNG…": "f.png", "Export as SVG…": "f.svg", "Export the trace as HAR…": "t.har",
              "Export the trace as OTLP…": "t.json"}
     for label, name in files.items():
-        monkeypatch.setattr(main_window, "ask_save", answer(name))
         monkeypatch.setattr(file_dialogs, "ask_save", answer(name))
         monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_a, n=name: (str(tmp_path / n), ""))
         entries(opened)[label].trigger()
