@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..trace.filter import BoundFilter, Filter, FilterError, compile_filter
+from ..trace.filter import BoundFilter, Filter, FilterError, TraceIndex, compile_filter
 from ..trace.model import Operation, TraceMessage
 
 #: name -> (background on a light window, background on a dark window).
@@ -99,7 +99,8 @@ class CompiledRules:
 
     def bind(self, operations: Iterable[Operation], messages: Sequence[TraceMessage]) -> "BoundRules":
         ops = list(operations)
-        return BoundRules(self.rules, tuple(f.bind(ops, messages) for f in self.filters))
+        index = TraceIndex(ops, messages)  # one for every rule: what it finds (replies, altered states) once
+        return BoundRules(self.rules, tuple(f.bind(ops, messages, index) for f in self.filters))
 
 
 def compile_rules(rules: Sequence[ColourRule]) -> CompiledRules:

@@ -8,7 +8,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 
 from ..studio.colour_rules import (
     DEFAULT_RULES,
@@ -53,7 +53,13 @@ class Colouring(QObject):
         model.modelReset.connect(lambda *_: self._rebind.start())
         model.dataChanged.connect(self._findings_changed)
         window.selection.operationChanged.connect(lambda _id: self._diagram.start())
+        window.installEventFilter(self)  # light or dark: the diagram's tints are the other theme's
         self.apply()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            self._diagram.start()
+        return False
 
     def _saved(self) -> list[ColourRule]:
         raw = self.window.settings.value(SETTINGS_KEY)

@@ -115,3 +115,19 @@ def test_the_rules_are_saved_and_a_rules_file_round_trips(qtbot: Any, opened: Ma
     assert not dialog.import_rules(str(bad))
     assert "Cannot import bad.json: rule 1: unknown colour 'pink'" in dialog.error.text()
     assert dialog.rules() == rules  # nothing half imported
+
+
+def test_the_tints_follow_the_theme(qtbot: Any, opened: MainWindow) -> None:  # noqa: F811
+    opened.colouring.set_rules([ROUND_TWO])
+    seq = next(m.seq for m in opened.studio.store.messages if m.round == 2 and m.direction == "client->server")
+    row = opened.log.model.row_of(seq)
+    diagram = opened.diagram
+    qtbot.waitUntil(lambda: seq in diagram.arrow_items and diagram.arrow_items[seq].tint is not None)
+    light, dark = (QColor(c) for c in TINTS["blue"])
+    try:
+        for choice, wanted in (("dark", dark), ("light", light)):
+            opened.set_theme(choice)
+            assert opened.log.model.index(row, 1).data(Qt.ItemDataRole.BackgroundRole).color() == wanted
+            qtbot.waitUntil(lambda w=wanted: diagram.arrow_items[seq].tint == w)
+    finally:
+        opened.set_theme("system")
