@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .bounded_read import read_capped
-from .model import Operation, TraceMessage
+from .model import Operation, TraceMessage, encode
 from .redaction import MASK, Redaction
 
 MAX_PROFILE_BYTES = 256 * 1024
@@ -223,30 +223,39 @@ class Tally:
 
 
 def _mask_path(value: Any, steps: Sequence[tuple[str, Any]], depth: int = 0) -> tuple[Any, int]:
-    """`value` with what `steps` name masked, and how many were."""
+    """`value` with what `steps` name masked, and how many were (copied only where something changed)."""
     if not steps:
         return MASK, 1
     if depth > MAX_DEPTH or not isinstance(value, dict | list):
         return value, 0
     kind, name = steps[0]
     rest = steps[1:]
-    items = list(value.items()) if isinstance(value, dict) else list(enumerate(value))
+    if kind == "key" or kind == "index":  # one member: look it up
+        present = name in value if isinstance(value, dict) and kind == "key" else \
+            isinstance(value, list) and kind == "index" and name < len(value)
+        if not present:
+            return value, 0
+        new, count = _mask_path(value[name], rest, depth + 1)
+        if not count:
+            return value, 0
+        changed: Any = dict(value) if isinstance(value, dict) else list(value)
+        changed[name] = new
+        return changed, count
     total = 0
-    out: dict[Any, Any] = {}
-    for key, child in items:
+    changed = None
+    for key, child in (value.items() if isinstance(value, dict) else enumerate(value)):
         new = child
-        if kind == "any" or (kind == "key" and isinstance(value, dict) and key == name) or \
-                (kind == "index" and isinstance(value, list) and key == name) or \
-                (kind == "deep" and (name is None or (isinstance(value, dict) and key == name))):
+        if kind == "any" or name is None or (isinstance(value, dict) and key == name):
             new, count = _mask_path(child, rest, depth + 1)
             total += count
         if kind == "deep" and new is child:  # keep looking below for the same key
             new, count = _mask_path(child, steps, depth + 1)
             total += count
-        out[key] = new
-    if not total:
-        return value, 0
-    return (out if isinstance(value, dict) else [out[i] for i in range(len(items))]), total
+        if new is not child:
+            if changed is None:
+                changed = dict(value) if isinstance(value, dict) else list(value)
+            changed[key] = new
+    return (value, 0) if changed is None else (changed, total)
 
 
 def _mask_patterns(value: Any, rules: Sequence[PatternRule], tally: Tally | None, depth: int = 0) -> Any:
@@ -265,12 +274,45 @@ def _mask_patterns(value: Any, rules: Sequence[PatternRule], tally: Tally | None
     return value
 
 
-def _masked_body(value: Any, profile: RedactionProfile, tally: Tally | None) -> Any:
-    for path in profile.paths:
+#: What a pattern can see beyond a string's own characters: such a pattern is never pre-checked.
+_CONTEXT = re.compile(r"\^|\$|\\[AZz]|\(\?<?[=!]")
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Which rules a body can need, decided from its compact JSON without decoding it: a path whose
+    last key is not in the text cannot match; a pattern that finds nothing in the text (with no
+    escapes in it, every string's characters are in it verbatim) cannot match a string either."""
+
+    paths: tuple[tuple[JsonPath, bytes | None], ...]
+    patterns: tuple[tuple[PatternRule, bool], ...]  # (rule, whether a look at the text decides)
+
+    @classmethod
+    def of(cls, profile: RedactionProfile) -> "_Plan":
+        paths = []
+        for path in profile.paths:
+            named = [name for kind, name in path.steps if kind in ("key", "deep") and isinstance(name, str)]
+            paths.append((path, json.dumps(named[-1], ensure_ascii=False).encode() if named else None))
+        return cls(tuple(paths), tuple((rule, _CONTEXT.search(rule.regex.pattern) is None)
+                                       for rule in profile.patterns))
+
+    def rules_for(self, raw: bytes) -> tuple[list[JsonPath], list[PatternRule]]:
+        paths = [path for path, key in self.paths if key is None or key in raw]
+        patterns = []
+        if self.patterns:
+            text = raw.decode("utf-8", "replace")
+            plain = "\\" not in text
+            patterns = [rule for rule, decidable in self.patterns
+                        if not (plain and decidable) or rule.regex.search(text) is not None]
+        return paths, patterns
+
+
+def _masked_body(value: Any, paths: Sequence[JsonPath], patterns: Sequence[PatternRule], tally: Tally | None) -> Any:
+    for path in paths:
         value, count = _mask_path(value, path.steps)
         if count and tally is not None:
             tally.add(path.source, count)
-    return _mask_patterns(value, profile.patterns, tally) if profile.patterns else value
+    return _mask_patterns(value, patterns, tally) if patterns else value
 
 
 def _header_title(name: str) -> str:
@@ -305,14 +347,6 @@ def _masked_transport(transport: dict[str, Any], profile: RedactionProfile, reda
     return out
 
 
-def _needs_body(entry: TraceMessage, keys: tuple[bytes, ...], patterns: bool) -> bool:
-    """Whether the message's JSON can hold anything the rules name (a quick look at the packed bytes)."""
-    if patterns:
-        return True
-    raw = entry.message_json()
-    return any(key in raw for key in keys)
-
-
 @dataclass(frozen=True)
 class RedactedTrace:
     operations: list[Operation]
@@ -320,31 +354,21 @@ class RedactedTrace:
     tally: Tally
 
 
-def _path_keys(profile: RedactionProfile) -> tuple[bytes, ...] | None:
-    """The keys every path needs present, or None when some path matches whatever the keys are."""
-    keys = []
-    for path in profile.paths:
-        named = [name for kind, name in path.steps if kind in ("key", "deep") and isinstance(name, str)]
-        if not named:
-            return None
-        keys.append(json.dumps(named[-1]).encode())
-    return tuple(keys)
-
-
 def redact_message(entry: TraceMessage, profile: RedactionProfile, tally: Tally | None = None) -> TraceMessage:
     """A copy of one message with the profile applied (its reply link is the caller's to set)."""
-    return _redact(entry, profile, tally, profile.headers_redaction, _path_keys(profile))
+    return _redact(entry, profile, tally, profile.headers_redaction, _Plan.of(profile))
 
 
 def _redact(entry: TraceMessage, profile: RedactionProfile, tally: Tally | None, redaction: Redaction,
-            keys: tuple[bytes, ...] | None) -> TraceMessage:
-    """`keys`: what a body must contain for a path to match (None: every body is looked at)."""
+            plan: _Plan) -> TraceMessage:
     message: Any = entry._message  # packed stays packed when nothing in it is masked
-    if (profile.paths or profile.patterns) and (keys is None or _needs_body(entry, keys, bool(profile.patterns))):
-        decoded = entry.message
-        masked = _masked_body(decoded, profile, tally)
-        if masked != decoded:
-            message = masked
+    if plan.paths or plan.patterns:
+        paths, patterns = plan.rules_for(entry.message_json())
+        if paths or patterns:
+            decoded = entry.message
+            masked = _masked_body(decoded, paths, patterns, tally)
+            if masked != decoded:
+                message = masked
     transport = entry.transport
     return TraceMessage(entry.seq, entry.operation_id, entry.round, entry.direction, entry.kind, message,
                         entry.timestamp, entry.method, entry.jsonrpc_id,
@@ -352,11 +376,15 @@ def _redact(entry: TraceMessage, profile: RedactionProfile, tally: Tally | None,
                         entry.findings, entry.extra)
 
 
-def redact_operation(op: Operation, profile: RedactionProfile, redaction: Redaction | None = None) -> Operation:
+def redact_operation(op: Operation, profile: RedactionProfile, redaction: Redaction | None = None,
+                     plan: _Plan | None = None) -> Operation:
     """The operation with its arguments masked as its request's `params.arguments` are (not counted:
     they are the first request's, which is)."""
     redaction = redaction or profile.headers_redaction
-    wrapped = _masked_body({"params": {"arguments": op.arguments}}, profile, None)
+    wrapped: dict[str, Any] = {"params": {"arguments": op.arguments}}
+    paths, patterns = (plan or _Plan.of(profile)).rules_for(encode(wrapped))
+    if paths or patterns:
+        wrapped = _masked_body(wrapped, paths, patterns, None)
     arguments = wrapped["params"]["arguments"] if isinstance(wrapped.get("params"), dict) else op.arguments
     return replace(op, arguments=arguments if isinstance(arguments, dict) else {},
                    server=redaction.url(op.server))
@@ -368,14 +396,14 @@ def redact_trace(operations: Iterable[Operation], messages: Sequence[TraceMessag
     the count of what each rule masked."""
     tally = Tally()
     redaction = profile.headers_redaction
-    keys = _path_keys(profile)
+    plan = _Plan.of(profile)
     copies: dict[int, TraceMessage] = {}
     out = []
     for entry in messages:
-        copy = _redact(entry, profile, tally, redaction, keys)
+        copy = _redact(entry, profile, tally, redaction, plan)
         copies[id(entry)] = copy
         out.append(copy)
     for entry, copy in zip(messages, out, strict=True):
         if entry.reply_to is not None:
             copy.reply_to = copies.get(id(entry.reply_to), entry.reply_to)
-    return RedactedTrace([redact_operation(op, profile, redaction) for op in operations], out, tally)
+    return RedactedTrace([redact_operation(op, profile, redaction, plan) for op in operations], out, tally)

@@ -113,3 +113,16 @@ def test_a_profile_file_that_is_not_json_or_missing_is_one_line(tmp_path: Path) 
             load_profile(spec, "--redact")
         assert str(caught.value).startswith("--redact: ") and "\n" not in str(caught.value)
     assert parse_path("$..x").steps == (("deep", "x"),)
+
+
+def test_the_quick_look_at_the_json_text_never_skips_a_match() -> None:
+    """A pattern anchored to a string's start, or one whose match holds a character JSON escapes,
+    finds nothing in the compact JSON text: the body is still read and masked."""
+    message = {"result": {"content": [{"text": "secret-1 here"}, {"text": 'say "hi" now'}, {"text": "tab\there"}]}}
+    entry = TraceMessage(1, "op", 1, "server->client", "complete", message, 1.0)
+    profile = profile_from_json({"base": "none", "patterns": ["^secret-\\d", '"hi"', "tab\\t"]})
+    texts = [c["text"] for c in redact_trace([], [entry], profile).messages[0].message["result"]["content"]]
+    assert texts == ["*** here", "say *** now", "***here"]
+    untouched = redact_trace([], [entry], profile_from_json({"base": "none", "patterns": ["absent"],
+                                                            "paths": ["$..nothing"]}))
+    assert untouched.messages[0].message == message and untouched.tally.summary() == "nothing to mask"
