@@ -117,7 +117,7 @@ class Colouring(QObject):
 def install(window: "MainWindow") -> Colouring:
     """The rules applied to the window's views, and View > Colouring rules…."""
     window.colouring = found = Colouring(window)
-    action = window.view_menu.addAction("Colouring &rules…")
+    action = window.view_menu.addAction("Colouring r&ules…")
     action.setObjectName("colouringRules")
     action.triggered.connect(lambda _=False: open_dialog(window))
     return found

@@ -47,6 +47,7 @@ class ColourRulesDialog(QDialog):
         self._filling = False
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("colourRules")
+        self.table.setAccessibleName("Colouring rules, first match wins")
         self.table.setHorizontalHeaderLabels(["On", "Name", "Filter expression", "Colour"])
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -109,6 +110,7 @@ class ColourRulesDialog(QDialog):
         self.table.setItem(row, 2, QTableWidgetItem(rule.expression))
         combo = QComboBox()
         combo.setObjectName(f"colourRuleTint_{row}")
+        combo.setAccessibleName(f"Colour of rule {row + 1}")
         dark = tones.is_dark(self)
         for tint in TINTS:
             combo.addItem(swatch(tint, dark), tint)

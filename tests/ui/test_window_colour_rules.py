@@ -15,7 +15,6 @@ from PySide6.QtWidgets import QDialogButtonBox
 from mrtr_studio.studio.colour_rules import DEFAULT_RULES, TINTS, ColourRule
 from mrtr_studio.studio.controller import Studio
 from mrtr_studio.trace.filter import compile_filter
-from mrtr_studio.ui import colour_links
 from mrtr_studio.ui.colour_rules_dialog import ColourRulesDialog
 from mrtr_studio.ui.main_window import MainWindow
 from mrtr_studio.ui.tones import is_dark
@@ -65,8 +64,11 @@ def test_a_rule_colours_the_rows_it_matches_with_its_name_in_the_tooltip(qtbot: 
 
 
 def test_the_dialog_marks_a_bad_expression_inline_and_keeps_ok_disabled(qtbot: Any, opened: MainWindow) -> None:  # noqa: F811
-    dialog = colour_links.open_dialog(opened)
-    assert isinstance(dialog, ColourRulesDialog)
+    entry = next(a for a in opened.view_menu.actions() if a.objectName() == "colouringRules")
+    assert entry.text() == "Colouring r&ules…"
+    entry.trigger()
+    dialog = opened.colour_rules_dialog
+    assert isinstance(dialog, ColourRulesDialog) and dialog.isVisible()
     ok = dialog.box.button(QDialogButtonBox.StandardButton.Ok)
     assert ok.isEnabled() and dialog.error.isHidden()
     expression = dialog.table.item(0, 2)
