@@ -16,13 +16,14 @@ from ..trace.model import Operation, TraceMessage
 from ..trace.private_files import write_private
 from ..trace.redaction import MASK
 from ..trace.redaction_profiles import RedactionProfile, Tally, redact_trace
-from .exports import FlowFormat, TraceFormat, flow_text, trace_text
+from .exports import TraceFormat, flow_text, trace_text
 
-Kind = Literal["html", "md", "har", "otlp", "curl", "httpie", "httpx", "fetch", "call"]
-FLOW_KINDS: tuple[FlowFormat, ...] = ("html", "md")
+Kind = Literal["html", "md", "mermaid", "har", "otlp", "curl", "httpie", "httpx", "fetch", "call"]
+FLOW_KINDS: tuple[str, ...] = ("html", "md", "mermaid")
 TRACE_KINDS: tuple[TraceFormat, ...] = ("har", "otlp")
-LABELS = {"html": "HTML page", "md": "Markdown", "har": "HAR", "otlp": "OTLP/JSON", "curl": "curl",
-          "httpie": "HTTPie", "httpx": "Python httpx", "fetch": "TypeScript fetch", "call": "mrtr-studio call"}
+LABELS = {"html": "HTML page", "md": "Markdown", "mermaid": "Mermaid", "har": "HAR", "otlp": "OTLP/JSON",
+          "curl": "curl", "httpie": "HTTPie", "httpx": "Python httpx", "fetch": "TypeScript fetch",
+          "call": "mrtr-studio call"}
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,11 @@ def prepare(operations: list[Operation], messages: list[TraceMessage], request: 
         except CopyError as exc:
             raise PrepareError(f"Cannot copy message {request.seq} as {style}: {exc}") from None
         return PreparedExport(request, profile, text, redacted.tally)
+    if kind == "mermaid":
+        from ..trace.mermaid import to_mermaid
+
+        text = to_mermaid(redacted.operations[0], redacted.messages, timings=True)
+        return PreparedExport(request, profile, text if text.endswith("\n") else text + "\n", redacted.tally)
     if kind == "html" or kind == "md":
         return PreparedExport(request, profile, flow_text(redacted.operations[0], redacted.messages, kind),
                               redacted.tally)

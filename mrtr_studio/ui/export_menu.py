@@ -1,12 +1,13 @@
 """The File > Export menu: one flow as HTML, Markdown, Mermaid, PNG or SVG, the whole trace as HAR or
-OTLP, every entry named the same way ("Export as X…") and every file written 0600.
+OTLP, every entry named the same way ("Export as X…") and every file written 0600. PNG and SVG are the
+diagram as drawn (no redaction preview: a picture's labels cannot be masked after the fact).
 
 The writing is Qt-free (studio/exports.py, studio/export_preview.py, the diagram's export.py); HTML,
-Markdown, HAR and OTLP are shown first with their redaction profile and what it masks
+Markdown, Mermaid, HAR and OTLP are shown first with their redaction profile and what it masks
 (ui/redaction_preview.py), and Save there asks where. This module says what was written.
 """
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from PySide6.QtWidgets import QMenu
 
@@ -37,6 +38,8 @@ def build_export_menu(window: "MainWindow", file_menu: QMenu) -> QMenu:
                          (diagram.svg_action, "Export as &SVG…")):
         action.setText(name)
         menu.addAction(action)
+    diagram.mermaid_action.triggered.disconnect()  # Mermaid is text: shown with its redaction first, here too
+    diagram.mermaid_action.triggered.connect(lambda _=False: preview_flow(window, "mermaid", "Mermaid (*.mmd *.md)"))
     menu.addSeparator()
     for label, trace_kind, filters, name in TRACE_ENTRIES:
         action = menu.addAction(label)
@@ -44,8 +47,9 @@ def build_export_menu(window: "MainWindow", file_menu: QMenu) -> QMenu:
     return menu
 
 
-def preview_flow(window: "MainWindow", kind: FlowFormat, filters: str) -> RedactionPreview | None:
-    """The selected flow as HTML or Markdown, shown with its redaction first."""
+def preview_flow(window: "MainWindow", kind: FlowFormat | Literal["mermaid"], filters: str,
+                 ) -> RedactionPreview | None:
+    """The selected flow as HTML, Markdown or Mermaid, shown with its redaction first."""
     operation_id = window.selection.operation_id or window.studio.current_operation_id
     if not operation_id:
         window.show_error("Run or select a flow to export first.")
@@ -53,7 +57,8 @@ def preview_flow(window: "MainWindow", kind: FlowFormat, filters: str) -> Redact
 
     def saved(prepared: PreparedExport, path: str | None) -> None:
         window.show_info(f"Exported the flow to {path} (masked: {prepared.tally.summary()}).")
-    return show_preview(window, ExportRequest(kind, operation_id), saved, (filters, f"flow.{kind}"))
+    name = "flow.mmd" if kind == "mermaid" else f"flow.{kind}"
+    return show_preview(window, ExportRequest(kind, operation_id), saved, (filters, name))
 
 
 def ask_trace_export(window: "MainWindow", kind: TraceFormat, filters: str, name: str) -> RedactionPreview | None:
