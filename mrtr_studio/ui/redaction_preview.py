@@ -12,8 +12,9 @@ without opening the dialog.
 
 import json
 import re
+import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer
@@ -50,8 +51,21 @@ if TYPE_CHECKING:
 
 PROFILES_KEY = "redaction/profiles"
 LAST_KEY = "redaction/last"
-_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="export-preview")
 Done = Callable[[PreparedExport, str | None], None]  # (what was saved or copied, the path or None)
+
+
+def _in_background(work: Callable[[], PreparedExport]) -> "Future[PreparedExport]":
+    """`work` on a daemon thread: quitting the window never waits for a preview nobody will see."""
+    future: Future[PreparedExport] = Future()
+
+    def run() -> None:
+        if future.set_running_or_notify_cancel():
+            try:
+                future.set_result(work())
+            except Exception as exc:  # handed to the GUI thread, which shows it
+                future.set_exception(exc)
+    threading.Thread(target=run, name="export-preview", daemon=True).start()
+    return future
 
 
 class MaskHighlighter(QSyntaxHighlighter):
@@ -181,7 +195,8 @@ class RedactionPreview(QDialog):
             return
         self.status.setText(f"Computing the {LABELS[self.request.kind]} of {len(messages):,} message(s)…")
         self.preview.setPlainText("")
-        self._future = _pool.submit(prepare, operations, messages, self.request, profile)
+        request = self.request
+        self._future = _in_background(lambda: prepare(operations, messages, request, profile))
         self._poll.start()
 
     def _check(self) -> None:
