@@ -52,3 +52,7 @@ PROXY_IDLE_TIMEOUT = 300.0
 #: How long the window's Compare servers waits for one side to be listed (connect, discover, every
 #: listing) before it shows that side's error instead.
 COMPARE_TIMEOUT = 30.0
+
+# --- exports -----------------------------------------------------------------------------------------
+#: How much of an export or a copy the window's redaction preview shows (the file gets all of it).
+EXPORT_PREVIEW_CHARS = 64 * 1024

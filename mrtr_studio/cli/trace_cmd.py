@@ -3,8 +3,9 @@
 - `filter FILE EXPR [--json] [--operations]`: the matching messages, one line each (`--json`: JSON
   lines, each message's record as in the file); exit 0 when something matched, 1 when nothing did
   (grep's convention), 2 for a bad filter (the position and what was expected).
-- `export FILE (--har|--otlp|--html|--markdown|--mermaid OUT) [--redact PROFILE] [--op ID] [--filter EXPR]`.
-- `copy FILE --seq N --as curl|httpie|httpx|fetch|call [--reveal NAME:VALUE]`.
+- `export FILE (--har|--otlp|--html|--markdown|--mermaid OUT) [--redact PROFILE|FILE] [--op ID] [--filter EXPR]`:
+  the profile's count of what it masked goes to stderr (trace/redaction_profiles.py).
+- `copy FILE --seq N --as curl|httpie|httpx|fetch|call [--redact PROFILE|FILE] [--reveal NAME:VALUE]`.
 
 Every file written holds traffic: 0600 (trace/private_files.py). Peer text printed to the terminal goes
 through terminal_text.
@@ -19,7 +20,7 @@ from ..trace import files
 from ..trace.filter import FilterError, compile_filter
 from ..trace.model import Operation, TraceMessage
 from ..trace.private_files import write_private
-from ..trace.redaction import PROFILES, Redaction
+from ..trace.redaction_profiles import ProfileError, RedactionProfile, load_profile, redact_trace
 from .check_report import terminal_text
 
 PROG = "mrtr-studio trace"
@@ -94,10 +95,11 @@ def _chosen(args: argparse.Namespace, operations: list[Operation], messages: lis
 
 
 def run_export(args: argparse.Namespace) -> int:
-    if args.redact not in PROFILES:
-        raise _Usage(f"--redact: unknown profile {args.redact!r} (choose from {', '.join(PROFILES)})")
-    redaction = Redaction(profile=args.redact)
+    profile = _profile(args.redact)
+    redaction = profile.headers_redaction
     operations, messages = _chosen(args, *_open(args.file))
+    redacted = redact_trace(operations, messages, profile)
+    operations, messages = redacted.operations, redacted.messages
     note = ""
     if args.har:
         from ..trace.har import to_har
@@ -139,7 +141,16 @@ def run_export(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise _Usage(f"cannot write {out}: {exc.strerror or exc}") from exc
     print(f"wrote {out}" + (f" ({note})" if note else ""), file=sys.stderr)
+    print(terminal_text(f"masked ({profile.name}): {redacted.tally.summary()}"), file=sys.stderr)
     return 0
+
+
+def _profile(spec: str) -> RedactionProfile:
+    """--redact: default, none, or a profile file (trace/redaction_profiles.py)."""
+    try:
+        return load_profile(spec, "--redact")
+    except ProfileError as exc:
+        raise _Usage(str(exc)) from exc
 
 
 def run_copy(args: argparse.Namespace) -> int:
@@ -157,6 +168,9 @@ def run_copy(args: argparse.Namespace) -> int:
         raise _Usage(f"--seq: no message {args.seq} in {args.file} (seq runs "
                      f"{messages[0].seq}..{messages[-1].seq})" if messages else f"--seq: {args.file} has no messages")
     operation = next((op for op in operations if op.id == entry.operation_id), None)
+    if not credentials:  # a revealed credential is asked for by name: the profile would mask it again
+        redacted = redact_trace([operation] if operation else [], [entry], _profile(args.redact))
+        entry, operation = redacted.messages[0], (redacted.operations[0] if redacted.operations else None)
     try:
         sys.stdout.write(copy_as(entry, args.style, operation, reveal=bool(credentials), credentials=credentials))
     except CopyError as exc:

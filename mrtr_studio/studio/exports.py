@@ -10,19 +10,24 @@ from typing import Literal
 
 from ..trace import TraceStore, html_export
 from ..trace.mermaid import to_mermaid
+from ..trace.model import Operation, TraceMessage
 from ..trace.private_files import write_private
+from ..trace.redaction import Redaction
 
 FlowFormat = Literal["html", "md"]
 
 
 def flow_document(store: TraceStore, operation_id: str, kind: FlowFormat) -> str:
-    operation = store.operation(operation_id)
-    messages = store.messages_of(operation_id)
+    return flow_text(store.operation(operation_id), store.messages_of(operation_id), kind)
+
+
+def flow_text(operation: Operation, messages: list[TraceMessage], kind: FlowFormat) -> str:
+    """One flow's page from its operation and messages (the store's, or a redacted copy of them)."""
     section = html_export.Section(f"{operation.method} {operation.target}", operation, messages)
     title = f"MRTR flow: {operation.method} {operation.target}"
     if kind == "md":
         return html_export.markdown(title, [section],
-                                    mermaid={operation_id: to_mermaid(operation, messages, timings=True)})
+                                    mermaid={operation.id: to_mermaid(operation, messages, timings=True)})
     return html_export.page(title, [section])
 
 
@@ -46,11 +51,17 @@ class TraceExport:
 def export_trace(store: TraceStore, kind: TraceFormat, path: str | Path) -> TraceExport:
     """The whole trace as HAR 1.2 (its HTTP exchanges, credentials masked) or OTLP/JSON (one span per
     operation and round), written 0600 like every file holding traffic. OSError when it cannot."""
-    operations, messages = list(store.operations), list(store.messages)
+    text, note = trace_text(list(store.operations), list(store.messages), kind)
+    return TraceExport(write_private(path, text), note)
+
+
+def trace_text(operations: list[Operation], messages: list[TraceMessage], kind: TraceFormat,
+               redaction: Redaction | None = None) -> tuple[str, str]:
+    """The whole-trace document and its note (what it holds, what it left out)."""
     if kind == "har":
         from ..trace.har import to_har
 
-        har = to_har(operations, messages)
+        har = to_har(operations, messages, redaction)
         text = json.dumps(har.document, ensure_ascii=False, indent=1)
         note = f"{har.entries} HTTP exchange(s)" + (f"; {har.skipped} message(s) not sent over HTTP left out"
                                                      if har.skipped else "")
@@ -60,4 +71,4 @@ def export_trace(store: TraceStore, kind: TraceFormat, path: str | Path) -> Trac
         request = to_request(operations, messages)
         text = json.dumps(to_otlp_json(request), indent=1)
         note = f"{sum(len(s.spans) for r in request.resource_spans for s in r.scope_spans)} span(s)"
-    return TraceExport(write_private(path, text + "\n"), note)
+    return text + "\n", note

@@ -288,8 +288,10 @@ class Filter:
     source: str
     ast: Node
 
-    def bind(self, operations: Iterable[Operation], messages: Sequence[TraceMessage]) -> "BoundFilter":
-        index = TraceIndex(operations, messages)
+    def bind(self, operations: Iterable[Operation], messages: Sequence[TraceMessage],
+             index: "TraceIndex | None" = None) -> "BoundFilter":
+        """`index`: one already made for this trace, shared by several filters (the colouring rules)."""
+        index = index if index is not None else TraceIndex(operations, messages)
         return BoundFilter(self, index, _build(self.ast, index), _build_operation(self.ast, index))
 
     def messages(self, operations: Iterable[Operation], messages: Sequence[TraceMessage]) -> list[TraceMessage]:

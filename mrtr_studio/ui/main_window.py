@@ -251,16 +251,6 @@ class MainWindow(QMainWindow):
         self.show_info(f"Discarded {count} operation(s) recovered after a crash." if count
                        else "There are no recovered operations to discard.")
 
-    def _export_flow(self, kind: str) -> None:
-        operation_id = self.selection.operation_id or self.studio.current_operation_id
-        if not operation_id:
-            self.show_error("Run or select a flow to export first.")
-            return
-        suffix = "HTML pages (*.html)" if kind == "html" else "Markdown (*.md)"
-        path = ask_save(self, "Export flow", f"flow.{kind}", suffix, "exports")
-        if path:
-            self.export_flow(operation_id, path)
-
     def export_flow(self, operation_id: str, path: str) -> None:
         try:
             written = self.studio.export_flow(operation_id, path)

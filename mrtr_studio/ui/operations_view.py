@@ -20,8 +20,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..studio.colour_rules import BoundRules
 from ..studio.operations import OperationRow, OperationsIndex, format_duration
 from ..trace import Operation, StoreEvent, TraceStore
+from . import colouring
 from .selection import Selection
 from .store_bridge import StoreBridge
 from .tables import ColumnsModel, fixed_row_table
@@ -42,6 +44,8 @@ class OperationsModel(ColumnsModel):
         self._loading = False
         #: The filter bar's operations test (ui/filter_links.py): the rows it rejects are dimmed.
         self.matches: Callable[[Operation], bool] | None = None
+        #: The colouring rules (ui/colour_links.py): the first rule some message of the operation matches.
+        self.colouring: BoundRules | None = None
         self.index_.rebuild(store.operations, store.messages)
         self._bridge = StoreBridge(store, self)
         self._bridge.storeEvent.connect(self._on_event)
@@ -101,10 +105,13 @@ class OperationsModel(ColumnsModel):
             kind = {"complete": "success", "running": "info"}.get(row.outcome, "error")
             colour = status_colours().get(kind)
             return QBrush(QColor(colour)) if colour else None
+        if role == Qt.ItemDataRole.BackgroundRole and self.colouring is not None:
+            return colouring.background(self.colouring.rule_for_operation(row.operation))
         if role == Qt.ItemDataRole.ToolTipRole:
             op = row.operation
-            return (f"{op.method} {op.target} · {row.origin} · {row.source}\n"
+            text = (f"{op.method} {op.target} · {row.origin} · {row.source}\n"
                     f"arguments: {op.arguments}" + (f"\n{op.problem}" if op.problem else ""))
+            return colouring.tooltip(self.colouring.rule_for_operation(op), text) if self.colouring else text
         return None
 
     @staticmethod

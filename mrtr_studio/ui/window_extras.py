@@ -1,10 +1,11 @@
 """Panels and links the window gains without its own module growing: the filter bar's effect on the
 operations list and the diagram (filter_links), and the Expert info tab next to Problems with its
-counts in the status bar; Compare servers and collections (File and Run menus). One call from MainWindow._build."""
+counts in the status bar; Compare servers and collections (File and Run menus); the colouring rules
+(colour_links). One call from MainWindow._build."""
 
 from typing import TYPE_CHECKING
 
-from . import compare_collections_menus, filter_links, replay_menu
+from . import colour_links, compare_collections_menus, filter_links, replay_menu
 from .expert_info import ExpertInfoPanel
 from .layout import scrolled
 from .skill_view import SkillsInExplorer
@@ -23,3 +24,4 @@ def install(window: "MainWindow") -> None:
     window.skills = SkillsInExplorer(window.explorer, window.studio)
     replay_menu.install(window)
     compare_collections_menus.install(window)  # Compare servers, collections
+    colour_links.install(window)

@@ -41,3 +41,14 @@ def opened(qtbot: Any, tmp_path: Path, recorded: Path) -> MainWindow:
     qtbot.waitUntil(lambda: window.log.model.rowCount() > 0)
     window.selection.select_operation(window.studio.store.operations[0].id)
     return window
+
+
+def accept_preview(qtbot: Any, window: MainWindow) -> Any:
+    """The redaction preview an export or a copy opened: wait for its text, then press Save… or Copy."""
+    from PySide6.QtCore import Qt
+
+    qtbot.waitUntil(lambda: getattr(window, "redaction_preview", None) is not None)
+    dialog = window.redaction_preview
+    qtbot.waitUntil(lambda: dialog.prepared is not None)
+    qtbot.mouseClick(dialog.action, Qt.MouseButton.LeftButton)
+    return dialog

@@ -1,6 +1,6 @@
 """Copy as from the window: a right-click on a log row or a diagram arrow, a click on the menu's
-entry, and the clipboard holds the snippet (credentials masked); the Edit menu copies the selected
-message; a server's message is refused with the reason."""
+entry, Copy in the redaction preview, and the clipboard holds the snippet (credentials masked); the
+Edit menu copies the selected message; a server's message is refused with the reason."""
 
 import json
 import shlex
@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QMenu
 
 from mrtr_studio.ui.main_window import MainWindow
 
-from .recorded_window import opened, recorded  # noqa: F401 - fixtures
+from .recorded_window import accept_preview, opened, recorded  # noqa: F401 - fixtures
 
 
 def first_request(window: MainWindow) -> Any:
@@ -47,6 +47,7 @@ def test_right_click_on_a_log_row_copies_it_as_curl(qtbot: Any, opened: MainWind
         "Copy as curl", "Copy as HTTPie", "Copy as Python httpx", "Copy as TypeScript fetch",
         "Copy as mrtr-studio call"]
     click_entry(qtbot, menu, "copyAs_curl")
+    accept_preview(qtbot, opened)
     text = QGuiApplication.clipboard().text()
     words = shlex.split(text)
     assert words[0] == "curl" and any(w.startswith("http://127.0.0.1:") for w in words)
@@ -63,6 +64,7 @@ def test_right_click_on_a_diagram_arrow_copies_it_as_httpx(qtbot: Any, opened: M
     assert diagram.canvas.viewport().rect().contains(diagram.arrow_position(entry.seq).toPoint())
     menu = right_click(qtbot, diagram.canvas.viewport(), diagram.arrow_position(entry.seq).toPoint())
     click_entry(qtbot, menu, "copyAs_httpx")
+    accept_preview(qtbot, opened)
     text = QGuiApplication.clipboard().text()
     compile(text, "<clipboard>", "exec")  # a Python program
     assert "import httpx" in text and "alice-token" not in text
@@ -74,6 +76,7 @@ def test_edit_menu_copies_the_selected_message_and_refuses_a_response(qtbot: Any
     QGuiApplication.clipboard().clear()
     actions = {a.objectName(): a for a in opened.copy_as_menu.actions()}
     actions["copyAs_call"].trigger()
+    accept_preview(qtbot, opened)
     assert QGuiApplication.clipboard().text().startswith("mrtr-studio call http://127.0.0.1:")
     reply = next(m for m in opened.studio.store.messages if m.direction == "server->client")
     opened.selection.select(reply)

@@ -10,10 +10,10 @@ from typing import Any
 from haralyzer import HarParser
 
 from mrtr_studio.trace.otlp import from_otlp_json
-from mrtr_studio.ui import export_menu, main_window
+from mrtr_studio.ui import file_dialogs
 from mrtr_studio.ui.main_window import MainWindow
 
-from .recorded_window import opened, recorded  # noqa: F401 - fixtures
+from .recorded_window import accept_preview, opened, recorded  # noqa: F401 - fixtures
 
 
 def entries(window: MainWindow) -> dict[str, Any]:
@@ -27,7 +27,8 @@ def test_one_naming_scheme(opened: MainWindow) -> None:  # noqa: F811
     assert opened.diagram.png_action.text() == "Export as &PNG…"  # the diagram's toolbar reads the same
 
 
-def test_each_entry_writes_its_format_0600(opened: MainWindow, tmp_path: Path, monkeypatch: Any) -> None:  # noqa: F811
+def test_each_entry_writes_its_format_0600(qtbot: Any, opened: MainWindow, tmp_path: Path,  # noqa: F811
+                                           monkeypatch: Any) -> None:
     asked: list[str] = []
 
     def answer(name: str) -> Any:
@@ -42,10 +43,12 @@ def test_each_entry_writes_its_format_0600(opened: MainWindow, tmp_path: Path, m
              "Export as PNG…": "f.png", "Export as SVG…": "f.svg", "Export the trace as HAR…": "t.har",
              "Export the trace as OTLP…": "t.json"}
     for label, name in files.items():
-        monkeypatch.setattr(main_window, "ask_save", answer(name))
-        monkeypatch.setattr(export_menu.file_dialogs, "ask_save", answer(name))
+        monkeypatch.setattr(file_dialogs, "ask_save", answer(name))
         monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_a, n=name: (str(tmp_path / n), ""))
         entries(opened)[label].trigger()
+        if name.endswith((".html", ".md", ".mmd", ".har", ".json")):  # shown with its redaction first
+            accept_preview(qtbot, opened)
+            opened.redaction_preview = None
         written = tmp_path / name
         assert written.exists(), label
         assert stat.S_IMODE(written.stat().st_mode) == 0o600, label
@@ -64,7 +67,7 @@ def test_each_entry_writes_its_format_0600(opened: MainWindow, tmp_path: Path, m
 
 def test_an_empty_trace_is_refused_with_a_reason(opened: MainWindow, tmp_path: Path, monkeypatch: Any) -> None:  # noqa: F811
     opened.studio.store.clear()
-    monkeypatch.setattr(export_menu.file_dialogs, "ask_save", lambda *_a: str(tmp_path / "never.har"))
+    monkeypatch.setattr(file_dialogs, "ask_save", lambda *_a: str(tmp_path / "never.har"))
     entries(opened)["Export the trace as HAR…"].trigger()
     assert not (tmp_path / "never.har").exists()
     assert any("The trace is empty" in text for text in opened.errors.texts())

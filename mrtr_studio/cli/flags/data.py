@@ -25,8 +25,8 @@ def add_trace_parser(commands: Any) -> None:
         formats.add_argument(f"--{name}", metavar="OUT", help=f"write {name.upper() if len(name) < 5 else name} "
                                                                "to OUT")
     export.add_argument("--redact", default="default", metavar="PROFILE",
-                        help="the redaction profile: default (credentials masked) or none (only what the "
-                             "recorder masked)")
+                        help="the redaction profile: default (credentials masked), none (only what the "
+                             "recorder masked) or a profile file (JSON: headers, paths, patterns)")
     export.add_argument("--op", metavar="ID", help="only this operation (id or label); Mermaid draws one")
     export.add_argument("--filter", metavar="EXPR", help="only the operations this filter matches")
 
@@ -34,6 +34,8 @@ def add_trace_parser(commands: Any) -> None:
     copy.add_argument("file", help="a trace file (.mrtr.json)")
     copy.add_argument("--seq", type=int, required=True, metavar="N", help="the message's sequence number")
     copy.add_argument("--as", dest="style", choices=COPY_STYLES, required=True)
+    copy.add_argument("--redact", default="default", metavar="PROFILE",
+                      help="the redaction profile: default, none or a profile file (JSON)")
     copy.add_argument("--reveal", action="append", default=[], metavar="NAME:VALUE",
                       help="put this credential header's real value in place of the mask (repeatable)")
 

@@ -72,6 +72,8 @@ class ArrowItem(QGraphicsItem):
         self.arrow = arrow
         self.colours = colours
         self.highlighted = False
+        #: A colouring rule's tint behind the label (ui/colour_links.py), None: the diagram's background.
+        self.tint: QColor | None = None
         self.label_text = arrow.label
         self.sub_lines: list[str] = []
         self._measured: tuple[str, str] | None = None
@@ -174,7 +176,7 @@ class ArrowItem(QGraphicsItem):
         painter.drawPolygon(head)
         flags = Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextDontClip | Qt.TextFlag.TextSingleLine
         rect = self._text_rect
-        behind = QColor(colours.highlight if self.highlighted else colours.background)
+        behind = QColor(colours.highlight if self.highlighted else self.tint or colours.background)
         behind.setAlpha(215)  # lifelines under a label fade instead of striking through the words
         label_font = self._label_font()
         painter.setFont(label_font)

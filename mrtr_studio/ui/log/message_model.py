@@ -16,8 +16,10 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtGui import QBrush, QColor
 
+from ...studio.colour_rules import BoundRules
 from ...trace import StoreEvent, TraceMessage, TraceStore
 from ...trace.diagram_layout import STYLES, message_summary
+from .. import colouring
 from ..store_bridge import StoreBridge
 from ..theme import readable
 
@@ -41,6 +43,8 @@ class TraceMessageModel(QAbstractTableModel):
         self._search: dict[int, str] = {}
         self._pending: list[TraceMessage] | None = None  # gathered adds after `cleared`
         self._incoming: list[TraceMessage] = []  # live adds gathered on a big trace
+        #: The colouring rules bound to the trace (ui/colour_links.py): a row's background and tooltip.
+        self.colouring: BoundRules | None = None
         self._bridge = StoreBridge(store, self)
         self._bridge.storeEvent.connect(self._on_event)
 
@@ -145,8 +149,12 @@ class TraceMessageModel(QAbstractTableModel):
             return entry
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 6:
             return QBrush(readable(QColor(STYLES.get(entry.kind, STYLES["invalid"]).colour)))
-        if role == Qt.ItemDataRole.ToolTipRole and index.column() == 8 and entry.findings:
-            return "\n".join(f"{f.severity} {f.rule}: {f.message}" for f in entry.findings)
+        if role == Qt.ItemDataRole.BackgroundRole and self.colouring is not None:
+            return colouring.background(self.colouring.rule_for(entry))
+        if role == Qt.ItemDataRole.ToolTipRole:
+            findings = "\n".join(f"{f.severity} {f.rule}: {f.message}" for f in entry.findings) \
+                if index.column() == 8 and entry.findings else None
+            return colouring.tooltip(self.colouring.rule_for(entry), findings) if self.colouring else findings
         return None
 
     def _display(self, entry: TraceMessage, column: int) -> Any:
