@@ -109,11 +109,10 @@ def run_export(args: argparse.Namespace) -> int:
         note = f"{har.entries} HTTP exchanges" + (f"; {har.skipped} messages not sent over HTTP left out"
                                                    if har.skipped else "")
     elif args.otlp:
-        from ..trace.otlp import to_otlp_json, to_request
+        from ..trace.otlp import otlp_text
 
-        request = to_request(operations, messages)
-        out, text = args.otlp, json.dumps(to_otlp_json(request), indent=1)
-        note = f"{sum(len(s.spans) for r in request.resource_spans for s in r.scope_spans)} spans"
+        text, spans = otlp_text(operations, messages)
+        out, note = args.otlp, f"{spans} spans"
     elif args.mermaid:
         from ..trace.mermaid import to_mermaid
 

@@ -66,9 +66,8 @@ def trace_text(operations: list[Operation], messages: list[TraceMessage], kind: 
         note = f"{har.entries} HTTP exchange(s)" + (f"; {har.skipped} message(s) not sent over HTTP left out"
                                                      if har.skipped else "")
     else:
-        from ..trace.otlp import to_otlp_json, to_request
+        from ..trace.otlp import otlp_text
 
-        request = to_request(operations, messages)
-        text = json.dumps(to_otlp_json(request), indent=1)
-        note = f"{sum(len(s.spans) for r in request.resource_spans for s in r.scope_spans)} span(s)"
+        text, spans = otlp_text(operations, messages)
+        note = f"{spans} span(s)"
     return text + "\n", note
