@@ -1,5 +1,5 @@
 """Small builders the window's panels share: a row of buttons, a field with its button beside it, a named
-line edit, a pair of panes in a splitter, a panel's subscription to the studio.
+line edit, a pair of panes in a splitter, a panel's subscription for as long as it lives.
 
 Each is the few lines every panel would otherwise write again, so the panels read as what they hold
 (and every field gets its object and accessible names the same way).
@@ -52,7 +52,8 @@ def splitter(object_name: str, orientation: Qt.Orientation, first: QWidget, seco
     return panes
 
 
-def follow_studio(widget: QWidget, studio: Any, listener: Callable[[Any], None]) -> None:
-    """`listener` hears the studio's events while `widget` lives: a closed window's panel hears no more."""
-    unsubscribe = studio.subscribe(listener)
+def subscribe_while_alive(widget: QWidget, source: Any, listener: Callable[[Any], None]) -> None:
+    """`listener` hears `source`'s events (the studio's, a model's) while `widget` lives: a closed window's
+    panel hears no more."""
+    unsubscribe = source.subscribe(listener)
     widget.destroyed.connect(lambda *_: unsubscribe())

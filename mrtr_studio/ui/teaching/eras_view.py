@@ -23,6 +23,7 @@ from ...teaching.eras import SideBySide, run_side_by_side
 from ...trace import StoreEvent, TraceStore
 from ...trace.diagram_layout import natural_width
 from ..async_bridge import spawn
+from ..builders import subscribe_while_alive
 from ..diagram import SequenceDiagramView
 from ..diagram.zoom import forward_zoom_keys
 from ..selection import Selection
@@ -67,8 +68,7 @@ class ErasView(QWidget):
         self._build()
         self._bridge = StoreBridge(self.store, self)
         self._bridge.storeEvent.connect(self._on_store)
-        unsubscribe = studio.subscribe(self._on_studio)
-        self.destroyed.connect(lambda *_: unsubscribe())
+        subscribe_while_alive(self, studio, self._on_studio)
 
     def _build(self) -> None:
         self.picker = OperationPicker("Tool, prompt or resource")

@@ -33,6 +33,7 @@ from ...teaching.lab import ATTACKS, Lab, LabRun, LabTarget
 from ...teaching.task_lab import TaskLab
 from ...trace import StoreEvent, TraceStore
 from ..async_bridge import spawn
+from ..builders import subscribe_while_alive
 from ..diagram import SequenceDiagramView
 from ..diagram.palette import PALETTE_EVENTS
 from ..diagram.zoom import forward_zoom_keys
@@ -59,8 +60,7 @@ class LabView(QWidget):
         self._build()
         self._bridge = StoreBridge(store, self)
         self._bridge.storeEvent.connect(self._on_store)
-        unsubscribe = studio.subscribe(self._on_studio)
-        self.destroyed.connect(lambda *_: unsubscribe())
+        subscribe_while_alive(self, studio, self._on_studio)
 
     def _build(self) -> None:
         self.target = TargetPicker(self.studio)
