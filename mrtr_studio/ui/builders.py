@@ -8,7 +8,7 @@ Each is the few lines every panel would otherwise write again, so the panels rea
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QSplitter, QWidget
 
 
@@ -52,7 +52,7 @@ def splitter(object_name: str, orientation: Qt.Orientation, first: QWidget, seco
     return panes
 
 
-def subscribe_while_alive(widget: QWidget, source: Any, listener: Callable[[Any], None]) -> None:
+def subscribe_while_alive(widget: QObject, source: Any, listener: Callable[[Any], None]) -> None:
     """`listener` hears `source`'s events (the studio's, a model's) while `widget` lives: a closed window's
     panel hears no more."""
     unsubscribe = source.subscribe(listener)

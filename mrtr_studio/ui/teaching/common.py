@@ -4,15 +4,27 @@ Verdicts are shown as a symbol, a word and a colour together, so nobody has to t
 """
 
 import json
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from PySide6.QtGui import QColor, QIcon, QPalette
-from PySide6.QtWidgets import QApplication, QComboBox, QLineEdit, QStyle, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QStyle,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ...teaching.lesson_runner import LessonReport
 from ...teaching.lessons import LESSONS
 from ...trace.mermaid import to_mermaid
 from ..diagram.palette import pick
+from ..tables import read_only_table
 
 #: What the pickers offer before a server has been listed (the demo server's askers).
 DEMO_TARGETS: tuple[tuple[str, str], ...] = (
@@ -138,3 +150,42 @@ def mark_icon(word: str, widget: QWidget | None = None) -> QIcon:
 def mermaid_for(report: LessonReport) -> dict[str, str]:
     """Mermaid diagrams per operation, for a Markdown export."""
     return {run.operation.id: to_mermaid(run.operation, run.messages) for run in report.runs}
+
+
+class ReportBox(QGroupBox):
+    """A titled box showing a run's report: a verdict line over a read-only table, one line per row with
+    each cell whole in its tooltip (the replay page's sides and its task across nodes)."""
+
+    def __init__(self, title: str, verdict: str, columns: Sequence[str], name: str,
+                 above: QWidget | None = None) -> None:
+        super().__init__(title)
+        self.columns = tuple(columns)
+        self.verdict = QLabel(verdict)
+        self.verdict.setWordWrap(True)
+        self.table = read_only_table(columns, name)
+        self.table.verticalHeader().setVisible(False)
+        box = QVBoxLayout(self)
+        if above is not None:
+            box.addWidget(above)
+        box.addWidget(self.verdict)
+        box.addWidget(self.table, 1)
+
+    def show_nothing(self, note: str) -> None:
+        """No report (the run was skipped or did not happen): no rows, and why (else "Skipped.")."""
+        self.table.setRowCount(0)
+        self.verdict.setText(note or "Skipped.")
+
+    def fill(self, rows: Sequence[Sequence[str]], fitted: Iterable[int]) -> None:
+        """The table's rows; the columns in `fitted` sized to their contents, the last taking the rest."""
+        self.table.setRowCount(len(rows))
+        for row, cells in enumerate(rows):
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                self.table.setItem(row, column, item)
+        for column in fitted:
+            self.table.resizeColumnToContents(column)
+
+    def rows(self) -> list[tuple[str, ...]]:
+        return [tuple(self.table.item(r, c).text() for c in range(len(self.columns)))
+                for r in range(self.table.rowCount())]
