@@ -3,9 +3,10 @@
 Verdicts are shown as a symbol, a word and a colour together, so nobody has to tell red from green.
 """
 
+import asyncio
 import json
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, ClassVar, Generic, TypeVar
 
 from PySide6.QtGui import QColor, QIcon, QPalette
 from PySide6.QtWidgets import (
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
 from ...teaching.lesson_runner import LessonReport
 from ...teaching.lessons import LESSONS
 from ...trace.mermaid import to_mermaid
+from ..async_bridge import spawn
 from ..diagram.palette import pick
 from ..tables import read_only_table
 
@@ -51,6 +53,40 @@ def default_arguments(method: str, target: str) -> dict[str, Any]:
             if (run.method, run.target) == (method, target):
                 return dict(run.arguments)
     return {}
+
+
+R = TypeVar("R")
+
+
+class PickedRun(Generic[R]):
+    """A teaching view's ▶ Run: the picked call run as one task at a time. `start` returns the task, or
+    None when one is running or the arguments are not a JSON object (said through `_refused`)."""
+
+    #: The task's name in logs.
+    task_name: ClassVar[str]
+    task: "asyncio.Task[R | None] | None"
+    picker: "OperationPicker"
+
+    @property
+    def running(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def start(self) -> "asyncio.Task[R | None] | None":
+        if self.running:
+            return None
+        try:
+            method, target, arguments = self.picker.read()
+        except ValueError as exc:
+            self._refused(f"✖ Arguments: {exc}")
+            return None
+        self.task = spawn(self._run(method, target, arguments), self.task_name)
+        return self.task
+
+    async def _run(self, method: str, target: str, arguments: dict[str, Any]) -> R | None:
+        raise NotImplementedError
+
+    def _refused(self, text: str) -> None:
+        raise NotImplementedError
 
 
 class OperationPicker:

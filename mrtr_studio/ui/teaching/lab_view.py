@@ -32,21 +32,22 @@ from ...studio.identities import IDENTITY_PRESETS, Identity
 from ...teaching.lab import ATTACKS, Lab, LabRun, LabTarget
 from ...teaching.task_lab import TaskLab
 from ...trace import StoreEvent, TraceStore
-from ..async_bridge import spawn
 from ..builders import subscribe_while_alive
 from ..diagram import SequenceDiagramView
 from ..diagram.palette import PALETTE_EVENTS
 from ..diagram.zoom import forward_zoom_keys
 from ..selection import Selection
 from ..store_bridge import StoreBridge
-from .common import OperationPicker, mark, mark_colour, mark_icon, narrow_combo
+from .common import OperationPicker, PickedRun, mark, mark_colour, mark_icon, narrow_combo
 from .connections import TargetPicker
 
 COLUMNS = ("Attack", "Requirement", "Level", "Server's answer", "Status", "Verdict", "Detail")
 ATTACK, REQUIREMENT, LEVEL, ANSWER, STATUS, VERDICT, DETAIL = range(len(COLUMNS))
 
 
-class LabView(QWidget):
+class LabView(PickedRun[LabRun], QWidget):
+    task_name = "lab"
+
     def __init__(self, studio: Studio, store: TraceStore, selection: Selection,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -135,20 +136,8 @@ class LabView(QWidget):
 
     # --- running -----------------------------------------------------------------------------
 
-    @property
-    def running(self) -> bool:
-        return self.task is not None and not self.task.done()
-
-    def start(self) -> "asyncio.Task[LabRun | None] | None":
-        if self.running:
-            return None
-        try:
-            method, target, arguments = self.picker.read()
-        except ValueError as exc:
-            self.summary.setText(f"✖ Arguments: {exc}")
-            return None
-        self.task = spawn(self._run(method, target, arguments), "lab")
-        return self.task
+    def _refused(self, text: str) -> None:
+        self.summary.setText(text)
 
     async def _run(self, method: str, target: str, arguments: dict[str, Any]) -> LabRun | None:
         self.run_button.setEnabled(False)
