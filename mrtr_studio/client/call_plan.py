@@ -4,16 +4,14 @@ both start from, so the two cannot drift in what a planned call is."""
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..protocol.call import Call
 from .settings import ALL_CAPABILITIES, EraChoice
 
 
 @dataclass(frozen=True)
-class ClientCall:
-    """The call (method, tool or prompt name or resource URI, arguments) and the client's era and the
-    capabilities it declares."""
+class ClientCall(Call):
+    """The call (its arguments none unless given), the client's era and the capabilities it declares."""
 
-    method: str
-    target: str
     arguments: dict[str, Any] = field(default_factory=dict)
     era: EraChoice = "modern"
     capabilities: frozenset[str] = ALL_CAPABILITIES
