@@ -23,9 +23,11 @@ from PySide6.QtWidgets import (
 
 from ...teaching.lesson_runner import LessonReport
 from ...teaching.lessons import LESSONS
+from ...trace import TraceStore
 from ...trace.mermaid import to_mermaid
 from ..async_bridge import spawn
 from ..diagram.palette import pick
+from ..selection import Selection
 from ..tables import read_only_table
 
 #: What the pickers offer before a server has been listed (the demo server's askers).
@@ -225,3 +227,13 @@ class ReportBox(QGroupBox):
     def rows(self) -> list[tuple[str, ...]]:
         return [tuple(self.table.item(r, c).text() for c in range(len(self.columns)))
                 for r in range(self.table.rowCount())]
+
+
+class OwnTracePage(QWidget):
+    """A teaching page over its own trace (the window's when given `store`) with its own Selection:
+    what it runs is drawn there, and a click moves the window's selection only when the page passes it on."""
+
+    def __init__(self, store: TraceStore | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store = store if store is not None else TraceStore()
+        self.selection = Selection(self)

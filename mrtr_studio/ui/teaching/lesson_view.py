@@ -45,7 +45,7 @@ from ..diagram.zoom import forward_zoom_keys
 from ..selection import Selection
 from ..store_bridge import StoreBridge
 from .code_view import CodeView
-from .common import mermaid_for
+from .common import OwnTracePage, mermaid_for
 
 #: An operation id no store holds: the diagram then shows "No operation yet" instead of the newest one.
 NOT_RUN = "(lesson not run yet)"
@@ -61,15 +61,13 @@ def step_html(step: Step) -> str:
     return f'<p>{text}</p><p>Spec: <a href="{html.escape(step.spec)}">{html.escape(where)}</a></p>'
 
 
-class LessonView(QWidget):
+class LessonView(OwnTracePage):
     def __init__(self, store: TraceStore | None = None, shared: Selection | None = None,
                  parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.store = store if store is not None else TraceStore()
+        super().__init__(store, parent)
         #: The window's selection (with `store` the window's store), mirrored so the JSON and state
         #: inspectors show the lesson's current message.
         self.shared = shared
-        self.selection = Selection(self)
         self.reports: dict[str, LessonReport] = {}
         self._statuses: dict[str, str] = {}  # lesson id -> its own status line ("Finished", "Running"…)
         self.presenting = False
