@@ -10,9 +10,7 @@ from typing import Any
 
 from ..client.call_plan import ClientCall
 from ..client.settings import ALL_CAPABILITIES
-
-SPEC = "https://modelcontextprotocol.io/specification/2026-07-28/"
-MRTR = SPEC + "basic/patterns/mrtr"
+from ..protocol.spec_links import MRTR, SPEC
 
 
 @dataclass(frozen=True)

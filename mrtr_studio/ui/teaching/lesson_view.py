@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...protocol.spec_links import spec_section
 from ...teaching.lesson_export import lesson_html, lesson_markdown
 from ...teaching.lesson_runner import LessonReport, find_handler, lesson_server, run_lesson
 from ...teaching.lessons import LESSONS, LESSONS_BY_ID, Lesson, Step, step_key
@@ -57,8 +58,7 @@ PRESENTATION_TEXT = 1.6  # how much larger the code and explanation read in pres
 def step_html(step: Step) -> str:
     """The explanation as rich text: `code` spans become <code>, the spec section a link."""
     text = re.sub(r"`([^`]*)`", r"<code>\1</code>", html.escape(step.text))
-    where = step.spec.split("/specification/")[-1]
-    return f'<p>{text}</p><p>Spec: <a href="{html.escape(step.spec)}">{html.escape(where)}</a></p>'
+    return f'<p>{text}</p><p>Spec: <a href="{html.escape(step.spec)}">{html.escape(spec_section(step.spec))}</a></p>'
 
 
 class LessonView(OwnTracePage):
