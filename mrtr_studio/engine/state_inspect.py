@@ -119,7 +119,7 @@ def inspect_token(token: Any, secrets: list[str] | None = None, binding: Binding
         digest = f"<{exc}>"
     pairs = (
         ("method", payload["m"], binding.method),
-        ("name", payload["n"], binding.name),
+        ("name", payload["n"], binding.target),
         ("arguments", payload["a"], digest),
         ("principal", payload["p"], binding.principal),
     )
