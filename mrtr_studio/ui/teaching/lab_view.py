@@ -38,6 +38,7 @@ from ..diagram.palette import PALETTE_EVENTS
 from ..diagram.zoom import forward_zoom_keys
 from ..selection import Selection
 from ..store_bridge import StoreBridge
+from ..trace_panel import TracePanel
 from .common import OperationPicker, PickedRun, mark, mark_colour, mark_icon, narrow_combo
 from .connections import TargetPicker
 
@@ -45,15 +46,13 @@ COLUMNS = ("Attack", "Requirement", "Level", "Server's answer", "Status", "Verdi
 ATTACK, REQUIREMENT, LEVEL, ANSWER, STATUS, VERDICT, DETAIL = range(len(COLUMNS))
 
 
-class LabView(PickedRun[LabRun], QWidget):
+class LabView(PickedRun[LabRun], TracePanel):
     task_name = "lab"
 
     def __init__(self, studio: Studio, store: TraceStore, selection: Selection,
                  parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(store, selection, parent)
         self.studio = studio
-        self.store = store
-        self.selection = selection
         self.last: LabRun | None = None
         self.task: asyncio.Task[LabRun | None] | None = None
         self._operations: dict[str, int] = {}  # operation id -> row
