@@ -23,7 +23,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from .local_issuer import LocalIssuer
-from .loopback_app import LoopbackApp
+from .loopback_app import LoopbackApp, ThreadServer
 
 #: Clients, codes and refresh tokens kept at most (the oldest go first): a demo, not a directory.
 MAX_ENTRIES = 1000
@@ -42,7 +42,7 @@ class _Grant:
     expires: float = 0.0
 
 
-class DemoAuthority:
+class DemoAuthority(ThreadServer):
     def __init__(self, subject: str = "alice", host: str = "127.0.0.1", token_ttl: int = 600) -> None:
         self.subject = subject
         self.host = host
@@ -70,13 +70,6 @@ class DemoAuthority:
     def stop(self, timeout: float = 10.0) -> None:
         if self._host is not None:
             self._host.stop(timeout)
-
-    def __enter__(self) -> "DemoAuthority":
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def jwks(self) -> dict[str, Any]:
         """The public keys its tokens verify with (what `JwtVerifier(jwks=...)` takes)."""

@@ -8,9 +8,27 @@ names itself in its metadata); `start(app)` serves it, `stop()` ends the thread.
 import asyncio
 import socket
 import threading
-from typing import Any
+from typing import Any, Self
 
 import uvicorn
+
+
+class ThreadServer:
+    """A server on its own thread that a with-block starts and stops (`with DemoAuthority() as authority:`):
+    the loopback servers' one context-manager protocol, so leaving the block always ends the thread."""
+
+    def start(self, timeout: float = 10.0) -> str:
+        raise NotImplementedError
+
+    def stop(self, timeout: float = 10.0) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
 
 class LoopbackApp:

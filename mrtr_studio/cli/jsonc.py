@@ -153,16 +153,9 @@ class _Parser:
             member = self.value(depth + 1)
             node.members[key] = member
             node.value[key] = member.value
-            self.skip()
-            if self.text.startswith(",", self.pos):
-                self.pos += 1  # a trailing comma before "}" is JSONC
-                continue
-            if not self.text.startswith("}", self.pos):
-                self.fail("expected ',' or '}'")
-            break
-        self.pos += 1
-        node.end = self.pos
-        return node
+            if not self.more("}"):
+                break
+        return self.closed(node)
 
     def arr(self, depth: int) -> Node:
         start = self.pos
@@ -175,13 +168,23 @@ class _Parser:
             item = self.value(depth + 1)
             node.items.append(item)
             node.value.append(item.value)
-            self.skip()
-            if self.text.startswith(",", self.pos):
-                self.pos += 1
-                continue
-            if not self.text.startswith("]", self.pos):
-                self.fail("expected ',' or ']'")
-            break
+            if not self.more("]"):
+                break
+        return self.closed(node)
+
+    def more(self, close: str) -> bool:
+        """After a member or item: True past a comma (a trailing comma before `close` is JSONC, the loop
+        sees it), False at `close`; anything else is a mistake."""
+        self.skip()
+        if self.text.startswith(",", self.pos):
+            self.pos += 1
+            return True
+        if not self.text.startswith(close, self.pos):
+            self.fail(f"expected ',' or '{close}'")
+        return False
+
+    def closed(self, node: Node) -> Node:
+        """`node` ends past its closing bracket."""
         self.pos += 1
         node.end = self.pos
         return node

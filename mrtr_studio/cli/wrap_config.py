@@ -22,10 +22,10 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from ..trace.private_files import written_beside
 from .jsonc import JsoncError, parse, splice
 from .wrap_config_plan import WRAP_MARK, Ports, Rewrite, plan, server_tables
 
@@ -75,28 +75,10 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def _temp_with(folder: Path, name: str, data: bytes, mode: int) -> str:
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return tmp
-
-
 def _replace(path: Path, data: bytes) -> None:
     """`path` (a regular file) replaced atomically by `data`, keeping its mode; read back and compared."""
-    tmp = _temp_with(path.parent, path.name, data, path.stat().st_mode & 0o7777)
-    try:
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with written_beside(path, lambda tmp: os.replace(tmp, path), path.stat().st_mode & 0o7777) as handle:
+        handle.write(data)
     _fsync_dir(path.parent)
     if _read(path) != data:
         raise ValueError(f"{path} does not read back as written")
@@ -105,11 +87,15 @@ def _replace(path: Path, data: bytes) -> None:
 def _create(path: Path, data: bytes) -> None:
     """A new file (0600) holding `data`, created atomically: it appears whole or not at all, and never
     over an existing one (FileExistsError); read back and compared."""
-    tmp = _temp_with(path.parent, path.name, data, 0o600)
-    try:
-        os.link(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+
+    def link(tmp: str) -> None:
+        try:
+            os.link(tmp, path)
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+
+    with written_beside(path, link) as handle:
+        handle.write(data)
     _fsync_dir(path.parent)
     if _read(path) != data:
         path.unlink(missing_ok=True)

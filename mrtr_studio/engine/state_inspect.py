@@ -6,7 +6,7 @@ whether it passed, failed or could not be checked (no secret, no request to comp
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from .state_token import (
     CHECKS,
@@ -30,26 +30,46 @@ class Check:
     why: str
 
 
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def why(self) -> str: ...
+
+
+C = TypeVar("C", bound=_Named)
+
+
+class Checked(Generic[C]):
+    """A list of checks and what they add up to: the engine's inspection and every state decoder's
+    result read their checks this one way, so a verdict cannot mean two things."""
+
+    checks: list[C]
+    #: The status of a check that could not be made (the verdict when nothing failed but one such is there).
+    UNDECIDED: ClassVar[str] = "unknown"
+
+    @property
+    def verdict(self) -> str:
+        statuses = {c.status for c in self.checks}
+        return "fail" if "fail" in statuses else self.UNDECIDED if self.UNDECIDED in statuses else "pass"
+
+    def check(self, name: str) -> C:
+        return next(c for c in self.checks if c.name == name)
+
+    def checks_as_dicts(self) -> list[dict[str, str]]:
+        return [{"name": c.name, "status": c.status, "why": c.why} for c in self.checks]
+
+
 @dataclass
-class Inspection:
+class Inspection(Checked[Check]):
     token: str
     payload: dict[str, Any] | None
     checks: list[Check] = field(default_factory=list)
 
-    @property
-    def verdict(self) -> Status:
-        statuses = {c.status for c in self.checks}
-        return "fail" if "fail" in statuses else "unknown" if "unknown" in statuses else "pass"
-
-    def check(self, name: str) -> Check:
-        return next(c for c in self.checks if c.name == name)
-
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "payload": self.payload,
-            "verdict": self.verdict,
-            "checks": [{"name": c.name, "status": c.status, "why": c.why} for c in self.checks],
-        }
+        return {"payload": self.payload, "verdict": self.verdict, "checks": self.checks_as_dicts()}
 
 
 def inspect_token(token: Any, secrets: list[str] | None = None, binding: Binding | None = None,
@@ -99,7 +119,7 @@ def inspect_token(token: Any, secrets: list[str] | None = None, binding: Binding
         digest = f"<{exc}>"
     pairs = (
         ("method", payload["m"], binding.method),
-        ("name", payload["n"], binding.name),
+        ("name", payload["n"], binding.target),
         ("arguments", payload["a"], digest),
         ("principal", payload["p"], binding.principal),
     )

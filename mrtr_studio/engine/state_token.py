@@ -28,6 +28,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, hmac
 
 from ..protocol import wire_json
+from ..protocol.call import Call
 from ..protocol.token_format import (
     PREFIX,
     arguments_digest,
@@ -85,12 +86,10 @@ def _mac_matches(keyed: hmac.HMAC, signed: bytes, tag: bytes) -> bool:
 
 
 @dataclass(frozen=True)
-class Binding:
-    """What a token must match on retry: the request it was minted for."""
+class Binding(Call):
+    """What a token must match on retry: the call it was minted for (`target` is the tool or prompt name,
+    or the resource URI: the payload's `n`) and who made it."""
 
-    method: str
-    name: str
-    arguments: Any
     principal: str = ""
 
     @once
@@ -226,7 +225,7 @@ class StateCodec:
             "iat": issued,
             "exp": issued + self.ttl,
             "m": binding.method,
-            "n": binding.name,
+            "n": binding.target,
             "a": binding.digest,
             "p": binding.principal,
             "k": asked,
@@ -280,8 +279,8 @@ def check_claims(payload: dict[str, Any], binding: Binding, now: float | None = 
         raise StateRejected("expired", problem)
     if payload["m"] != binding.method:
         raise StateRejected("method", f"minted for {payload['m']}, used on {binding.method}")
-    if payload["n"] != binding.name:
-        raise StateRejected("name", f"minted for {payload['n']!r}, used on {binding.name!r}")
+    if payload["n"] != binding.target:
+        raise StateRejected("name", f"minted for {payload['n']!r}, used on {binding.target!r}")
     if payload["a"] != binding.digest:
         raise StateRejected("arguments", "the arguments differ from the round that minted it")
     if payload["p"] != binding.principal:

@@ -119,18 +119,23 @@ class Round:
 # --- the machine's events ---------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class Send:
-    """Put this message on the wire (round `round`)."""
+class AtRound:
+    """What every step and event of the machine says first: the round it belongs to (1-based)."""
 
-    message: Message
     round: int
 
 
 @dataclass(frozen=True)
-class NeedInput:
+class Send(AtRound):
+    """Put this message on the wire (round `round`)."""
+
+    message: Message
+
+
+@dataclass(frozen=True)
+class NeedInput(AtRound):
     """The server answered input_required: answer `requests` (maybe none) and retry."""
 
-    round: int
     body: dict[str, Any]
 
     @property
@@ -144,20 +149,18 @@ class NeedInput:
 
 
 @dataclass(frozen=True)
-class Done:
+class Done(AtRound):
     """The operation ended well: complete, or it became a task."""
 
     outcome: Literal["complete", "task"]
     result: dict[str, Any]
-    round: int
 
 
 @dataclass(frozen=True)
-class Failed:
+class Failed(AtRound):
     """The operation ended badly: a JSON-RPC error, a broken server, a give-up or the round limit."""
 
     outcome: Outcome
-    round: int
     problem: str | None = None
     error: dict[str, Any] | None = None
 
@@ -204,11 +207,11 @@ class RoundTrip:
         if self.rounds and self._pending is None:
             raise RuntimeError("the previous round has not been answered")
         if message.get("id") in self._ids:
-            return self._end(Failed("protocol_error", self.round, f"retry reuses JSON-RPC id {message.get('id')!r}"))
+            return self._end(Failed(self.round, "protocol_error", f"retry reuses JSON-RPC id {message.get('id')!r}"))
         self._ids.add(message.get("id"))
         self._pending = None
         self.rounds.append(Round(copy.deepcopy(message)))
-        return Send(message, self.round)
+        return Send(self.round, message)
 
     def answer(self, responses: dict[str, Any], new_id: str | int) -> Send | Failed:
         """The standard retry for the pending input_required, with `responses` as its answers."""
@@ -232,7 +235,7 @@ class RoundTrip:
         sent_id = this.request.get("id")
         if kind != "invalid" and isinstance(response, dict) and response.get("id") != sent_id:
             if kind == "error":  # the server could not read the request (or its id): its error still answers it
-                return self._end(Failed("error", self.round, error=response["error"], problem=(
+                return self._end(Failed(self.round, "error", error=response["error"], problem=(
                     "the server answered with an error " + ("without id" if response.get("id") is None else
                                                             f"for id {shown(response.get('id'))}")
                     + f" instead of id {shown(sent_id)}")))
@@ -240,31 +243,31 @@ class RoundTrip:
             problem = f"response id {response.get('id')!r} does not answer request id {sent_id!r}"
         if kind == "error":
             assert isinstance(response, dict)
-            return self._end(Failed("error", self.round, error=response["error"]))
+            return self._end(Failed(self.round, "error", error=response["error"]))
         if kind == "invalid":
-            return self._end(Failed("protocol_error", self.round, problem))
+            return self._end(Failed(self.round, "protocol_error", problem))
         assert isinstance(response, dict)
         body = response["result"]
         if kind == "task":
-            return self._end(Done("task", body, self.round))
+            return self._end(Done(self.round, "task", body))
         if kind == "complete":
             wrong = result_problem(str(this.request.get("method")), body)
             if wrong:
-                return self._end(Failed("protocol_error", self.round, wrong))
-            return self._end(Done("complete", body, self.round))
+                return self._end(Failed(self.round, "protocol_error", wrong))
+            return self._end(Done(self.round, "complete", body))
         if self.round >= self.max_rounds:
-            return self._end(Failed("round_limit", self.round,
+            return self._end(Failed(self.round, "round_limit",
                                     f"still input_required after {self.max_rounds} rounds (the round limit)"))
         self._pending = NeedInput(self.round, body)
         return self._pending
 
     def transport_failed(self, exc: BaseException) -> Failed:
         """The round's request could not be delivered, or its answer not read."""
-        return self._end(Failed("transport_error", self.round, f"{type(exc).__name__}: {exc}"))
+        return self._end(Failed(self.round, "transport_error", f"{type(exc).__name__}: {exc}"))
 
     def abort(self, problem: str) -> Failed:
         """The client gave up (a person cancelled, a responder could not answer)."""
-        return self._end(Failed("aborted", self.round, problem))
+        return self._end(Failed(self.round, "aborted", problem))
 
     def _end(self, event: _End) -> _End:
         self.ended = event

@@ -18,6 +18,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..protocol.call import Call
 from ..protocol.errors import INVALID_PARAMS, METHOD_NOT_FOUND
 from .recording import RecordedFlow, RecordedRound, arguments_of, target_of
 
@@ -33,12 +34,9 @@ class Position:
 
 
 @dataclass(frozen=True)
-class Incoming:
-    """What of a request matching looks at."""
+class Incoming(Call):
+    """What of a request matching looks at: the call and the input keys it answers."""
 
-    method: str
-    target: str
-    arguments: dict[str, Any]
     answered: frozenset[str]
 
     @classmethod

@@ -10,8 +10,9 @@ import binascii
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
+from ..engine.state_inspect import Checked
 from ..protocol import wire_json
 
 Status = Literal["pass", "fail", "cannot-check"]
@@ -31,7 +32,7 @@ class Check:
 
 
 @dataclass
-class Decoded:
+class Decoded(Checked[Check]):
     """One state taken apart: `payload` is None when it cannot be read (encrypted without the key, malformed)."""
 
     format: str
@@ -42,22 +43,12 @@ class Decoded:
     #: payload key -> what it means, for people (the wire names are often single letters).
     labels: dict[str, str] = field(default_factory=dict)
 
-    @property
-    def verdict(self) -> Status:
-        statuses = {c.status for c in self.checks}
-        return "fail" if "fail" in statuses else "cannot-check" if "cannot-check" in statuses else "pass"
-
-    def check(self, name: str) -> Check:
-        return next(c for c in self.checks if c.name == name)
+    UNDECIDED: ClassVar[str] = "cannot-check"
 
     def as_dict(self) -> dict[str, Any]:
         """The `state decode --json` shape (fixed for scripts: exactly these four keys), exactly these four keys."""
-        return {
-            "format": self.format,
-            "payload": self.payload,
-            "verdict": self.verdict,
-            "checks": [{"name": c.name, "status": c.status, "why": c.why} for c in self.checks],
-        }
+        return {"format": self.format, "payload": self.payload, "verdict": self.verdict,
+                "checks": self.checks_as_dicts()}
 
 
 @dataclass(frozen=True)

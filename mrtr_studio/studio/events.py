@@ -38,25 +38,12 @@ class StateChanged:
 
 
 @dataclass(frozen=True)
-class Paused:
-    """A send is held (step mode): the window shows it, editable."""
+class HeldSend:
+    """The step mode's held send: `paused` (a send is held, the window shows it, editable),
+    `pending_changed` (the held message was edited or tampered with) or `resumed` (it went on)."""
 
-    kind: ClassVar[str] = "paused"
-    pending: "PendingSend"
-
-
-@dataclass(frozen=True)
-class PendingChanged:
-    """The held message was edited or tampered with."""
-
-    kind: ClassVar[str] = "pending_changed"
+    kind: Literal["paused", "pending_changed", "resumed"]
     pending: "PendingSend | None"
-
-
-@dataclass(frozen=True)
-class Resumed:
-    kind: ClassVar[str] = "resumed"
-    pending: "PendingSend"
 
 
 @dataclass(frozen=True)
@@ -82,7 +69,7 @@ class Notice:
     text: str
 
 
-StudioEvent = StateChanged | Paused | PendingChanged | Resumed | RunFinished | CatalogChanged | Notice
+StudioEvent = StateChanged | HeldSend | RunFinished | CatalogChanged | Notice
 Listener = Callable[[StudioEvent], None]
 
 

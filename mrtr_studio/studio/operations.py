@@ -10,6 +10,7 @@ turns it into one insert, one dataChanged or one reset.
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..protocol.call import Call
 from ..trace import StoreEvent
 from ..trace.model import Operation, TraceMessage
 from .served_engine import LABEL as SERVED_LABEL
@@ -19,12 +20,9 @@ ChangeKind = Literal["none", "reset", "added", "changed"]
 
 
 @dataclass(frozen=True)
-class RunSettings:
-    """What a live run was started with, so "Run again" can start the same one."""
+class RunSettings(Call):
+    """What a live run was started with (the call, who made it), so "Run again" can start the same one."""
 
-    method: str
-    target: str
-    arguments: dict[str, Any]
     identity: str
     #: The client settings as the client panel saves them (era choice, capabilities, identity).
     client: dict[str, Any] = field(default_factory=dict)

@@ -14,7 +14,7 @@ from ..client.session import RunResult
 from ..trace import TraceStore
 from .connection import Connection
 from .embedded import EmbeddedEngine
-from .events import Events, Notice, Paused, PendingChanged, Resumed, RunFinished, StateChanged, StudioState
+from .events import Events, HeldSend, Notice, RunFinished, StateChanged, StudioState
 from .identities import IDENTITY_PRESETS, Identity
 from .step_gate import Message, PendingSend, StepGate
 from .tampering import TAMPERS, carries_state, tamper_message
@@ -185,11 +185,11 @@ class Runner:
     def edit_pending(self, message: Message) -> None:
         """Replace the held message with an edited one (the step editor calls this before Continue)."""
         self.gate.edit(message)
-        self.events.emit(PendingChanged(self.gate.pending))
+        self.events.emit(HeldSend("pending_changed", self.gate.pending))
 
     def _on_hold(self, pending: PendingSend) -> None:
         self.set_state("paused")
-        self.events.emit(Paused(pending))
+        self.events.emit(HeldSend("paused", pending))
 
     def _on_release(self, pending: PendingSend, sent: Message | None) -> None:
         self.set_state("running")
@@ -200,7 +200,7 @@ class Runner:
             arguments = params.get("arguments")
             self.store.update_request(pending.operation_id, target if isinstance(target, str) else None,
                                       arguments if isinstance(arguments, dict) else None)
-        self.events.emit(Resumed(pending))
+        self.events.emit(HeldSend("resumed", pending))
 
     # --- tampering -------------------------------------------------------------------------------
 
@@ -216,7 +216,7 @@ class Runner:
         pending = self.gate.pending
         if pending is not None and carries_state(pending.message):
             pending.message, text = self._apply_tamper(kind, pending.message)
-            self.events.emit(PendingChanged(pending))
+            self.events.emit(HeldSend("pending_changed", pending))
         else:
             def once(message: Message, round_number: int) -> Message:
                 if not carries_state(message):

@@ -22,11 +22,11 @@ from ..client.settings import ClientSettings
 from ..engine.state_token import StateRejected, decode
 from ..protocol import jsonrpc
 from ..protocol.roundtrip import Failed, NeedInput, RoundTrip, Send, result_type_of
+from ..protocol.spec_links import MRTR
 from ..trace import TraceStore
 from ..trace.recorder import Recorder
 from ..transport.base import ClientTransport
 
-MRTR = "https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr"
 Level = Literal["MUST", "SHOULD"]
 Status = Literal["rejected", "re-asked", "accepted", "broken", "skipped"]
 Verdict = Literal["pass", "warn", "fail", "skipped"]

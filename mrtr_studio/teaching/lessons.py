@@ -8,10 +8,9 @@ the retry). Every message a run puts on the wire is matched to an explanation by
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..client.settings import ALL_CAPABILITIES, EraChoice
-
-SPEC = "https://modelcontextprotocol.io/specification/2026-07-28/"
-MRTR = SPEC + "basic/patterns/mrtr"
+from ..client.call_plan import ClientCall
+from ..client.settings import ALL_CAPABILITIES
+from ..protocol.spec_links import MRTR, SPEC
 
 
 @dataclass(frozen=True)
@@ -21,12 +20,7 @@ class Step:
 
 
 @dataclass(frozen=True)
-class LessonRun:
-    method: str
-    target: str
-    arguments: dict[str, Any] = field(default_factory=dict)
-    era: EraChoice = "modern"
-    capabilities: frozenset[str] = ALL_CAPABILITIES
+class LessonRun(ClientCall):
     identity: str = ""
     #: Done to the first retry: "expire" (the clock passes the state's lifetime), "identity:NAME", or "replay"
     #: (send the requestState the previous run completed with instead of this run's own).

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..protocol.spec_links import spec_section
 from .diagram_layout import (
     LANE_X,
     STYLES,
@@ -128,8 +129,7 @@ def _code(section: Section, round_number: int) -> str:
 
 
 def _explained(text: str, spec: str) -> str:
-    where = spec.split("/specification/")[-1]
-    link = f'<a href="{_e(spec)}">{_e(where)}</a>' if _web_url(spec) else _e(spec)
+    link = f'<a href="{_e(spec)}">{_e(spec_section(spec))}</a>' if _web_url(spec) else _e(spec)
     return f'{_e(text)}<div class="spec">{link}</div>'
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import uvicorn
 
+from ..auth.loopback_app import ThreadServer
 from ..engine import McpServer
 from .base import Tap
 from .http_connections import connection_budget, protocol_class
@@ -183,7 +184,7 @@ def app_path(config: HttpServerConfig | None) -> str:
     return (config or HttpServerConfig()).path
 
 
-class ServerThread:
+class ServerThread(ThreadServer):
     """The HTTP server on its own thread and event loop (the GUI's in-process server, sync tests).
 
     The engine then lives on that thread: talk to it over HTTP only.
@@ -214,13 +215,6 @@ class ServerThread:
             uv = self._uv
             self._loop.call_soon_threadsafe(setattr, uv, "should_exit", True)
         self._thread.join(timeout)
-
-    def __enter__(self) -> "ServerThread":
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def _run(self) -> None:
         try:

@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from ..studio.controller import Studio, StudioEvent
 from ..studio.events import Notice
+from .builders import subscribe_while_alive
 
 ARMED = "armed: "
 
@@ -23,8 +24,7 @@ class ArmedIndicator(QLabel):
         self.setAccessibleName("Armed tampers")
         self.waiting: list[str] = []
         self._show()
-        unsubscribe = studio.subscribe(self.on_studio)
-        self.destroyed.connect(lambda *_: unsubscribe())
+        subscribe_while_alive(self, studio, self.on_studio)
 
     def on_studio(self, event: StudioEvent) -> None:
         if not isinstance(event, Notice) or event.kind != "tampered":

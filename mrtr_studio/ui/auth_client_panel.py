@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..studio.auth_log import AuthLog
+from .builders import button_row, line_edit, wide_row
 
 if TYPE_CHECKING:
     from ..auth.flow import Grant
@@ -42,31 +42,21 @@ class AuthClientPanel(QWidget):
         self.status = QLabel()
         self.status.setObjectName("authStatus")
         self.status.setWordWrap(True)
-        self.client_id = QLineEdit()
-        self.client_id.setObjectName("authClientId")
-        self.client_id.setAccessibleName("OAuth client ID")
-        self.client_id.setPlaceholderText("none: registered on demand")
-        self.client_id.setToolTip("A pre-registered client id. Empty: the studio presents a Client ID Metadata "
-                                  "Document or registers itself (dynamic client registration) where offered.")
-        self.secret = QLineEdit()
-        self.secret.setObjectName("authClientSecret")
-        self.secret.setAccessibleName("OAuth client secret")
+        self.client_id = line_edit(
+            "authClientId", "OAuth client ID", "none: registered on demand",
+            "A pre-registered client id. Empty: the studio presents a Client ID Metadata Document or registers "
+            "itself (dynamic client registration) where offered.")
+        self.secret = line_edit("authClientSecret", "OAuth client secret", "none: a public client",
+                                "Kept in memory only (in the keyring with 'remember'); never saved in settings.")
         self.secret.setEchoMode(QLineEdit.EchoMode.Password)
-        self.secret.setPlaceholderText("none: a public client")
-        self.secret.setToolTip("Kept in memory only (in the keyring with 'remember'); never saved in settings.")
-        self.key_path = QLineEdit()
-        self.key_path.setObjectName("authClientKey")
-        self.key_path.setAccessibleName("Client private key file")
-        self.key_path.setPlaceholderText("none: the secret above (or a public client)")
-        self.key_path.setToolTip("A PEM private key (RSA, EC or Ed25519) for private_key_jwt client authentication; "
-                                 "read when applied, kept in memory only, never saved in settings.")
+        self.key_path = line_edit(
+            "authClientKey", "Client private key file", "none: the secret above (or a public client)",
+            "A PEM private key (RSA, EC or Ed25519) for private_key_jwt client authentication; read when "
+            "applied, kept in memory only, never saved in settings.")
         self.key_button = QPushButton("Choose…")
         self.key_button.setObjectName("authChooseKey")
         self.key_button.clicked.connect(self.choose_key)
-        self.scope = QLineEdit()
-        self.scope.setObjectName("authScope")
-        self.scope.setAccessibleName("OAuth scope")
-        self.scope.setPlaceholderText("the server's challenge")
+        self.scope = line_edit("authScope", "OAuth scope", "the server's challenge")
         self.grant = QComboBox()
         self.grant.setObjectName("authGrant")
         self.grant.setAccessibleName("OAuth grant")
@@ -86,16 +76,10 @@ class AuthClientPanel(QWidget):
         form.setContentsMargins(0, 0, 0, 0)
         form.addRow("Client ID", self.client_id)
         form.addRow("Secret", self.secret)
-        key_row = QHBoxLayout()
-        key_row.addWidget(self.key_path, 1)
-        key_row.addWidget(self.key_button)
-        form.addRow("Private key", key_row)
+        form.addRow("Private key", wide_row(self.key_path, self.key_button))
         form.addRow("Scopes", self.scope)
         form.addRow("Grant", self.grant)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.apply_button)
-        buttons.addWidget(self.sign_out_button)
-        buttons.addStretch(1)
+        buttons = button_row(self.apply_button, self.sign_out_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.status)

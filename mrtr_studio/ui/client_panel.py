@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from ..client.settings import CAPABILITY_FLAGS
 from ..studio.controller import Studio, StudioEvent
 from ..studio.identities import IDENTITY_PRESETS, Identity, custom_identity
+from .builders import subscribe_while_alive
 
 ERAS = (("modern", "Modern (2026-07-28, MRTR)"), ("legacy", "Legacy (2025-11-25)"), ("auto", "Auto (probe)"))
 CUSTOM = "custom"
@@ -95,8 +96,7 @@ class ClientPanel(QWidget):
         self.identity_box.currentIndexChanged.connect(self._apply)
         self.custom_user.editingFinished.connect(self._apply)
         self.custom_token.editingFinished.connect(self._apply)
-        unsubscribe = studio.subscribe(self._on_studio)
-        self.destroyed.connect(lambda *_: unsubscribe())  # a closed window's panel hears no more events
+        subscribe_while_alive(self, studio, self._on_studio)
         self.load(self.to_json())
 
     # --- reading and writing -----------------------------------------------------------------

@@ -17,6 +17,7 @@ from ..trace.model import TraceMessage
 from .copy_as_menu import message_by_seq
 from .selection import Selection
 from .store_bridge import StoreBridge
+from .trace_panel import TracePanel
 
 SEVERITIES = ("error", "warning", "info")
 _TITLES = {"error": "Errors", "warning": "Warnings", "info": "Notes"}
@@ -46,11 +47,9 @@ def group_findings(messages: list[TraceMessage]) -> dict[str, dict[str, list[tup
     return grouped
 
 
-class ExpertInfoPanel(QWidget):
+class ExpertInfoPanel(TracePanel):
     def __init__(self, store: TraceStore, selection: Selection, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.store = store
-        self.selection = selection
+        super().__init__(store, selection, parent)
         self.summary = QLabel("No findings.")
         self.summary.setObjectName("expertSummary")
         self.status_label = QLabel("")  # the status bar's copy of the counts

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from ..trace import StoreEvent, TraceMessage, TraceStore
 from .selection import Selection
 from .store_bridge import StoreBridge, message_by_seq
+from .trace_panel import TracePanel
 
 _AUTO_EXPAND = 200  # expand everything for small messages; big ones open one level deep
 KEY_SHARE = 0.6  # the key column takes at most this share of the tree's width when sized automatically
@@ -58,11 +59,9 @@ def _summary(value: Any) -> str:
     return _scalar(value)
 
 
-class JsonInspector(QWidget):
+class JsonInspector(TracePanel):
     def __init__(self, store: TraceStore, selection: Selection, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.store = store
-        self.selection = selection
+        super().__init__(store, selection, parent)
         self.entry: TraceMessage | None = None
         self.header = QLabel("No message selected")
         self.header.setObjectName("jsonHeader")

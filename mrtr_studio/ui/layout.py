@@ -31,6 +31,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .builders import splitter
+
 #: The smallest a panel may be squeezed to: small enough that 1280x720 always fits.
 PANEL_MINIMUM = 120
 
@@ -110,18 +112,8 @@ class Workbench(QSplitter):
         self.centre.setMinimumSize(PANEL_MINIMUM * 2, PANEL_MINIMUM)
         self.inspectors = self._tabs("inspectorTabs", inspectors)
         self.bottom = self._tabs("bottomTabs", bottom)
-        self.top = QSplitter(Qt.Orientation.Horizontal)
-        self.top.setObjectName("topSplitter")
-        self.top.setChildrenCollapsible(False)
-        self.top.addWidget(self.centre)
-        self.top.addWidget(self.inspectors)
-        self.top.setStretchFactor(0, 1)
-        self.right = QSplitter(Qt.Orientation.Vertical)
-        self.right.setObjectName("rightSplitter")
-        self.right.setChildrenCollapsible(False)
-        self.right.addWidget(self.top)
-        self.right.addWidget(self.bottom)
-        self.right.setStretchFactor(0, 1)
+        self.top = splitter("topSplitter", Qt.Orientation.Horizontal, self.centre, self.inspectors)
+        self.right = splitter("rightSplitter", Qt.Orientation.Vertical, self.top, self.bottom)
         self.addWidget(self.side)
         self.addWidget(self.right)
         self.setStretchFactor(1, 1)

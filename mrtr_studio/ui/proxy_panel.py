@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from ..studio.controller import Studio
 from .async_bridge import spawn
+from .builders import button_row
 from .step_editor import StepEditor
 
 
@@ -60,10 +60,7 @@ class ProxyPanel(QDialog):
         form = QFormLayout()
         form.addRow("&Upstream URL", self.upstream)
         form.addRow("Local &port", self.port)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.stop_button)
-        buttons.addWidget(self.copy_button)
-        buttons.addStretch(1)
+        buttons = button_row(self.stop_button, self.copy_button)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.start_button)
@@ -78,11 +75,7 @@ class ProxyPanel(QDialog):
         layout.addWidget(self.intercept)
         layout.addWidget(self.held_header)
         layout.addWidget(self.held_editor, 2)
-        decide = QHBoxLayout()
-        decide.addWidget(self.forward_button)
-        decide.addWidget(self.drop_button)
-        decide.addStretch(1)
-        layout.addLayout(decide)
+        layout.addLayout(button_row(self.forward_button, self.drop_button))
         self.intercept.toggled.connect(studio.watching.set_intercept)
         self.forward_button.clicked.connect(self._forward)
         self.drop_button.clicked.connect(self._drop)

@@ -10,6 +10,7 @@ from PySide6.QtCore import QObject, Signal
 from ..studio.selection import Selection as SelectionModel
 from ..studio.selection import SelectionChanged
 from ..trace import TraceMessage
+from .builders import subscribe_while_alive
 
 
 class Selection(QObject):
@@ -19,8 +20,7 @@ class Selection(QObject):
     def __init__(self, parent: QObject | None = None, model: SelectionModel | None = None) -> None:
         super().__init__(parent)
         self.model = model if model is not None else SelectionModel()
-        unsubscribe = self.model.subscribe(self._changed)
-        self.destroyed.connect(lambda *_: unsubscribe())
+        subscribe_while_alive(self, self.model, self._changed)
 
     def _changed(self, change: SelectionChanged) -> None:
         if change.what == "operation":

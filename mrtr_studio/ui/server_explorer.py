@@ -34,6 +34,7 @@ from ..engine.registry import FIXTURE_META
 from ..studio.controller import Catalog, Studio, StudioEvent
 from ..studio.server_entries import EMBEDDED, ServerEntry, http_entry, load_mcp_servers, stdio_entry
 from .async_bridge import spawn
+from .builders import subscribe_while_alive
 from .elided_label import ElidedLabel
 
 KINDS = (("embedded", "Embedded engine"), ("http", "Streamable HTTP"), ("stdio", "stdio command"))
@@ -204,8 +205,7 @@ class ServerExplorer(QWidget):
         self.import_button.clicked.connect(self._import_dialog)
         self.imported_box.activated.connect(self._imported_picked)
         self.tree.currentItemChanged.connect(self._current_changed)
-        unsubscribe = studio.subscribe(self._on_studio)
-        self.destroyed.connect(lambda *_: unsubscribe())  # a closed window's panel hears no more events
+        subscribe_while_alive(self, studio, self._on_studio)
         self._kind_changed()
 
     # --- connection ----------------------------------------------------------------------------

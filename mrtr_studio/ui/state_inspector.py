@@ -43,6 +43,7 @@ from .selection import Selection
 from .store_bridge import StoreBridge, message_by_seq
 from .table_fit import fit_rows, scroll_into_view
 from .tones import CHANGED, ERROR, MARKED_BACKGROUND, MARKED_TEXT, MUTED, PASS, Tone, color_style, tone
+from .trace_panel import TracePanel
 
 _STATUS: dict[str, tuple[str, Tone]] = {"pass": ("✔ pass", PASS), "fail": ("✖ fail", ERROR),
                                         "unknown": ("? unknown", MUTED), "cannot-check": ("? cannot check", MUTED)}
@@ -96,14 +97,12 @@ def _heading(text: str) -> QLabel:
     return label
 
 
-class StateInspector(ForeignStateMixin, QWidget):
+class StateInspector(ForeignStateMixin, TracePanel):
     studioEvent = Signal(object)  # re-posts the controller's events onto the GUI thread
 
     def __init__(self, store: TraceStore, selection: Selection, studio: Any = None,
                  parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.store = store
-        self.selection = selection
+        super().__init__(store, selection, parent)
         self.studio = studio
         self.view: StateView | None = None
         self._state_keys: StateKeys | None = getattr(studio, "state_keys", None)

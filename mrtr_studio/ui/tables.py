@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from PySide6.QtCore import QAbstractItemModel, QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QTableWidget
 
 ROW_HEIGHT = 22
 _Index = QModelIndex | QPersistentModelIndex
@@ -45,4 +45,15 @@ def fixed_row_table(model: QAbstractItemModel, columns: Sequence[str], widths: M
     for column, name in enumerate(columns):
         header.resizeSection(column, widths.get(name, default_width))
     header.setStretchLastSection(True)
+    return table
+
+
+def read_only_table(columns: Sequence[str], name: str) -> QTableWidget:
+    """A small table the person reads but does not edit: `columns` as its header, `name` for screen
+    readers, the last column taking the rest of the width."""
+    table = QTableWidget(0, len(columns))
+    table.setAccessibleName(name)
+    table.setHorizontalHeaderLabels(list(columns))
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.horizontalHeader().setStretchLastSection(True)
     return table

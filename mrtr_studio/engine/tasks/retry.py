@@ -27,11 +27,7 @@ MAX_PAUSE = 2.0
 
 
 class StoreOutageOutlasted(Exception):
-    """The store stayed unavailable until the runner's deadline; `reason` says what was lost and why."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+    """The store stayed unavailable until the runner's deadline; the message says what was lost and why."""
 
 
 class StoreRetry:

@@ -120,7 +120,7 @@ class TaskManager:
         try:
             await self._outcome(start, context)
         except StoreOutageOutlasted as lost:
-            log.error("task result lost: %s", lost.reason)
+            log.error("task result lost: %s", lost)
         except Exception:  # a background task must never end in an unhandled exception
             log.error("task %s: runner failed", context.task_id, exc_info=True)
 

@@ -41,21 +41,19 @@ from ..async_bridge import spawn
 from ..diagram import SequenceDiagramView
 from ..diagram.zoom import forward_zoom_keys
 from ..selection import Selection
-from .common import symbol
+from .common import OwnTracePage, symbol
 from .replay_panel import ReplayPanel
 
 ROUND_COLUMNS = ("Round", "Answered by", "Node URL", "Answer")
 TOOL, ARGUMENTS = "delete_file", {"path": "/tmp/report.txt"}
 
 
-class ClusterView(QWidget):
+class ClusterView(OwnTracePage):
     def __init__(self, store: TraceStore | None = None, parent: QWidget | None = None,
                  window_selection: Selection | None = None) -> None:
-        super().__init__(parent)
-        self.store = store if store is not None else TraceStore()
+        super().__init__(store, parent)
         #: The window's selection (with `store` the window's store): a clicked arrow is selected there too.
         self.window_selection = window_selection
-        self.selection = Selection(self)
         self.selection.select_operation("(no run yet)")
         self.selection.messageChanged.connect(self._pass_on)
         self.cluster: Cluster | None = None

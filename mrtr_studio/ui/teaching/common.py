@@ -3,16 +3,32 @@
 Verdicts are shown as a symbol, a word and a colour together, so nobody has to tell red from green.
 """
 
+import asyncio
 import json
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, ClassVar, Generic, TypeVar
 
 from PySide6.QtGui import QColor, QIcon, QPalette
-from PySide6.QtWidgets import QApplication, QComboBox, QLineEdit, QStyle, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QStyle,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ...teaching.lesson_runner import LessonReport
 from ...teaching.lessons import LESSONS
+from ...trace import TraceStore
 from ...trace.mermaid import to_mermaid
+from ..async_bridge import spawn
 from ..diagram.palette import pick
+from ..selection import Selection
+from ..tables import read_only_table
 
 #: What the pickers offer before a server has been listed (the demo server's askers).
 DEMO_TARGETS: tuple[tuple[str, str], ...] = (
@@ -39,6 +55,40 @@ def default_arguments(method: str, target: str) -> dict[str, Any]:
             if (run.method, run.target) == (method, target):
                 return dict(run.arguments)
     return {}
+
+
+R = TypeVar("R")
+
+
+class PickedRun(Generic[R]):
+    """A teaching view's ▶ Run: the picked call run as one task at a time. `start` returns the task, or
+    None when one is running or the arguments are not a JSON object (said through `_refused`)."""
+
+    #: The task's name in logs.
+    task_name: ClassVar[str]
+    task: "asyncio.Task[R | None] | None"
+    picker: "OperationPicker"
+
+    @property
+    def running(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def start(self) -> "asyncio.Task[R | None] | None":
+        if self.running:
+            return None
+        try:
+            method, target, arguments = self.picker.read()
+        except ValueError as exc:
+            self._refused(f"✖ Arguments: {exc}")
+            return None
+        self.task = spawn(self._run(method, target, arguments), self.task_name)
+        return self.task
+
+    async def _run(self, method: str, target: str, arguments: dict[str, Any]) -> R | None:
+        raise NotImplementedError
+
+    def _refused(self, text: str) -> None:
+        raise NotImplementedError
 
 
 class OperationPicker:
@@ -138,3 +188,52 @@ def mark_icon(word: str, widget: QWidget | None = None) -> QIcon:
 def mermaid_for(report: LessonReport) -> dict[str, str]:
     """Mermaid diagrams per operation, for a Markdown export."""
     return {run.operation.id: to_mermaid(run.operation, run.messages) for run in report.runs}
+
+
+class ReportBox(QGroupBox):
+    """A titled box showing a run's report: a verdict line over a read-only table, one line per row with
+    each cell whole in its tooltip (the replay page's sides and its task across nodes)."""
+
+    def __init__(self, title: str, verdict: str, columns: Sequence[str], name: str,
+                 above: QWidget | None = None) -> None:
+        super().__init__(title)
+        self.columns = tuple(columns)
+        self.verdict = QLabel(verdict)
+        self.verdict.setWordWrap(True)
+        self.table = read_only_table(columns, name)
+        self.table.verticalHeader().setVisible(False)
+        box = QVBoxLayout(self)
+        if above is not None:
+            box.addWidget(above)
+        box.addWidget(self.verdict)
+        box.addWidget(self.table, 1)
+
+    def show_nothing(self, note: str) -> None:
+        """No report (the run was skipped or did not happen): no rows, and why (else "Skipped.")."""
+        self.table.setRowCount(0)
+        self.verdict.setText(note or "Skipped.")
+
+    def fill(self, rows: Sequence[Sequence[str]], fitted: Iterable[int]) -> None:
+        """The table's rows; the columns in `fitted` sized to their contents, the last taking the rest."""
+        self.table.setRowCount(len(rows))
+        for row, cells in enumerate(rows):
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                self.table.setItem(row, column, item)
+        for column in fitted:
+            self.table.resizeColumnToContents(column)
+
+    def rows(self) -> list[tuple[str, ...]]:
+        return [tuple(self.table.item(r, c).text() for c in range(len(self.columns)))
+                for r in range(self.table.rowCount())]
+
+
+class OwnTracePage(QWidget):
+    """A teaching page over its own trace (the window's when given `store`) with its own Selection:
+    what it runs is drawn there, and a click moves the window's selection only when the page passes it on."""
+
+    def __init__(self, store: TraceStore | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store = store if store is not None else TraceStore()
+        self.selection = Selection(self)

@@ -22,12 +22,12 @@ from ...studio.controller import Studio, StudioEvent, describe_error
 from ...teaching.eras import SideBySide, run_side_by_side
 from ...trace import StoreEvent, TraceStore
 from ...trace.diagram_layout import natural_width
-from ..async_bridge import spawn
+from ..builders import subscribe_while_alive
 from ..diagram import SequenceDiagramView
 from ..diagram.zoom import forward_zoom_keys
 from ..selection import Selection
 from ..store_bridge import StoreBridge
-from .common import OperationPicker, symbol
+from .common import OperationPicker, PickedRun, symbol
 from .connections import TargetPicker
 
 ERAS = ("modern", "legacy")
@@ -48,7 +48,9 @@ def verdict_line(era: str, result: RunResult) -> str:
     return f"{symbol('error')} {era}: {drive.outcome} {describe_error(drive.error)}".rstrip()
 
 
-class ErasView(QWidget):
+class ErasView(PickedRun[SideBySide], QWidget):
+    task_name = "eras side by side"
+
     def __init__(self, studio: Studio, store: TraceStore | None = None, parent: QWidget | None = None,
                  shared: Selection | None = None) -> None:
         super().__init__(parent)
@@ -67,8 +69,7 @@ class ErasView(QWidget):
         self._build()
         self._bridge = StoreBridge(self.store, self)
         self._bridge.storeEvent.connect(self._on_store)
-        unsubscribe = studio.subscribe(self._on_studio)
-        self.destroyed.connect(lambda *_: unsubscribe())
+        subscribe_while_alive(self, studio, self._on_studio)
 
     def _build(self) -> None:
         self.picker = OperationPicker("Tool, prompt or resource")
@@ -144,16 +145,8 @@ class ErasView(QWidget):
 
     # --- running -----------------------------------------------------------------------------
 
-    def start(self) -> "asyncio.Task[SideBySide | None] | None":
-        if self.task is not None and not self.task.done():
-            return None
-        try:
-            method, target, arguments = self.picker.read()
-        except ValueError as exc:
-            self.status.setText(f"✖ Arguments: {exc}")
-            return None
-        self.task = spawn(self._run(method, target, arguments), "eras side by side")
-        return self.task
+    def _refused(self, text: str) -> None:
+        self.status.setText(text)
 
     async def _run(self, method: str, target: str, arguments: dict[str, Any]) -> SideBySide | None:
         self.run_button.setEnabled(False)

@@ -32,26 +32,27 @@ from ...studio.identities import IDENTITY_PRESETS, Identity
 from ...teaching.lab import ATTACKS, Lab, LabRun, LabTarget
 from ...teaching.task_lab import TaskLab
 from ...trace import StoreEvent, TraceStore
-from ..async_bridge import spawn
+from ..builders import subscribe_while_alive
 from ..diagram import SequenceDiagramView
 from ..diagram.palette import PALETTE_EVENTS
 from ..diagram.zoom import forward_zoom_keys
 from ..selection import Selection
 from ..store_bridge import StoreBridge
-from .common import OperationPicker, mark, mark_colour, mark_icon, narrow_combo
+from ..trace_panel import TracePanel
+from .common import OperationPicker, PickedRun, mark, mark_colour, mark_icon, narrow_combo
 from .connections import TargetPicker
 
 COLUMNS = ("Attack", "Requirement", "Level", "Server's answer", "Status", "Verdict", "Detail")
 ATTACK, REQUIREMENT, LEVEL, ANSWER, STATUS, VERDICT, DETAIL = range(len(COLUMNS))
 
 
-class LabView(QWidget):
+class LabView(PickedRun[LabRun], TracePanel):
+    task_name = "lab"
+
     def __init__(self, studio: Studio, store: TraceStore, selection: Selection,
                  parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(store, selection, parent)
         self.studio = studio
-        self.store = store
-        self.selection = selection
         self.last: LabRun | None = None
         self.task: asyncio.Task[LabRun | None] | None = None
         self._operations: dict[str, int] = {}  # operation id -> row
@@ -59,8 +60,7 @@ class LabView(QWidget):
         self._build()
         self._bridge = StoreBridge(store, self)
         self._bridge.storeEvent.connect(self._on_store)
-        unsubscribe = studio.subscribe(self._on_studio)
-        self.destroyed.connect(lambda *_: unsubscribe())
+        subscribe_while_alive(self, studio, self._on_studio)
 
     def _build(self) -> None:
         self.target = TargetPicker(self.studio)
@@ -135,20 +135,8 @@ class LabView(QWidget):
 
     # --- running -----------------------------------------------------------------------------
 
-    @property
-    def running(self) -> bool:
-        return self.task is not None and not self.task.done()
-
-    def start(self) -> "asyncio.Task[LabRun | None] | None":
-        if self.running:
-            return None
-        try:
-            method, target, arguments = self.picker.read()
-        except ValueError as exc:
-            self.summary.setText(f"✖ Arguments: {exc}")
-            return None
-        self.task = spawn(self._run(method, target, arguments), "lab")
-        return self.task
+    def _refused(self, text: str) -> None:
+        self.summary.setText(text)
 
     async def _run(self, method: str, target: str, arguments: dict[str, Any]) -> LabRun | None:
         self.run_button.setEnabled(False)

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...protocol.spec_links import spec_section
 from ...teaching.lesson_export import lesson_html, lesson_markdown
 from ...teaching.lesson_runner import LessonReport, find_handler, lesson_server, run_lesson
 from ...teaching.lessons import LESSONS, LESSONS_BY_ID, Lesson, Step, step_key
@@ -45,7 +46,7 @@ from ..diagram.zoom import forward_zoom_keys
 from ..selection import Selection
 from ..store_bridge import StoreBridge
 from .code_view import CodeView
-from .common import mermaid_for
+from .common import OwnTracePage, mermaid_for
 
 #: An operation id no store holds: the diagram then shows "No operation yet" instead of the newest one.
 NOT_RUN = "(lesson not run yet)"
@@ -57,19 +58,16 @@ PRESENTATION_TEXT = 1.6  # how much larger the code and explanation read in pres
 def step_html(step: Step) -> str:
     """The explanation as rich text: `code` spans become <code>, the spec section a link."""
     text = re.sub(r"`([^`]*)`", r"<code>\1</code>", html.escape(step.text))
-    where = step.spec.split("/specification/")[-1]
-    return f'<p>{text}</p><p>Spec: <a href="{html.escape(step.spec)}">{html.escape(where)}</a></p>'
+    return f'<p>{text}</p><p>Spec: <a href="{html.escape(step.spec)}">{html.escape(spec_section(step.spec))}</a></p>'
 
 
-class LessonView(QWidget):
+class LessonView(OwnTracePage):
     def __init__(self, store: TraceStore | None = None, shared: Selection | None = None,
                  parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.store = store if store is not None else TraceStore()
+        super().__init__(store, parent)
         #: The window's selection (with `store` the window's store), mirrored so the JSON and state
         #: inspectors show the lesson's current message.
         self.shared = shared
-        self.selection = Selection(self)
         self.reports: dict[str, LessonReport] = {}
         self._statuses: dict[str, str] = {}  # lesson id -> its own status line ("Finished", "Running"…)
         self.presenting = False

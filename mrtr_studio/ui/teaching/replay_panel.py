@@ -12,15 +12,11 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
-    QGroupBox,
     QHBoxLayout,
     QLabel,
     QPushButton,
     QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -29,6 +25,7 @@ from ...teaching.cluster_services import PACKAGES, install_hint, missing_program
 from ...teaching.replay_across import Attempt, ReplayReport
 from ...teaching.replay_lab import LabOutcome, ReplayLab
 from ..async_bridge import spawn
+from .common import ReportBox
 from .task_across_box import TaskAcrossBox
 
 COLUMNS = ("Send", "Node", "Answer")
@@ -43,49 +40,30 @@ def availability_text(missing: dict[str, str]) -> str:
     return text
 
 
-class ReplaySide(QGroupBox):
+class ReplaySide(ReportBox):
     """One side of the comparison: a verdict and one row per send of the completing retry."""
 
     def __init__(self, title: str) -> None:
-        super().__init__(title)
-        self.verdict = QLabel("Not run yet.")
-        self.verdict.setWordWrap(True)
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setAccessibleName(f"{title}: sends")
-        self.table.setHorizontalHeaderLabels(list(COLUMNS))
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        super().__init__(title, "Not run yet.", COLUMNS, f"{title}: sends")
         self.table.setWordWrap(False)
-        self.table.verticalHeader().setVisible(False)
-        box = QVBoxLayout(self)
-        box.addWidget(self.verdict)
-        box.addWidget(self.table, 1)
 
     def show_report(self, report: ReplayReport | None, skipped: str = "") -> None:
         if report is None:
-            self.table.setRowCount(0)
-            self.verdict.setText(skipped or "Skipped.")
+            self.show_nothing(skipped)
             return
         self.verdict.setText(report.summary())
         rows: list[tuple[str, Attempt]] = []
         if report.first is not None:
             rows.append(("completion", report.first))
         rows += [(f"replay {n}", attempt) for n, attempt in enumerate(report.replays, 1)]
-        self.table.setRowCount(len(rows))
-        for row, (label, attempt) in enumerate(rows):
+        cells: list[tuple[str, str, str]] = []
+        for label, attempt in rows:
             node = attempt.served_by.replace("node", "node ") or attempt.url
             answer = f"✔ {attempt.answer}" if attempt.accepted else f"✖ {attempt.answer}"
             if attempt.reason:  # the reason first: it is what a narrow column must still show
                 answer = f"✖ {attempt.reason} ({attempt.answer.split(' ', 1)[0]})"
-            for column, text in enumerate((label, node, answer)):
-                item = QTableWidgetItem(text)
-                item.setToolTip(text)
-                self.table.setItem(row, column, item)
-        for column in (0, 1):  # the answer takes the rest, elided, whole in its tooltip
-            self.table.resizeColumnToContents(column)
-
-    def rows(self) -> list[tuple[str, ...]]:
-        return [tuple(self.table.item(r, c).text() for c in range(len(COLUMNS))) for r in range(self.table.rowCount())]
+            cells.append((label, node, answer))
+        self.fill(cells, (0, 1))  # the answer takes the rest, elided, whole in its tooltip
 
 
 class ReplayPanel(QWidget):

@@ -1,0 +1,59 @@
+"""Small builders the window's panels share: a row of buttons, a field with its button beside it, a named
+line edit, a pair of panes in a splitter, a panel's subscription for as long as it lives.
+
+Each is the few lines every panel would otherwise write again, so the panels read as what they hold
+(and every field gets its object and accessible names the same way).
+"""
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QSplitter, QWidget
+
+
+def button_row(*buttons: QWidget) -> QHBoxLayout:
+    """`buttons` side by side from the left; the rest of the row stays empty."""
+    row = QHBoxLayout()
+    for button in buttons:
+        row.addWidget(button)
+    row.addStretch(1)
+    return row
+
+
+def wide_row(wide: QWidget, *beside: QWidget) -> QHBoxLayout:
+    """`wide` taking the row's room, `beside` (a Choose… button, say) after it at their own width."""
+    row = QHBoxLayout()
+    row.addWidget(wide, 1)
+    for widget in beside:
+        row.addWidget(widget)
+    return row
+
+
+def line_edit(object_name: str, accessible: str, placeholder: str, tooltip: str = "") -> QLineEdit:
+    """A line edit named for tests and style sheets (`object_name`) and for screen readers (`accessible`)."""
+    edit = QLineEdit()
+    edit.setObjectName(object_name)
+    edit.setAccessibleName(accessible)
+    edit.setPlaceholderText(placeholder)
+    if tooltip:
+        edit.setToolTip(tooltip)
+    return edit
+
+
+def splitter(object_name: str, orientation: Qt.Orientation, first: QWidget, second: QWidget) -> QSplitter:
+    """Two panes that never collapse, the first taking what the splitter grows by."""
+    panes = QSplitter(orientation)
+    panes.setObjectName(object_name)
+    panes.setChildrenCollapsible(False)
+    panes.addWidget(first)
+    panes.addWidget(second)
+    panes.setStretchFactor(0, 1)
+    return panes
+
+
+def subscribe_while_alive(widget: QObject, source: Any, listener: Callable[[Any], None]) -> None:
+    """`listener` hears `source`'s events (the studio's, a model's) while `widget` lives: a closed window's
+    panel hears no more."""
+    unsubscribe = source.subscribe(listener)
+    widget.destroyed.connect(lambda *_: unsubscribe())
