@@ -1,15 +1,52 @@
-"""Small builders the window's panels share: a row of buttons, a field with its button beside it, a named
-line edit, a pair of panes in a splitter, a panel's subscription for as long as it lives.
+"""Small builders the window's panels share: a named button, a wrapping plain-text label, a row of buttons,
+a field with its button beside it, a named line edit, a pair of panes in a splitter, a panel's
+subscription for as long as it lives.
 
 Each is the few lines every panel would otherwise write again, so the panels read as what they hold
 (and every field gets its object and accessible names the same way).
 """
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QSplitter, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QSplitter, QWidget
+
+from .theme import status_colours
+
+_W = TypeVar("_W", bound=QWidget)
+
+
+def named(widget: _W, object_name: str, accessible: str = "") -> _W:
+    """`widget` named for tests and style sheets (`object_name`) and for screen readers (`accessible`)."""
+    widget.setObjectName(object_name)
+    if accessible:
+        widget.setAccessibleName(accessible)
+    return widget
+
+
+def push_button(object_name: str, text: str, clicked: Callable[[], object], *, tooltip: str = "",
+                enabled: bool = True) -> QPushButton:
+    """A button named for tests and style sheets, calling `clicked` (without Qt's `checked` argument)."""
+    button = QPushButton(text)
+    button.setObjectName(object_name)
+    if tooltip:
+        button.setToolTip(tooltip)
+    button.setEnabled(enabled)
+    button.clicked.connect(lambda _checked=False: clicked())
+    return button
+
+
+def text_label(object_name: str, text: str = "", *, error: bool = False) -> QLabel:
+    """A wrapping label that shows its text as plain text (a peer's words are never read as rich text);
+    `error` colours it as the theme colours errors."""
+    label = QLabel(text)
+    label.setObjectName(object_name)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    if error:
+        label.setStyleSheet(f"color: {status_colours()['error']}")
+    return label
 
 
 def button_row(*buttons: QWidget) -> QHBoxLayout:

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QInputDialog,
-    QLabel,
     QLineEdit,
     QMenu,
     QPushButton,
@@ -40,8 +39,10 @@ from ..studio.collection_runs import (
     save_call,
 )
 from .async_bridge import spawn
+from .builders import button_row, push_button, text_label
 from .file_dialogs import ask_open, ask_save
 from .focus_order import present
+from .tables import second_level
 from .theme import status_colours
 
 if TYPE_CHECKING:
@@ -50,15 +51,6 @@ if TYPE_CHECKING:
 FILTERS = "Collections (*.json);;All files (*)"
 OperationRole = Qt.ItemDataRole.UserRole + 1
 NO_ENVIRONMENT = "(no environment: the collection's variables)"
-
-
-def _error_label(name: str) -> QLabel:
-    label = QLabel("")
-    label.setObjectName(name)
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setStyleSheet(f"color: {status_colours().get('error', '#b00020')}")
-    return label
 
 
 class SaveToCollectionDialog(QDialog):
@@ -88,7 +80,7 @@ class SaveToCollectionDialog(QDialog):
             ("same_text", "returns the same first text content"))}
         for key in ("ends_the_same", "same_rounds"):
             self.choices[key].setChecked(True)
-        self.error = _error_label("collectionSaveError")
+        self.error = text_label("collectionSaveError", error=True)
         save = QPushButton("Save")
         save.setObjectName("collectionSave")
         save.setDefault(True)
@@ -160,27 +152,18 @@ class CollectionPanel(QWidget):
         self.runs = CollectionRuns(window.studio)
         self.task: asyncio.Task[list[CallResult] | None] | None = None
         self.results: list[CallResult] = []
-        self.run_button = QPushButton("Run collection…")
-        self.run_button.setObjectName("runCollection")
-        self.run_button.clicked.connect(lambda: ask_and_run(window))
-        self.stop_button = QPushButton("Stop")
-        self.stop_button.setObjectName("stopCollection")
-        self.stop_button.setToolTip("Stop the call that is running and run no more of the collection")
-        self.stop_button.setEnabled(False)
-        self.stop_button.clicked.connect(self.stop)
-        self.summary = QLabel("Run a collection file: each call becomes an operation, its assertions are judged here.")
-        self.summary.setObjectName("collectionSummary")
-        self.summary.setWordWrap(True)
-        self.summary.setTextFormat(Qt.TextFormat.PlainText)
-        self.error = _error_label("collectionError")
+        self.run_button = push_button("runCollection", "Run collection…", lambda: ask_and_run(window))
+        self.stop_button = push_button("stopCollection", "Stop", self.stop, enabled=False,
+                                       tooltip="Stop the call that is running and run no more of the collection")
+        self.summary = text_label("collectionSummary", "Run a collection file: each call becomes an operation, "
+                                                       "its assertions are judged here.")
+        self.error = text_label("collectionError", error=True)
         self.tree = QTreeWidget()
         self.tree.setObjectName("collectionResults")
         self.tree.setAccessibleName("Collection results")
         self.tree.setHeaderLabels(["Verdict", "Call / assertion", "Found"])
         self.tree.itemClicked.connect(self._clicked)
-        bar = QHBoxLayout()
-        bar.addWidget(self.run_button)
-        bar.addWidget(self.stop_button)
+        bar = button_row(self.run_button, self.stop_button)
         bar.addWidget(self.summary, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
@@ -248,13 +231,7 @@ class CollectionPanel(QWidget):
 
     def verdicts_shown(self) -> list[tuple[str, str, str]]:
         """(call, assertion, pass|fail) of every assertion row (what the tests read)."""
-        rows = []
-        for top in range(self.tree.topLevelItemCount()):
-            call = self.tree.topLevelItem(top)
-            for child in range(call.childCount()):
-                item = call.child(child)
-                rows.append((call.text(1), item.text(1), item.text(0).split()[-1]))
-        return rows
+        return [(call.text(1), item.text(1), item.text(0).split()[-1]) for call, item in second_level(self.tree)]
 
 
 def save_operation(window: "MainWindow", operation_id: str | None = None) -> SaveToCollectionDialog | None:

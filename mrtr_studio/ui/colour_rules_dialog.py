@@ -13,9 +13,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QHBoxLayout,
     QHeaderView,
-    QLabel,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -27,6 +25,7 @@ from ..studio.colour_rules import DEFAULT_RULES, TINTS, ColourRule, problems, ru
 from ..trace.bounded_read import read_capped
 from ..trace.private_files import write_private
 from . import file_dialogs, tones
+from .builders import button_row, named, push_button, text_label
 
 COLUMNS = ("on", "name", "expression", "colour")
 FILES = "Colouring rules (*.json)"
@@ -45,38 +44,28 @@ class ColourRulesDialog(QDialog):
         self.setObjectName("colourRulesDialog")
         self.resize(760, 360)
         self._filling = False
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setObjectName("colourRules")
-        self.table.setAccessibleName("Colouring rules, first match wins")
+        self.table = named(QTableWidget(0, len(COLUMNS)), "colourRules", "Colouring rules, first match wins")
         self.table.setHorizontalHeaderLabels(["On", "Name", "Filter expression", "Colour"])
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.table.setColumnWidth(1, 170)
         self.table.itemChanged.connect(lambda _item: self.validate())
-        self.error = QLabel("")
-        self.error.setObjectName("colourRuleError")
-        self.error.setTextFormat(Qt.TextFormat.PlainText)
-        self.error.setWordWrap(True)
+        self.error = text_label("colourRuleError")
         self.error.setStyleSheet(tones.color_style(tones.ERROR, self))
         self.error.hide()
-        hint = QLabel("The first enabled rule that matches a message colours it (log, operations, diagram); "
-                      "its name shows in the tooltip. Expressions use the filter bar's language.")
-        hint.setWordWrap(True)
-        buttons = QHBoxLayout()
-        self.buttons: dict[str, QPushButton] = {}
-        for key, text, slot in (("add", "&Add", self.add_rule), ("remove", "&Remove", self.remove_rule),
-                                ("up", "Move &up", lambda: self.move_rule(-1)),
-                                ("down", "Move &down", lambda: self.move_rule(1)),
-                                ("defaults", "Restore de&faults", lambda: self.fill(list(DEFAULT_RULES))),
-                                ("import", "&Import…", self.import_rules), ("export", "&Export…", self.export_rules)):
-            button = QPushButton(text)
-            button.setObjectName(f"colourRules_{key}")
-            button.clicked.connect(lambda _=False, s=slot: s())
-            buttons.addWidget(button)
-            self.buttons[key] = button
-        buttons.addStretch(1)
+        hint = text_label("colourRulesHint", "The first enabled rule that matches a message colours it (log, "
+                          "operations, diagram); its name shows in the tooltip. Expressions use the filter bar's "
+                          "language.")
+        self.buttons: dict[str, QPushButton] = {
+            key: push_button(f"colourRules_{key}", text, slot)
+            for key, text, slot in (("add", "&Add", self.add_rule), ("remove", "&Remove", self.remove_rule),
+                                    ("up", "Move &up", lambda: self.move_rule(-1)),
+                                    ("down", "Move &down", lambda: self.move_rule(1)),
+                                    ("defaults", "Restore de&faults", lambda: self.fill(list(DEFAULT_RULES))),
+                                    ("import", "&Import…", self.import_rules),
+                                    ("export", "&Export…", self.export_rules))}
+        buttons = button_row(*self.buttons.values())
         self.box = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.box.accepted.connect(self.accept)
         self.box.rejected.connect(self.reject)

@@ -12,7 +12,6 @@ slow or dead side ends at the timeout with its error shown under the fields.
 import asyncio
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QComboBox,
@@ -44,7 +43,9 @@ from ..studio.server_compare import (
 )
 from ..studio.server_diff import DiffReport
 from .async_bridge import spawn
+from .builders import push_button, text_label
 from .file_dialogs import ask_open, ask_save
+from .tables import second_level
 from .theme import status_colours
 
 if TYPE_CHECKING:
@@ -118,22 +119,11 @@ class CompareServersView(QDialog):
         self.task: asyncio.Task[None] | None = None
         self.a = SidePicker("A", "connection")
         self.b = SidePicker("B", "other")
-        self.run_button = QPushButton("Compare")
-        self.run_button.setObjectName("compareRun")
-        self.run_button.clicked.connect(self.compare_now)
-        self.save_button = QPushButton("Save report…")
-        self.save_button.setObjectName("compareSave")
-        self.save_button.setEnabled(False)
-        self.save_button.clicked.connect(self._save_dialog)
-        self.error = QLabel("")
-        self.error.setObjectName("compareError")
-        self.error.setWordWrap(True)
-        self.error.setTextFormat(Qt.TextFormat.PlainText)
-        self.error.setStyleSheet(f"color: {status_colours().get('error', '#c00')}")
-        self.summary = QLabel(f"A is the before, B the after: what A has and B lacks is breaking. Sides: {FORMS}.")
-        self.summary.setObjectName("compareSummary")
-        self.summary.setWordWrap(True)
-        self.summary.setTextFormat(Qt.TextFormat.PlainText)
+        self.run_button = push_button("compareRun", "Compare", self.compare_now)
+        self.save_button = push_button("compareSave", "Save report…", self._save_dialog, enabled=False)
+        self.error = text_label("compareError", error=True)
+        self.summary = text_label("compareSummary",
+                                  f"A is the before, B the after: what A has and B lacks is breaking. Sides: {FORMS}.")
         self.tree = QTreeWidget()
         self.tree.setObjectName("compareChanges")
         self.tree.setAccessibleName("Differences")
@@ -217,13 +207,7 @@ class CompareServersView(QDialog):
 
     def changes_shown(self) -> list[tuple[str, str, str]]:
         """(severity, subject, difference) of every row under an area (what the tests read)."""
-        rows = []
-        for top in range(self.tree.topLevelItemCount()):
-            area = self.tree.topLevelItem(top)
-            for child in range(area.childCount()):
-                item = area.child(child)
-                rows.append((item.text(0).split()[-1], item.text(1), item.text(2)))
-        return rows
+        return [(item.text(0).split()[-1], item.text(1), item.text(2)) for _area, item in second_level(self.tree)]
 
     # --- saving ----------------------------------------------------------------------------------
 

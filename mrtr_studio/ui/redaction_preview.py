@@ -25,10 +25,8 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
-    QLabel,
     QListWidget,
     QPlainTextEdit,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
@@ -45,6 +43,7 @@ from ..trace.redaction_profiles import (
     profile_to_json,
 )
 from . import file_dialogs, tones
+from .builders import named, push_button, text_label
 
 if TYPE_CHECKING:
     from .main_window import MainWindow
@@ -118,29 +117,19 @@ class RedactionPreview(QDialog):
         self.setWindowTitle(("Copy as " if request.is_copy else "Export as ") + LABELS[request.kind])
         self.resize(820, 620)
         self.profiles = saved_profiles(window)
-        self.profile_box = QComboBox()
-        self.profile_box.setObjectName("redactionProfile")
-        self.profile_box.setAccessibleName("Redaction profile")
+        self.profile_box = named(QComboBox(), "redactionProfile", "Redaction profile")
         for profile in self.profiles:
             self.profile_box.addItem(profile.name)
         last = str(window.settings.value(LAST_KEY, "default"))
         self.profile_box.setCurrentIndex(max(0, self.profile_box.findText(last)))
-        self.load_button = QPushButton("Load a profile…")
-        self.load_button.setToolTip("A JSON profile file: headers, JSON paths ($.params.arguments.password), patterns")
-        self.load_button.clicked.connect(lambda _=False: self.load_profile_file())
-        self.rules = QLabel("")
-        self.rules.setObjectName("redactionRules")
-        self.rules.setWordWrap(True)
-        self.masked = QListWidget()
-        self.masked.setObjectName("maskedList")
-        self.masked.setAccessibleName("What the profile masks")
+        self.load_button = push_button("loadRedactionProfile", "Load a profile…", self.load_profile_file,
+                                       tooltip="A JSON profile file: headers, JSON paths "
+                                               "($.params.arguments.password), patterns")
+        self.rules = text_label("redactionRules")
+        self.masked = named(QListWidget(), "maskedList", "What the profile masks")
         self.masked.setMaximumHeight(130)
-        self.status = QLabel("")
-        self.status.setObjectName("previewStatus")
-        self.status.setWordWrap(True)
-        self.preview = QPlainTextEdit()
-        self.preview.setObjectName("exportPreview")
-        self.preview.setAccessibleName("The start of the output, masks marked")
+        self.status = text_label("previewStatus")
+        self.preview = named(QPlainTextEdit(), "exportPreview", "The start of the output, masks marked")
         self.preview.setReadOnly(True)
         self.preview.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.highlighter = MaskHighlighter(self.preview.document(), self)
@@ -256,8 +245,7 @@ class RedactionPreview(QDialog):
 
     def finish(self) -> None:
         """Save… asks where, then writes what was previewed; Copy puts it on the clipboard."""
-        prepared = self.prepared
-        if prepared is None:
+        if (prepared := self.prepared) is None:
             return
         self.window_.settings.setValue(LAST_KEY, prepared.profile.name)
         if self.request.is_copy:

@@ -4,11 +4,11 @@ Fixed row heights and column widths: the view never measures its rows, so a 100,
 scrolls and repaints at the same cost as ten rows.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 from PySide6.QtCore import QAbstractItemModel, QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QTableWidget
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QTableWidget, QTreeWidget, QTreeWidgetItem
 
 ROW_HEIGHT = 22
 _Index = QModelIndex | QPersistentModelIndex
@@ -57,3 +57,15 @@ def read_only_table(columns: Sequence[str], name: str) -> QTableWidget:
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     table.horizontalHeader().setStretchLastSection(True)
     return table
+
+
+def second_level(tree: QTreeWidget) -> Iterator[tuple[QTreeWidgetItem, QTreeWidgetItem]]:
+    """(group, row) for every row under a top-level group of a two-level tree (a call and its
+    assertions, an area and its differences), in the order shown."""
+    for top in range(tree.topLevelItemCount()):
+        group = tree.topLevelItem(top)
+        assert group is not None  # within topLevelItemCount
+        for child in range(group.childCount()):
+            row = group.child(child)
+            if row is not None:
+                yield group, row
