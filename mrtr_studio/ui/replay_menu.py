@@ -12,6 +12,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMenu
 
 from ..replay.server import StateMode
+from . import replay_against_view
 from .async_bridge import spawn
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ def install(window: "MainWindow") -> None:
             resigned = menu.addAction("Serve this recording, requestStates &re-signed")
             resigned.setObjectName("serveRecordingResigned")
             resigned.triggered.connect(lambda _=False: serve_recording(window, operation_id, "resign"))
+        replay_against_view.add_entry(window, menu, operation_id)
         window.operations.last_menu = menu
         menu.popup(table.viewport().mapToGlobal(pos))
 
@@ -47,6 +49,7 @@ def install(window: "MainWindow") -> None:
     recordings.setObjectName("servedRecordings")
     recordings.aboutToShow.connect(lambda: fill_serve_menu(window, recordings))
     window.served_recordings_menu = recordings
+    replay_against_view.add_entry(window, window.serve_menu, None)
     fill_serve_menu(window, recordings)
 
 
