@@ -42,8 +42,8 @@ def column(tree: Any, number: int) -> list[str]:
     return [tree.topLevelItem(i).text(number) for i in range(tree.topLevelItemCount())]
 
 
-def test_replayed_against_the_embedded_engine_nothing_differs(qtbot: Any, opened: MainWindow,  # noqa: F811
-                                                              arun: Runner) -> None:
+def test_replayed_against_the_embedded_engine_nothing_differs(
+        qtbot: Any, opened: MainWindow, arun: Runner) -> None:  # noqa: F811
     store = opened.studio.store
     recorded_op = store.operations[0]
 
@@ -67,8 +67,8 @@ def test_replayed_against_the_embedded_engine_nothing_differs(qtbot: Any, opened
     arun(body(), timeout=60)
 
 
-def test_replayed_against_a_fresh_served_engine_nothing_differs(qtbot: Any, opened: MainWindow,  # noqa: F811
-                                                                 arun: Runner) -> None:
+def test_replayed_against_a_fresh_served_engine_nothing_differs(
+        qtbot: Any, opened: MainWindow, arun: Runner) -> None:  # noqa: F811
     with serve() as (_, url):
         view = open_from_operation(qtbot, opened)
         arun(replay_to(qtbot, view, url), timeout=60)
@@ -76,8 +76,8 @@ def test_replayed_against_a_fresh_served_engine_nothing_differs(qtbot: Any, open
     assert opened.studio.store.operations[-1].server == url
 
 
-def test_the_whole_trace_against_a_changed_server_lists_the_difference(qtbot: Any, opened: MainWindow,  # noqa: F811
-                                                                        arun: Runner) -> None:
+def test_the_whole_trace_against_a_changed_server_lists_the_difference(
+        qtbot: Any, opened: MainWindow, arun: Runner) -> None:  # noqa: F811
     store = opened.studio.store
     action = next(a for a in opened.serve_menu.actions() if a.objectName() == "replayTraceAgainst")
     action.trigger()
@@ -89,7 +89,8 @@ def test_the_whole_trace_against_a_changed_server_lists_the_difference(qtbot: An
     assert column(view.rounds, 0) == ["≠", "≠"]
     assert 'inputs asked {"sure":"elicitation/create"}, recorded {"confirm":"elicitation/create"}' in \
         view.rounds.topLevelItem(0).text(4)
-    assert "the server asks for ['sure'], the recording answered only ['confirm']" in view.rounds.topLevelItem(1).text(4)
+    assert "the server asks for ['sure'], the recording answered only ['confirm']" in \
+        view.rounds.topLevelItem(1).text(4)
     replayed = store.operations[-1]
     assert replayed.outcome == "aborted" and "sure" in (replayed.problem or "")
     compare = view.compare
@@ -110,8 +111,8 @@ def test_a_bad_server_name_is_said_inline(qtbot: Any, opened: MainWindow, arun: 
     assert view.run_button.isEnabled() and len(opened.studio.store.operations) == before
 
 
-def test_an_unreachable_server_is_a_difference_of_the_flow(qtbot: Any, opened: MainWindow,  # noqa: F811
-                                                           arun: Runner) -> None:
+def test_an_unreachable_server_is_a_difference_of_the_flow(
+        qtbot: Any, opened: MainWindow, arun: Runner) -> None:  # noqa: F811
     view = open_from_operation(qtbot, opened)
     arun(replay_to(qtbot, view, f"stdio:{sys.executable} -c pass"), timeout=60)
     assert view.summary.text() == "1 flow(s), 1 differ", view.status.text()

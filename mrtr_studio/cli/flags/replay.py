@@ -73,7 +73,8 @@ def add_load_parser(commands: Any) -> None:
     load.add_argument("--duration", type=positive_float, required=True, metavar="SEC", help="how long to start flows")
     load.add_argument("--rate", type=positive_float, metavar="R", help="start at most R flows per second")
     load.add_argument("--bearer", help="Authorization: Bearer token")
-    load.add_argument("--timeout", type=positive_float, default=defaults.REPLAY_TIMEOUT, metavar="SEC", help="per request (default 30)")
+    load.add_argument("--timeout", type=positive_float, default=defaults.REPLAY_TIMEOUT, metavar="SEC",
+                      help="per request (default 30)")
     load.add_argument("--client", choices=("auto", "raw", "httpx"), default="auto",
                       help="raw: lean keep-alive HTTP/1.1 connections (auto for http://); httpx: one pooled "
                            "httpx.AsyncClient (auto for https://)")
