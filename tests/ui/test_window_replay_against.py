@@ -7,13 +7,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
+import pytest
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
+from mrtr_studio.studio.controller import Studio
 from mrtr_studio.studio.replay_against import REPLAY_LABEL
 from mrtr_studio.ui.main_window import MainWindow
-from mrtr_studio.ui.replay_against_view import ReplayAgainstView
+from mrtr_studio.ui.replay_against_view import ReplayAgainstView, open_replay
 from tests.cli.test_serve_command import serve
+from tests.replay.processes import SDK_TEXTS, record_sdk_flows
 
 from .recorded_window import opened, recorded  # noqa: F401 - fixtures
 from .test_main_window import Runner, arun, until  # noqa: F401 - fixtures
@@ -118,3 +121,35 @@ def test_an_unreachable_server_is_a_difference_of_the_flow(
     assert view.summary.text() == "1 flow(s), 1 differ", view.status.text()
     assert "round 1:" in column(view.rounds, 4)[-1]
     assert opened.studio.store.operations[-1].outcome == "transport_error"
+
+
+@pytest.fixture(scope="module")
+def sdk_trace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The official Python SDK client's flows, both eras, recorded by the studio's proxy in front of `serve`."""
+    path = tmp_path_factory.mktemp("sdk") / "sdk.mrtr.json"
+    assert record_sdk_flows(path) == SDK_TEXTS
+    return path
+
+
+def test_the_sdk_clients_flows_replayed_against_a_fresh_serve_are_the_same(
+        qtbot: Any, tmp_path: Path, sdk_trace: Path, arun: Runner) -> None:  # noqa: F811
+    window = MainWindow(Studio(), QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat),
+                        interactive_answers=False)
+    qtbot.addWidget(window)
+    window.show()
+    window.open_trace(str(sdk_trace))
+    qtbot.waitUntil(lambda: window.log.model.rowCount() > 0)
+    view = open_replay(window, None)
+    with serve() as (_, url):
+        arun(replay_to(qtbot, view, url), timeout=90)
+    assert view.summary.text() == "4 flow(s), 0 differ", (view.status.text(), column(view.rounds, 4))
+    assert column(view.flows, 1) == ["tools/call delete_file", "tools/call deploy_wizard", "prompts/get code_review",
+                                     "tools/call count_roots"]
+    store = window.studio.store
+    legacy = store.operation(view.replayed[-1].replayed_id)
+    assert legacy.era == "legacy" and legacy.outcome == "complete"
+    kinds = [m.kind for m in store.messages_of(legacy.id)]
+    assert kinds == ["request", "server_request", "client_response", "complete"]  # roots/list, in its round
+    view.flows.setCurrentItem(view.flows.topLevelItem(1))
+    assert column(view.rounds, 1) == ["1", "2", "3", "4"] and view.compare is not None
+    assert view.compare.windowTitle().endswith(f"with deploy_wizard ({view.replayed[1].replayed_id})")
