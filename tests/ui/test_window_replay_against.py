@@ -140,8 +140,11 @@ def test_the_sdk_clients_flows_replayed_against_a_fresh_serve_are_the_same(
     window.open_trace(str(sdk_trace))
     qtbot.waitUntil(lambda: window.log.model.rowCount() > 0)
     view = open_replay(window, None)
-    with serve() as (_, url):
-        arun(replay_to(qtbot, view, url), timeout=90)
+    try:
+        with serve() as (_, url):
+            arun(replay_to(qtbot, view, url), timeout=90)
+    finally:
+        arun(window.studio.close())
     assert view.summary.text() == "4 flow(s), 0 differ", (view.status.text(), column(view.rounds, 4))
     assert column(view.flows, 1) == ["tools/call delete_file", "tools/call deploy_wizard", "prompts/get code_review",
                                      "tools/call count_roots"]
