@@ -85,6 +85,7 @@ class ReplayAgainstView(QDialog):
         self.replayed: list[ReplayedFlow] = []
         self.task: asyncio.Task[ReplayResult | None] | None = None
         self.compare: FlowCompareView | None = None
+        self.closed = False
         store = window.studio.store
         what = (f"{store.operation(operation_id).method} {store.operation(operation_id).target} ({operation_id})"
                 if operation_id else "every recorded flow of the trace")
@@ -192,8 +193,9 @@ class ReplayAgainstView(QDialog):
         try:
             result = await self.replay.run(target, self.operation_id, on_flow=self._flow_done)
         except asyncio.CancelledError:
-            self._say("Stopped: the flows replayed so far are listed (and kept in the trace).", error=True)
-            self._running(False)
+            if not self.closed:  # closing the window cancels too, and then there is nothing left to say it on
+                self._say("Stopped: the flows replayed so far are listed (and kept in the trace).", error=True)
+                self._running(False)
             return None
         except (ValueError, OSError, ConnectionError, TimeoutError, RuntimeError) as exc:
             self._say(f"Cannot replay: {type(exc).__name__ + ': ' if not str(exc) else ''}{exc}", error=True)
@@ -265,5 +267,6 @@ class ReplayAgainstView(QDialog):
             view.show()
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        self.closed = True
         self.stop()
         super().closeEvent(event)

@@ -25,6 +25,20 @@ from .test_window_copy_as import click_entry, right_click
 CHANGED = Path(__file__).resolve().parents[1] / "replay" / "changed_server.py"
 
 
+SILENT = "silent-replay-server"
+
+
+def running(marker: str) -> bool:
+    """A process of this user whose command line holds `marker` is alive."""
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if marker.encode() in cmdline.read_bytes():
+                return True
+        except OSError:
+            continue
+    return False
+
+
 def open_from_operation(qtbot: Any, window: MainWindow) -> ReplayAgainstView:
     table = window.operations.table
     menu = right_click(qtbot, table.viewport(), table.visualRect(window.operations.model.index(0, 1)).center())
@@ -156,3 +170,23 @@ def test_the_sdk_clients_flows_replayed_against_a_fresh_serve_are_the_same(
     view.flows.setCurrentItem(view.flows.topLevelItem(1))
     assert column(view.rounds, 1) == ["1", "2", "3", "4"] and view.compare is not None
     assert view.compare.windowTitle().endswith(f"with deploy_wizard ({view.replayed[1].replayed_id})")
+
+
+def test_stop_ends_a_replay_that_waits_on_a_silent_server(qtbot: Any, opened: MainWindow,  # noqa: F811
+                                                         arun: Runner) -> None:  # noqa: F811
+    store = opened.studio.store
+    view = open_from_operation(qtbot, opened)
+    view.target.setText(f"stdio:{sys.executable} -c 'import time; time.sleep(60)' {SILENT}")
+
+    async def body() -> None:
+        qtbot.mouseClick(view.run_button, Qt.MouseButton.LeftButton)
+        await until(lambda: store.operations[-1].label.startswith(REPLAY_LABEL))  # round 1 sent, no answer
+        assert running(SILENT)
+        assert view.busy and view.stop_button.isEnabled() and not view.run_button.isEnabled()
+        qtbot.mouseClick(view.stop_button, Qt.MouseButton.LeftButton)
+        await until(lambda: not view.busy)
+
+    arun(body(), timeout=30)
+    assert view.status.text().startswith("Stopped:") and view.run_button.isEnabled()
+    assert store.operations[-1].outcome == "aborted"
+    assert not running(SILENT)  # the stdio server was stopped with the replay
