@@ -102,8 +102,9 @@ class ReplayAgainstView(QDialog):
         self.stop_button.setObjectName("replayStop")
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self.stop)
-        self.status = QLabel(f"Replays {what} as `mrtr-studio replay --against` does; each replayed flow "
-                             "becomes an operation of the trace.")
+        self.status = QLabel(f"Replays {what} as `mrtr-studio replay --against` does, as the client panel's "
+                             f"identity ({window.studio.identity.name}); each replayed flow becomes an operation "
+                             "of the trace.")
         self.status.setObjectName("replayStatus")
         self.status.setWordWrap(True)
         self.summary = QLabel("")
