@@ -93,6 +93,7 @@ class ReplayAgainstView(QDialog):
         self.target = QLineEdit()
         self.target.setObjectName("replayTarget")
         self.target.setPlaceholderText(PLACEHOLDER)
+        self.target.setAccessibleName("Server to replay against")
         self.target.setText(str(window.settings.value("replay/target", "") or ""))
         self.target.returnPressed.connect(self.start)
         self.run_button = QPushButton("&Replay")
@@ -120,6 +121,8 @@ class ReplayAgainstView(QDialog):
         self.rounds.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         for number in (2, 3):
             self.rounds.setColumnWidth(number, 280)
+        self.flows.setAccessibleName("Replayed flows")
+        self.rounds.setAccessibleName("Rounds of the picked flow, recorded and now")
         self.compare_box = QWidget()
         self.compare_layout = QVBoxLayout(self.compare_box)
         self.compare_layout.setContentsMargins(0, 0, 0, 0)

@@ -115,6 +115,11 @@ class LoadPanel(QWidget):
         errors.setStretchLastSection(False)
         errors.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         errors.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        for widget, name in ((self.tool, "Tool to call under load"), (self.arguments, "Arguments (JSON)"),
+                             (self.concurrency, "Concurrency: flows in flight"), (self.duration, "Duration"),
+                             (self.rate, "Rate: flows started per second"), (self.progress, "Load progress"),
+                             (self.nodes, "Figures per node"), (self.errors, "Errors by code and reason")):
+            widget.setAccessibleName(name)
         self._timer = QTimer(self)
         self._timer.setInterval(200)
         self._timer.timeout.connect(self._show_progress)
