@@ -22,6 +22,14 @@ REQUEST_TIMEOUT = 300.0
 TASK_TTL_MS = 600_000
 TASK_STORE_RETRY_BOUND = 600.0
 
+# --- replay and load ------------------------------------------------------------------------------
+#: How long one replayed round (or one load request) may take, in seconds (`replay`, `load`, the window).
+REPLAY_TIMEOUT = 30.0
+#: The Cluster view's load: flows in flight, seconds of starting flows, the longest run it offers.
+LOAD_CONCURRENCY = 4
+LOAD_DURATION = 5.0
+LOAD_MAX_DURATION = 600.0
+
 # --- serving ---------------------------------------------------------------------------------------
 #: Set in a child `serve`'s environment: the server exits when its stdin closes (the cluster's nodes).
 EXIT_WITH_STDIN_ENV = "MRTR_STUDIO_EXIT_WITH_STDIN"

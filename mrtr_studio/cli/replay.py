@@ -12,10 +12,9 @@ import json
 import sys
 from typing import Any
 
-from ..client.driver import IdSource
-from ..protocol import jsonrpc
 from ..protocol.peer_text import printable
-from ..replay.against import FlowReport, LegacyAnswers, initialize_request, replay_flow
+from ..replay import playing
+from ..replay.against import FlowReport
 from ..replay.recording import RecordedFlow, load_recording
 from ..transport.base import ClientTransport, TransportLimits
 from .targets import UsageError, make_transport
@@ -23,27 +22,11 @@ from .targets import UsageError, make_transport
 
 async def play(flows: list[RecordedFlow], url: str, bearer: str | None, timeout: float) -> list[FlowReport]:
     limits = TransportLimits(idle_timeout=timeout, request_timeout=max(timeout, 1.0))
-    ids = IdSource("replay-")
-    transports: dict[str, ClientTransport] = {}
-    answers = LegacyAnswers()
-    reports = []
-    try:
-        for flow in flows:
-            era = "legacy" if flow.era == "legacy" else "modern"
-            transport = transports.get(era)
-            if transport is None:
-                transport = transports[era] = make_transport(url, bearer, limits)[0]
-                if era == "legacy":
-                    transport.on_server_request(answers)
-                    reply = await transport.send(initialize_request(ids()))
-                    if not isinstance(reply, dict) or "result" not in reply:
-                        raise ConnectionError(f"legacy initialize failed: {reply!r}")
-                    await transport.send(jsonrpc.notification("notifications/initialized"))
-            reports.append(await replay_flow(flow, transport.send, ids, answers if era == "legacy" else None))
-    finally:
-        for transport in transports.values():
-            await transport.close()
-    return reports
+
+    async def open_transport() -> ClientTransport:
+        return make_transport(url, bearer, limits)[0]
+
+    return await playing.play(flows, open_transport)
 
 
 def _ms(value: float | None) -> str:

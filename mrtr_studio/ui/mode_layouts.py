@@ -96,7 +96,7 @@ def cluster_wide(view: "ClusterView", wide: bool) -> None:
         layout = view.layout()
         assert layout is not None
         layout.replaceWidget(holder, pages)
-        pages.addTab(replay, "Replay: memory vs shared store")
+        pages.insertTab(1, replay, "Replay: memory vs shared store")  # before the Load page, as built
         holder.deleteLater()
         view._mode_split = None
 

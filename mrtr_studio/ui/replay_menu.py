@@ -12,7 +12,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMenu
 
 from ..replay.server import StateMode
-from . import collections_panel
+from . import collections_panel, replay_against_view
 from .async_bridge import spawn
 
 if TYPE_CHECKING:
@@ -41,6 +41,7 @@ def install(window: "MainWindow") -> None:
             resigned.setObjectName("serveRecordingResigned")
             resigned.triggered.connect(lambda _=False: serve_recording(window, operation_id, "resign"))
         collections_panel.add_to_menu(window, menu, operation_id)
+        replay_against_view.add_entry(window, menu, operation_id)
         window.operations.last_menu = menu
         menu.popup(table.viewport().mapToGlobal(pos))
 
@@ -49,6 +50,7 @@ def install(window: "MainWindow") -> None:
     recordings.setObjectName("servedRecordings")
     recordings.aboutToShow.connect(lambda: fill_serve_menu(window, recordings))
     window.served_recordings_menu = recordings
+    replay_against_view.add_entry(window, window.serve_menu, None)
     fill_serve_menu(window, recordings)
 
 

@@ -123,7 +123,7 @@ def test_cluster_shows_nodes_replay_table_and_diagram_together(win: MainWindow) 
         assert inside(widget, win), widget
     win.modes.switch("debug")  # back as a tab: the replay is the cluster's second page again
     settle()
-    assert cluster.pages.count() == 2 and cluster.pages.indexOf(cluster.replay) == 1
+    assert cluster.pages.count() == 3 and cluster.pages.indexOf(cluster.replay) == 1  # then the Load page
 
 
 def test_each_mode_remembers_its_own_layout(qtbot: Any, loop: asyncio.AbstractEventLoop, tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ Kept apart from the commands so that building the parser imports nothing heavy.
 import argparse
 from typing import Any
 
+from ... import defaults
 from .state import DEFAULT_STATE_TTL, SECRET_HELP, state_ttl
 
 
@@ -58,7 +59,7 @@ def add_replay_parser(commands: Any) -> None:
     replay.add_argument("--exit-code", action="store_true", help="exit 1 when any round differs")
     replay.add_argument("--json", action="store_true", help="print the comparison as JSON")
     replay.add_argument("--bearer", help="Authorization: Bearer token")
-    replay.add_argument("--timeout", type=positive_float, default=30.0, metavar="SEC",
+    replay.add_argument("--timeout", type=positive_float, default=defaults.REPLAY_TIMEOUT, metavar="SEC",
                         help="per request (default 30)")
 
 
@@ -72,7 +73,8 @@ def add_load_parser(commands: Any) -> None:
     load.add_argument("--duration", type=positive_float, required=True, metavar="SEC", help="how long to start flows")
     load.add_argument("--rate", type=positive_float, metavar="R", help="start at most R flows per second")
     load.add_argument("--bearer", help="Authorization: Bearer token")
-    load.add_argument("--timeout", type=positive_float, default=30.0, metavar="SEC", help="per request (default 30)")
+    load.add_argument("--timeout", type=positive_float, default=defaults.REPLAY_TIMEOUT, metavar="SEC",
+                      help="per request (default 30)")
     load.add_argument("--client", choices=("auto", "raw", "httpx"), default="auto",
                       help="raw: lean keep-alive HTTP/1.1 connections (auto for http://); httpx: one pooled "
                            "httpx.AsyncClient (auto for https://)")

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 from ...client.session import RunResult
 from ...studio.controller import describe_error
 from ...teaching.cluster import Cluster, cluster_lanes, node_lane, run_round_robin, start_cluster
+from ...teaching.cluster_services import free_port
 from ...trace import TraceStore
 from ...trace.diagram_layout import message_summary
 from ..async_bridge import spawn
@@ -42,6 +43,7 @@ from ..diagram import SequenceDiagramView
 from ..diagram.zoom import forward_zoom_keys
 from ..selection import Selection
 from .common import OwnTracePage, symbol
+from .load_panel import LoadPanel
 from .replay_panel import ReplayPanel
 
 ROUND_COLUMNS = ("Round", "Answered by", "Node URL", "Answer")
@@ -57,6 +59,8 @@ class ClusterView(OwnTracePage):
         self.selection.select_operation("(no run yet)")
         self.selection.messageChanged.connect(self._pass_on)
         self.cluster: Cluster | None = None
+        #: The loopback port the nodes accept as a Host: where the Load page's HAProxy listens.
+        self.balancer_port: int | None = None
         self.last: RunResult | None = None
         self.task: asyncio.Task[Any] | None = None
         self._build()
@@ -81,8 +85,13 @@ class ClusterView(OwnTracePage):
         self.start_button.clicked.connect(self.start)
         self.stop_button.clicked.connect(self.stop)
         self.run_button.clicked.connect(self.run)
+        self.load_button = QPushButton("Load…")
+        self.load_button.setObjectName("clusterLoadButton")
+        self.load_button.setToolTip("MRTR flows under load against the cluster: flows/s, latency per round, per node")
+        self.load_button.clicked.connect(self.show_load)
         top = QHBoxLayout()
-        for widget in (QLabel("Nodes"), self.node_count, self.shared, self.start_button, self.stop_button):
+        for widget in (QLabel("Nodes"), self.node_count, self.shared, self.start_button, self.stop_button,
+                       self.load_button):
             top.addWidget(widget)
         top.addStretch(1)
         run_row = QHBoxLayout()  # a row of its own: the view stays narrow enough for a laptop's centre
@@ -123,7 +132,13 @@ class ClusterView(OwnTracePage):
         self.pages = QTabWidget()
         self.pages.addTab(split, "Flow across nodes")
         self.pages.addTab(self.replay, "Replay: memory vs shared store")
+        #: `mrtr-studio load` against the running cluster, its figures drawn.
+        self.load = LoadPanel(lambda: self.cluster, lambda: self.balancer_port)
+        self.pages.addTab(self.load, "Load")
         box.addWidget(self.pages, 1)
+
+    def show_load(self) -> None:
+        self.pages.setCurrentWidget(self.load)
 
     # --- tasks -------------------------------------------------------------------------------
 
@@ -153,7 +168,8 @@ class ClusterView(OwnTracePage):
         await self._stop()
         self.status.setText(f"Starting {size} engine process{'es' if size != 1 else ''}…")
         try:
-            self.cluster = await start_cluster(size, shared_secret=shared)
+            self.balancer_port = free_port()
+            self.cluster = await start_cluster(size, shared_secret=shared, balancer_port=self.balancer_port)
             self.diagram.set_lanes(cluster_lanes(size))
         except Exception as exc:
             self.status.setText(f"✖ The cluster did not start: {type(exc).__name__}: {exc}")
@@ -166,6 +182,7 @@ class ClusterView(OwnTracePage):
         if cluster is None:
             return
         self.status.setText("Stopping the cluster…")
+        self.load.stop()
         await cluster.stop()
         self._timer.stop()
         self._show_nodes(cluster)
@@ -231,6 +248,7 @@ class ClusterView(OwnTracePage):
         self.start_button.setText("Restart cluster" if up else "Start cluster")
         self.stop_button.setEnabled(up and not busy)
         self.run_button.setEnabled(up and not busy)
+        self.load.update_controls()
         if up and self.cluster is not None and bool(self.cluster.secret) != self.shared.isChecked():
             self.status.setText("The secret setting applies when the cluster is (re)started.")
 
@@ -253,6 +271,7 @@ class ClusterView(OwnTracePage):
         cluster, self.cluster = self.cluster, None
         self._timer.stop()
         self.replay.shutdown()
+        self.load.shutdown()
         if cluster is not None:
             cluster.terminate()
             self._show_nodes(cluster)
