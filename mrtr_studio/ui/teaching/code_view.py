@@ -1,5 +1,9 @@
 """Handler source beside a lesson: a gutter ("▶ 34 │ ") then the code, wrapped to the width.
 
+Lines wrap only between words, never inside one: the default "at a word boundary or anywhere"
+cut identifiers in two ("add_elicita" / "tion(") at presentation size. A word wider than the
+whole view runs past its right edge and the view scrolls sideways to it.
+
 A line longer than the view wraps, and a wrapped line that started again at the left edge would
 sit under the gutter and read as a new, unindented line (the code of a lesson at presentation
 size wraps often). Each line therefore hangs: its continuation starts under its own code, after
@@ -9,7 +13,7 @@ after them (which left the gutter alone on a line); toPlainText() gives ordinary
 """
 
 from PySide6.QtCore import QEvent
-from PySide6.QtGui import QFontDatabase, QTextCursor
+from PySide6.QtGui import QFontDatabase, QTextCursor, QTextOption
 from PySide6.QtWidgets import QTextEdit, QWidget
 
 GUTTER_END = "│ "
@@ -39,6 +43,7 @@ class CodeView(QTextEdit):
         self.setReadOnly(True)
         self.setAcceptRichText(False)
         self.setLineWrapMode(QTextEdit.LineWrapMode.WidgetWidth)  # no line hidden past the edge
+        self.setWordWrapMode(QTextOption.WrapMode.WordWrap)  # between words only: identifiers stay whole
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
 
     def setPlainText(self, text: str) -> None:
