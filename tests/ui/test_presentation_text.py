@@ -113,6 +113,22 @@ def test_presented_code_wraps_between_words_never_inside_an_identifier(
         assert not (IDENTIFIER.match(before) and IDENTIFIER.match(after)), (text[:at] + " / " + text[at:])
     words = {word for text, _ in breaks for word in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)}
     assert "add_elicitation" in words  # the line the issue saw cut ("add_elicita/tion(") is among them
+    if width >= 640:  # a dotted name breaks before a dot: no line runs past the right edge
+        assert view.source.horizontalScrollBar().maximum() == 0
+        assert any(text[at:].startswith(".add_elicitation(") for text, at in breaks)
+
+
+def test_copied_code_is_the_code_as_written(qtbot: Any, presenting_font: None) -> None:
+    view = LessonView()
+    qtbot.addWidget(view)
+    view.show()
+    view.set_presentation(True)
+    view.select_lesson("wizard")
+    view.source.selectAll()
+    view.source.copy()
+    copied = QApplication.clipboard().text()
+    assert "response.input_required.add_elicitation(key, message, schema)" in copied
+    assert "\u200b" not in copied and "\u00a0" not in copied and copied == view.source.toPlainText()
 
 
 def test_a_word_wider_than_the_code_view_scrolls_sideways(qtbot: Any, presenting_font: None) -> None:
