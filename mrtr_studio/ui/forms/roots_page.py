@@ -88,9 +88,11 @@ class RootsEditor(QWidget):
         (it went to the button, and Return pressed "Add root" again: two bare "file:///" roots)."""
         self.add_root("file:///", "")
         row = self.table.rowCount() - 1
+        item = self.table.item(row, 0)
+        assert item is not None  # add_root just set it
         self.table.setCurrentCell(row, 0)
         self.table.setFocus(Qt.FocusReason.OtherFocusReason)
-        self.table.editItem(self.table.item(row, 0))
+        self.table.editItem(item)
 
     def _choose_folder(self) -> None:
         dialog = QFileDialog(self, "Choose a root folder")
