@@ -145,3 +145,24 @@ def test_a_word_wider_than_the_code_view_scrolls_sideways(qtbot: Any, presenting
     assert scroll.maximum() > 0  # the overlong word is reachable, not cut
     for text, at in line_breaks(view):
         assert not (IDENTIFIER.match(text[at - 1]) and IDENTIFIER.match(text[at])), text
+
+
+def test_every_code_line_is_as_tall_as_the_code_font_makes_it(qtbot: Any, presenting_font: None) -> None:
+    view = LessonView()
+    qtbot.addWidget(view)
+    view.resize(1366, 700)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_presentation(True)
+    view.select_lesson("wizard")
+    view.source.setFixedWidth(420)
+    settle()
+    heights: dict[bool, set[float]] = {True: set(), False: set()}  # holding a soft break or not
+    block = view.source.document().begin()
+    while block.isValid():
+        layout = block.layout()
+        heights["\u200b" in block.text()] |= {layout.lineAt(i).height() for i in range(layout.lineCount())}
+        block = block.next()
+    # Lines holding a soft break (a dotted name) are exactly as tall as the others: no uneven spacing.
+    assert len(heights[False]) == 1 and heights[True] == heights[False], heights
+    assert abs(heights[False].pop() - view.source.fontMetrics().height()) <= 1

@@ -62,7 +62,13 @@ class CodeView(QTextEdit):
     def setPlainText(self, text: str) -> None:
         super().setPlainText("")  # not with the text: setPlainText turns non-breaking spaces into spaces
         cursor = QTextCursor(self.document())
-        cursor.insertText("\n".join(unbreakable_margin(line) for line in text.split("\n")))
+        code, soft = cursor.charFormat(), cursor.charFormat()
+        soft.setFontPointSize(1)  # the code font has no glyph for it: a fallback's tall line, unless tiny
+        pieces = "\n".join(unbreakable_margin(line) for line in text.split("\n")).split(SOFT_BREAK)
+        for index, piece in enumerate(pieces):
+            if index:
+                cursor.insertText(SOFT_BREAK, soft)
+            cursor.insertText(piece, code)
         self.moveCursor(QTextCursor.MoveOperation.Start)
         self.hang_lines()
 
