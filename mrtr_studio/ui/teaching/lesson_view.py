@@ -304,7 +304,7 @@ class LessonView(QWidget):
         run = self.lesson().runs[self.run_index(entry)]
         return run.steps.get(step_key(entry.round, entry.kind))
 
-    def _render(self, entry: TraceMessage, index: int, count: int) -> None:
+    def _render(self, entry: TraceMessage, index: int, count: int, share: bool = True) -> None:
         arrow = "client → server" if entry.direction == "client->server" else "server → client"
         self.step_label.setText(f"<b>Step {index + 1} of {count}</b> · round {entry.round} · {arrow} · "
                                 f"{entry.kind}")
@@ -315,7 +315,7 @@ class LessonView(QWidget):
         report = self.reports.get(self.lesson().id)
         lines = report.runs[run].lines_for(entry) if report and run < len(report.runs) else None
         self._show_source(run, lines, entry.round)
-        if self.shared is not None:  # the window's views read the same store
+        if self.shared is not None and share:  # the window's views read the same store
             self.shared.select_message(entry.seq, entry.operation_id)
         self._update_buttons()
 
@@ -416,12 +416,13 @@ class LessonView(QWidget):
             self.content.setSizes([extent * 55 // 100, extent * 45 // 100])
 
     def changeEvent(self, event: QEvent) -> None:
-        """Light/dark switch: the ran lines' highlight is re-picked for the new background."""
+        """Light/dark switch: the ran lines' highlight is re-picked for the new background (drawn
+        again only: the window's selection stays on whatever the person picked since)."""
         super().changeEvent(event)
         if event.type() in PALETTE_EVENTS and hasattr(self, "source"):
             messages = self.messages()
             if 0 <= self.position < len(messages):
-                self._render(messages[self.position], self.position, len(messages))
+                self._render(messages[self.position], self.position, len(messages), share=False)
             else:
                 self._show_source(0, None)
 
