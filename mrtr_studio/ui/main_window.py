@@ -100,6 +100,7 @@ class MainWindow(QMainWindow):
         error_sink.append(self.show_error)
         self.modes = Modes(self, self.workbench, self.settings, lambda: self.teaching,
                            lambda: self.presentation.leave())
+        self.modes.bar.addWidget(self.armed)  # last in the row: as it grows it moves no button
         self.presentation = Presentation(self, self.workbench, self._central_views, self._stepper)
         self.restore()
 
@@ -107,7 +108,7 @@ class MainWindow(QMainWindow):
 
     def _build(self) -> None:
         self.armed = ArmedIndicator(self.studio)  # a tamper waiting for the next retry, said where it stays
-        self.addToolBar(self.controls.toolbar(self, self.armed))
+        self.addToolBar(self.controls.toolbar(self))
         self.state_label = QLabel("idle")
         self.state_label.setObjectName("runState")
         status = QStatusBar(self)
