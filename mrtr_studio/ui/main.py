@@ -32,9 +32,14 @@ APPLICATION = "MRTR Studio"
 
 
 async def settle(app: QApplication, seconds: float = 0.15) -> None:
-    """Let Qt lay out and paint (views rebuild on zero-timers) before a screenshot."""
+    """Let Qt lay out and paint (views rebuild on zero-timers) before a screenshot.
+
+    Only by awaiting: the Qt loop runs meanwhile. app.processEvents() here, inside a task, made
+    qasync step other tasks re-entrantly ("Cannot enter into task … while another task … is being
+    executed"), and the step it refused was lost (the explorer's Skills listing never finished).
+    """
+    del app  # kept in the signature: callers name the application whose events settle
     for _ in range(3):
-        app.processEvents()
         await asyncio.sleep(seconds / 3)
 
 
