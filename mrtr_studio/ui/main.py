@@ -219,6 +219,7 @@ def run_gui(args: argparse.Namespace) -> int:
     for note in notes:  # what the file holds that is not shown (a newer studio's), after the rest
         window.show_error(note)
     window.show()
+    window.activateWindow()  # without a window manager nothing else gives it the keyboard (F5, Ctrl+2 did nothing)
     if shots_dir:
         app.processEvents()
         window.default_layout()
