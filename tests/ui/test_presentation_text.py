@@ -166,3 +166,38 @@ def test_every_code_line_is_as_tall_as_the_code_font_makes_it(qtbot: Any, presen
     # Lines holding a soft break (a dotted name) are exactly as tall as the others: no uneven spacing.
     assert len(heights[False]) == 1 and heights[True] == heights[False], heights
     assert abs(heights[False].pop() - view.source.fontMetrics().height()) <= 1
+
+
+def test_a_ran_line_is_highlighted_on_every_row_it_wraps_to(qtbot: Any, presenting_font: None) -> None:
+    from PySide6.QtGui import QColor
+
+    from mrtr_studio.ui.diagram.palette import line_highlight
+
+    view = LessonView()
+    qtbot.addWidget(view)
+    view.resize(1366, 700)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_presentation(True)
+    view.select_lesson("confirm-delete")
+    view.source.setFixedWidth(420)
+    view._show_source(0, [38, 44], 2)  # the lines a round ran (▶), as a step shows them
+    settle()
+    assert view.highlighted_code()[0] == 'if not request.has_input_response("confirm"):'  # no soft breaks
+    assert not view.source.textCursor().hasSelection()
+    wanted = QColor(line_highlight(view.palette())).rgb()
+    image = view.source.viewport().grab().toImage()
+    document = view.source.document()
+    offset = view.source.verticalScrollBar().value()
+    checked = 0
+    for selection in view.source.extraSelections():
+        block = selection.cursor.block()
+        top = document.documentLayout().blockBoundingRect(block).top() - offset
+        layout = block.layout()
+        for index in range(layout.lineCount()):
+            line = layout.lineAt(index)
+            y = int(top + line.y() + line.height() / 2)
+            if 0 <= y < image.height():
+                assert image.pixelColor(image.width() - 4, y).rgb() == wanted, (block.text(), index)
+                checked += index > 0
+    assert checked >= 1  # a continuation row was among them, highlighted too

@@ -44,7 +44,7 @@ from ..diagram.palette import PALETTE_EVENTS, line_highlight
 from ..diagram.zoom import forward_zoom_keys
 from ..selection import Selection
 from ..store_bridge import StoreBridge
-from .code_view import CodeView
+from .code_view import CodeView, plain
 from .common import mermaid_for
 
 #: An operation id no store holds: the diagram then shows "No operation yet" instead of the newest one.
@@ -354,16 +354,17 @@ class LessonView(QWidget):
             selection = QTextEdit.ExtraSelection()
             selection.format.setBackground(line_highlight(self.palette()))
             selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
-            selection.cursor = QTextCursor(block)
+            selection.cursor = QTextCursor(block)  # the whole line, its wrapped continuations too
+            selection.cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
             selections.append(selection)
         self.source.setExtraSelections(selections)
-        if selections:
-            self.source.setTextCursor(selections[0].cursor)
+        if selections:  # the first ran line in view (the cursor at its start: no selection shown)
+            self.source.setTextCursor(QTextCursor(selections[0].cursor.block()))
             self.source.ensureCursorVisible()
 
     def highlighted_code(self) -> list[str]:
         """The code of the highlighted lines, read back from the editor's extra selections."""
-        return [s.cursor.block().text().split("│", 1)[1].strip()
+        return [plain(s.cursor.block().text()).split("│", 1)[1].strip()
                 for s in self.source.extraSelections()]
 
     # --- export ------------------------------------------------------------------------------
