@@ -73,3 +73,21 @@ def test_a_long_verdict_stays_two_lines_with_the_whole_text_in_its_tooltip(win: 
     lines = line.fontMetrics().boundingRect(line.contentsRect(), int(Qt.TextFlag.TextWordWrap), shown).height()
     assert lines <= 2 * line.fontMetrics().lineSpacing()
     assert seen_whole(line)
+
+
+def test_every_tools_form_fits_its_scroll_box_so_nothing_is_cut_at_the_right(win: MainWindow) -> None:
+    panel = win.arguments
+    panel.body.setFixedHeight(4 * panel.fontMetrics().lineSpacing())  # a short box: the forms scroll in it
+    tree = win.explorer.tree
+    tools = tree.topLevelItem(0)
+    assert tools is not None and tools.childCount() >= 10
+    for index in range(tools.childCount()):
+        name = tools.child(index).text(0)
+        assert win.explorer.select(name, "tool")
+        for _ in range(3):  # the new form, then the scroll bar it brings, then the fitted width
+            QApplication.processEvents()
+        body, viewport = panel.body.widget(), panel.body.viewport()
+        assert panel.body.verticalScrollBar().isVisible() or body.height() <= viewport.height(), name
+        # No horizontal scroll bar is offered: content wider than the box would simply be cut.
+        assert body.width() <= viewport.width(), (name, body.width(), viewport.width())
+        assert at(panel.title, win).right() <= at(viewport, win).right(), name
