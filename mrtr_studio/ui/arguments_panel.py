@@ -84,6 +84,7 @@ class ArgumentsPanel(QWidget):
                            + (f"<br>{target.description}" if target.description else ""))
         replacement = ArgumentsForm(self.schema, self)
         self.box.replaceWidget(self.editor, replacement)
+        replacement.show()  # now, not on a later turn of a busy loop (the form's fields came ~1 s late)
         self.editor.deleteLater()
         self.editor = replacement
         self._wire()

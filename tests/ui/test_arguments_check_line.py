@@ -91,3 +91,13 @@ def test_every_tools_form_fits_its_scroll_box_so_nothing_is_cut_at_the_right(win
         # No horizontal scroll bar is offered: content wider than the box would simply be cut.
         assert body.width() <= viewport.width(), (name, body.width(), viewport.width())
         assert at(panel.title, win).right() <= at(viewport, win).right(), name
+
+
+def test_a_picked_tools_fields_show_at_once(win: MainWindow) -> None:
+    panel = win.arguments
+    assert win.explorer.select("deploy_wizard", "tool")
+    assert win.explorer.select("delete_file", "tool")
+    # No event processed yet: the form is already shown, not waiting for a later turn of the loop.
+    assert panel.editor.isVisibleTo(panel) and panel.editor.isVisible()
+    field = next(f for f in panel.editor.findChildren(QLineEdit) if f.isVisibleTo(panel.editor))
+    assert field.isVisible()
