@@ -78,7 +78,8 @@ def edit_payload(message: Message, field: str, value: Any) -> Tampered:
     data = json.loads(b64url_decode(payload))
     data[field] = value
     token = f"{PREFIX}{b64url_encode(canonical_json(data))}.{signature}"
-    return Tampered(_with_state(message, token), f"set payload field {field!r} to {value!r} without re-signing")
+    said = json.dumps(value, default=str)  # JSON, as in the payload
+    return Tampered(_with_state(message, token), f"set payload field {field!r} to {said} without re-signing")
 
 
 def truncate_state(message: Message, keep: int | None = None) -> Tampered:
@@ -132,7 +133,8 @@ def change_arguments(message: Message, arguments: dict[str, Any] | None = None) 
     params = new.setdefault("params", {})
     old = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
     params["arguments"] = dict(arguments) if arguments is not None else {**old, "tampered": True}
-    return Tampered(new, f"changed the arguments to {params['arguments']!r}")
+    sent = json.dumps(params["arguments"], ensure_ascii=False, default=str)  # said in JSON, as on the wire
+    return Tampered(new, f"changed the arguments to {sent}")
 
 
 def replay(message: Message, new_id: str | int) -> Tampered:

@@ -22,5 +22,5 @@ class GuiAnswerer:
         answers = await ask_input_round(requests, server_name=self.server_name, parent=self.parent,
                                         auto_roots=self.auto_roots())
         if answers is None:
-            raise AnswerCancelled(f"round {round_number}: the answer was cancelled")
+            raise AnswerCancelled("the person cancelled the round")  # the driver names the round
         return answers

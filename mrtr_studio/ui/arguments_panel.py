@@ -4,17 +4,22 @@ The editor itself (a form generated from the input schema, JSON when asked or wh
 no form) lives in ui/forms; this panel follows the server explorer's selection and applies the
 debugger's rule: arguments that are not a JSON object block the run, arguments that merely break
 the schema only warn, because sending them is sometimes the point.
+
+The verdict on the arguments is a fixed two-line line above the form's scroll box, not under the
+form: below the fields it sat under the fold at 1366x768, and a line that appeared or grew above
+them would move the field being typed in.
 """
 
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from ..client.forms.validation import validate_content
 from .forms.arguments_form import ArgumentsForm
+from .lines_label import LinesLabel
 from .server_explorer import Target
-from .tones import ERROR, WARNING, color_style
+from .tones import ERROR, MUTED, WARNING, color_style
 
 NO_TARGET = "Pick a tool, prompt or resource in the server explorer."
 
@@ -45,15 +50,16 @@ class ArgumentsPanel(QWidget):
         self.editor = ArgumentsForm({"type": "object"}, self)
         self.title = QLabel(NO_TARGET)
         self.title.setWordWrap(True)
-        self.message = QLabel("")
+        self.message = LinesLabel(2)
         self.message.setObjectName("argumentsMessage")
-        self.message.setWordWrap(True)
+        self.message.setAccessibleName("Arguments check")
+        self.message.setContentsMargins(4, 2, 4, 0)
+        self._problem = ""
         body = QWidget()
         self.box = QVBoxLayout(body)
         self.box.setContentsMargins(4, 4, 4, 4)
         self.box.addWidget(self.title)
         self.box.addWidget(self.editor, 1)
-        self.box.addWidget(self.message)
         # The form scrolls inside a box of its own, whose size never depends on the target: a tool
         # with many fields would otherwise shrink (or grow) the target list above between two clicks.
         self.body = SteadyScrollArea()
@@ -61,6 +67,8 @@ class ArgumentsPanel(QWidget):
         self.body.setWidget(body)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(0)
+        outer.addWidget(self.message)
         outer.addWidget(self.body)
         self._wire()
 
@@ -76,6 +84,7 @@ class ArgumentsPanel(QWidget):
                            + (f"<br>{target.description}" if target.description else ""))
         replacement = ArgumentsForm(self.schema, self)
         self.box.replaceWidget(self.editor, replacement)
+        replacement.show()  # now, not on a later turn of a busy loop (the form's fields came ~1 s late)
         self.editor.deleteLater()
         self.editor = replacement
         self._wire()
@@ -86,6 +95,11 @@ class ArgumentsPanel(QWidget):
 
     def _wire(self) -> None:
         self.editor.changed.connect(self._check)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "message"):  # light <-> dark: its tone
+            self._check()
 
     # --- values ----------------------------------------------------------------------------------
 
@@ -98,23 +112,33 @@ class ArgumentsPanel(QWidget):
         try:
             return self.editor.arguments()
         except ValueError as exc:
-            self._show(str(exc), color_style(ERROR, self))
+            self._show(str(exc), "✖ ", color_style(ERROR, self))
             return None
 
     def _check(self) -> None:
         try:
             value = self.editor.arguments()
         except ValueError as exc:
-            self._show(str(exc), color_style(ERROR, self))
+            self._show(str(exc), "✖ ", color_style(ERROR, self))
             return
-        errors = validate_content(self.schema, value) if self.target is not None else {}
+        if self.target is None:
+            self._show("", "", "")
+            return
+        errors = validate_content(self.schema, value)
         text = "; ".join(f"{k}: {' '.join(v)}" if k else " ".join(v) for k, v in errors.items())
-        self._show(f"Does not match the input schema (it can still be sent): {text}" if errors else "",
-                   color_style(WARNING, self) if errors else "")
+        if errors:
+            self._show(f"Does not match the input schema (it can still be sent): {text}", "⚠ ",
+                       color_style(WARNING, self))
+        else:  # said in words too, so the line's colour is never the only cue
+            self._problem = ""
+            self.message.setText("✔ Matches the input schema")
+            self.message.setStyleSheet(color_style(MUTED, self))
 
-    def _show(self, text: str, style: str) -> None:
-        self.message.setText(text)
+    def _show(self, problem: str, mark: str, style: str) -> None:
+        self._problem = problem
+        self.message.setText(mark + problem if problem else "")
         self.message.setStyleSheet(style)
 
     def problem(self) -> str:
-        return self.message.text()
+        """Why the arguments cannot be sent, or how they break the schema; "" when they match it."""
+        return self._problem

@@ -3,7 +3,7 @@ retry, and saying so only in the status bar (gone after a few seconds) left peop
 the next run would be tampered. The indicator stays until the tamper has been applied.
 """
 
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QLabel, QToolBar
 
 from ..studio.controller import Studio, StudioEvent
 from ..studio.events import Notice
@@ -18,8 +18,11 @@ class ArmedIndicator(QLabel):
     at once to a held retry says the same as an armed one applied: with one armed and another
     applied at once, the indicator clears one early; the status line and Problems still say all.)"""
 
-    def __init__(self, studio: Studio, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+    def __init__(self, studio: Studio, bar: QToolBar | None = None) -> None:
+        """`bar`: the toolbar it ends (the mode bar: the last thing in the row, it moves no button as it grows)."""
+        super().__init__()
+        if bar is not None:
+            bar.addWidget(self)
         self.setObjectName("armedTamper")
         self.setAccessibleName("Armed tampers")
         self.waiting: list[str] = []

@@ -32,9 +32,14 @@ APPLICATION = "MRTR Studio"
 
 
 async def settle(app: QApplication, seconds: float = 0.15) -> None:
-    """Let Qt lay out and paint (views rebuild on zero-timers) before a screenshot."""
+    """Let Qt lay out and paint (views rebuild on zero-timers) before a screenshot.
+
+    Only by awaiting: the Qt loop runs meanwhile. app.processEvents() here, inside a task, made
+    qasync step other tasks re-entrantly ("Cannot enter into task … while another task … is being
+    executed"), and the step it refused was lost (the explorer's Skills listing never finished).
+    """
+    del app  # kept in the signature: callers name the application whose events settle
     for _ in range(3):
-        app.processEvents()
         await asyncio.sleep(seconds / 3)
 
 
@@ -214,6 +219,7 @@ def run_gui(args: argparse.Namespace) -> int:
     for note in notes:  # what the file holds that is not shown (a newer studio's), after the rest
         window.show_error(note)
     window.show()
+    window.activateWindow()  # without a window manager nothing else gives it the keyboard (F5, Ctrl+2 did nothing)
     if shots_dir:
         app.processEvents()
         window.default_layout()

@@ -100,14 +100,14 @@ class MainWindow(QMainWindow):
         error_sink.append(self.show_error)
         self.modes = Modes(self, self.workbench, self.settings, lambda: self.teaching,
                            lambda: self.presentation.leave())
+        self.armed = ArmedIndicator(self.studio, self.modes.bar)  # a waiting tamper, said where it stays
         self.presentation = Presentation(self, self.workbench, self._central_views, self._stepper)
         self.restore()
 
     # --- building ------------------------------------------------------------------------------
 
     def _build(self) -> None:
-        self.armed = ArmedIndicator(self.studio)  # a tamper waiting for the next retry, said where it stays
-        self.addToolBar(self.controls.toolbar(self, self.armed))
+        self.addToolBar(self.controls.toolbar(self))
         self.state_label = QLabel("idle")
         self.state_label.setObjectName("runState")
         status = QStatusBar(self)

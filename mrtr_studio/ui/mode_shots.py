@@ -18,8 +18,9 @@ SCENARIO = "modes"
 
 
 async def _settle(app: QApplication, seconds: float) -> None:
+    """Awaiting lets the Qt loop lay out and paint (processEvents inside a task re-entered qasync)."""
+    del app
     for _ in range(4):
-        app.processEvents()
         await asyncio.sleep(seconds / 4)
 
 

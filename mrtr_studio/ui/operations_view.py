@@ -167,6 +167,7 @@ class OperationsView(QWidget):
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._selection_changed())
         selection.operationChanged.connect(self._show_operation)
         self.model.modelReset.connect(lambda: self._show_operation(self.selection.operation_id))
+        self.model.modelReset.connect(self._update_buttons)  # cleared: no row, so no Run again
         # The selection may name an operation before its row arrives (whoever heard the store first picked
         # it): the row is selected as it is inserted.
         self.model.rowsInserted.connect(lambda *_: self._show_operation(self.selection.operation_id))

@@ -24,6 +24,15 @@ if TYPE_CHECKING:
 THEME_LABELS = {"system": "&System colours", "light": "&Light", "dark": "&Dark"}
 
 
+def clear_and_focus_the_list(window: "MainWindow") -> None:
+    """Clear the trace, then give the focus to the emptied operations list: left in a text field
+    (the arguments' path, say), Ctrl+Z undid the typing there instead of the clearing the status
+    line offers to undo."""
+    window.clear_trace()
+    if window.undo_clear_action.isEnabled():
+        window.operations.table.setFocus()
+
+
 def add_action(menu: Any, text: str, slot: Callable[[], Any], shortcut: str | None = None) -> QAction:
     action = menu.addAction(text)
     action.triggered.connect(lambda _=False: slot())
@@ -47,7 +56,7 @@ def build_menus(self: "MainWindow") -> None:
     add_action(file, "Reopen the &last session", self._reopen_last_session)
     add_action(file, "&Discard recovered operations", self._discard_recovered)
     self.export_menu = build_export_menu(self, file)
-    add_action(file, "C&lear the trace", self.clear_trace)
+    add_action(file, "C&lear the trace", partial(clear_and_focus_the_list, self))
     self.undo_clear_action = add_action(file, "&Undo clearing the trace", self.undo_clear, "Ctrl+Z")
     self.undo_clear_action.setEnabled(False)
     file.addSeparator()

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QGraphicsLineItem,
     QGraphicsRectItem,
     QGraphicsScene,
-    QGraphicsSimpleTextItem,
     QLabel,
     QMenu,
     QMessageBox,
@@ -45,6 +44,7 @@ from ..store_bridge import StoreBridge
 from . import export
 from .items import ACTIVATION_W, ArrowItem, LaneHeaderItem
 from .palette import PALETTE_EVENTS, DiagramColours
+from .separator_item import SeparatorItem
 from .waterfall_items import WaterfallItems
 from .zoom import ZoomableCanvas, forward_zoom_keys
 
@@ -103,7 +103,7 @@ class SequenceDiagramView(QWidget):
         self.arrow_items: dict[int, ArrowItem] = {}  # seq -> item
         self._items: dict[int, Any] = {}  # id(layout object) -> graphics item
         self._arrows: list[ArrowItem] = []  # every arrow item, interactions too
-        self._separators: list[tuple[Separator, QGraphicsLineItem, QGraphicsSimpleTextItem]] = []
+        self._separators: list[SeparatorItem] = []
         self._lifelines: dict[str, QGraphicsLineItem] = {}
         self.header: LaneHeaderItem | None = None
         self._title_text = ""
@@ -145,9 +145,9 @@ class SequenceDiagramView(QWidget):
         self.waterfall_action.setCheckable(True)
         self.toolbar.addAction(self.waterfall_action)
         self.toolbar.addSeparator()
-        self.png_action = QAction("Export PNG…", self)
+        self.png_action = QAction("Export as PNG…", self)
         self.png_action.triggered.connect(lambda: self._export("PNG image (*.png)", "png"))
-        self.svg_action = QAction("Export SVG…", self)
+        self.svg_action = QAction("Export as SVG…", self)
         self.svg_action.triggered.connect(lambda: self._export("SVG image (*.svg)", "svg"))
         self.mermaid_action = QAction("Export as Mermaid…", self)
         self.mermaid_action.triggered.connect(lambda: self._export("Mermaid (*.mmd *.md)", "mmd"))
@@ -319,8 +319,8 @@ class SequenceDiagramView(QWidget):
             bar = self._items.get(id(activation))
             if isinstance(bar, QGraphicsRectItem):
                 self._place_activation(activation, bar)
-        for separator, line, _label in self._separators:
-            line.setLine(10, separator.y, geometry.width - 10, separator.y)
+        for separator in self._separators:
+            separator.set_width(geometry.width)
         self._fit_scene()
 
     def place_header(self) -> None:
@@ -364,13 +364,9 @@ class SequenceDiagramView(QWidget):
                 self._items[id(obj)] = rect
                 self._place_activation(obj, rect)
             elif isinstance(obj, Separator):
-                pen = QPen(colours.separator, 1, Qt.PenStyle.DashLine)
-                line = self.scene.addLine(10, obj.y, self.geometry_now.width - 10, obj.y, pen)
-                line.setZValue(-1)
-                label = self.scene.addSimpleText(obj.label)
-                label.setBrush(colours.muted)
-                label.setPos(12, obj.y - 16)
-                self._separators.append((obj, line, label))
+                separator = SeparatorItem(obj, self.geometry_now.width, colours)
+                self.scene.addItem(separator)
+                self._separators.append(separator)
         for obj in change.updated:
             if isinstance(obj, Arrow):  # a task's run of polls grew: "polled N times"
                 drawn = self._items.get(id(obj))
@@ -413,9 +409,6 @@ class SequenceDiagramView(QWidget):
             if isinstance(item, QGraphicsRectItem):
                 item.setPen(QPen(colours.border))
                 item.setBrush(colours.activation)
-        for _separator, line, label in self._separators:
-            line.setPen(QPen(colours.separator, 1, Qt.PenStyle.DashLine))
-            label.setBrush(colours.muted)
         self.scene.update()
 
     def changeEvent(self, event: QEvent) -> None:

@@ -123,6 +123,9 @@ class NumberEditor(_Optional):
             self.spin.setRange(-DOUBLE_LIMIT, DOUBLE_LIMIT)
             self.spin.setDecimals(_decimals(spec))
         self.spin.setValue(start)  # type: ignore[arg-type]
+        # Sized for its range (-1e15…) the box widened the side column's form past its scroll box,
+        # cutting the text beside it at the right edge; a dozen digits' room is plenty to start with.
+        self.spin.setMinimumWidth(self.spin.fontMetrics().horizontalAdvance("0") * 12)
         self.spin.valueChanged.connect(self._touched)
         self._add_value_widget(self.spin)
         self.spin.set_blank(spec.required)  # a default, when there is one, is written over it

@@ -60,7 +60,7 @@ class RootsEditor(QWidget):
         self.error.setStyleSheet(error_style())
         self.error.setWordWrap(True)
         layout.addWidget(self.error)
-        self.add_button.clicked.connect(lambda: self.add_root("file:///", ""))
+        self.add_button.clicked.connect(self._add_and_edit)
         self.folder_button.clicked.connect(self._choose_folder)
         self.remove_button.clicked.connect(self._remove_selected)
         self.table.itemChanged.connect(self._on_item_changed)
@@ -82,6 +82,17 @@ class RootsEditor(QWidget):
         self.table.blockSignals(False)
         self.check()
         self.changed.emit()
+
+    def _add_and_edit(self) -> None:
+        """Add root: a new row whose URI is being edited, so what the person types lands in it
+        (it went to the button, and Return pressed "Add root" again: two bare "file:///" roots)."""
+        self.add_root("file:///", "")
+        row = self.table.rowCount() - 1
+        item = self.table.item(row, 0)
+        assert item is not None  # add_root just set it
+        self.table.setCurrentCell(row, 0)
+        self.table.setFocus(Qt.FocusReason.OtherFocusReason)
+        self.table.editItem(item)
 
     def _choose_folder(self) -> None:
         dialog = QFileDialog(self, "Choose a root folder")

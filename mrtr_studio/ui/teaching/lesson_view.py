@@ -45,7 +45,7 @@ from ..diagram.palette import PALETTE_EVENTS, line_highlight
 from ..diagram.zoom import forward_zoom_keys
 from ..selection import Selection
 from ..store_bridge import StoreBridge
-from .code_view import CodeView
+from .code_view import CodeView, plain
 from .common import OwnTracePage, mermaid_for
 
 #: An operation id no store holds: the diagram then shows "No operation yet" instead of the newest one.
@@ -302,7 +302,7 @@ class LessonView(OwnTracePage):
         run = self.lesson().runs[self.run_index(entry)]
         return run.steps.get(step_key(entry.round, entry.kind))
 
-    def _render(self, entry: TraceMessage, index: int, count: int) -> None:
+    def _render(self, entry: TraceMessage, index: int, count: int, share: bool = True) -> None:
         arrow = "client → server" if entry.direction == "client->server" else "server → client"
         self.step_label.setText(f"<b>Step {index + 1} of {count}</b> · round {entry.round} · {arrow} · "
                                 f"{entry.kind}")
@@ -313,7 +313,7 @@ class LessonView(OwnTracePage):
         report = self.reports.get(self.lesson().id)
         lines = report.runs[run].lines_for(entry) if report and run < len(report.runs) else None
         self._show_source(run, lines, entry.round)
-        if self.shared is not None:  # the window's views read the same store
+        if self.shared is not None and share:  # the window's views read the same store
             self.shared.select_message(entry.seq, entry.operation_id)
         self._update_buttons()
 
@@ -352,16 +352,17 @@ class LessonView(OwnTracePage):
             selection = QTextEdit.ExtraSelection()
             selection.format.setBackground(line_highlight(self.palette()))
             selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
-            selection.cursor = QTextCursor(block)
+            selection.cursor = QTextCursor(block)  # the whole line, its wrapped continuations too
+            selection.cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
             selections.append(selection)
         self.source.setExtraSelections(selections)
-        if selections:
-            self.source.setTextCursor(selections[0].cursor)
+        if selections:  # the first ran line in view (the cursor at its start: no selection shown)
+            self.source.setTextCursor(QTextCursor(selections[0].cursor.block()))
             self.source.ensureCursorVisible()
 
     def highlighted_code(self) -> list[str]:
         """The code of the highlighted lines, read back from the editor's extra selections."""
-        return [s.cursor.block().text().split("│", 1)[1].strip()
+        return [plain(s.cursor.block().text()).split("│", 1)[1].strip()
                 for s in self.source.extraSelections()]
 
     # --- export ------------------------------------------------------------------------------
@@ -414,12 +415,13 @@ class LessonView(OwnTracePage):
             self.content.setSizes([extent * 55 // 100, extent * 45 // 100])
 
     def changeEvent(self, event: QEvent) -> None:
-        """Light/dark switch: the ran lines' highlight is re-picked for the new background."""
+        """Light/dark switch: the ran lines' highlight is re-picked for the new background (drawn
+        again only: the window's selection stays on whatever the person picked since)."""
         super().changeEvent(event)
         if event.type() in PALETTE_EVENTS and hasattr(self, "source"):
             messages = self.messages()
             if 0 <= self.position < len(messages):
-                self._render(messages[self.position], self.position, len(messages))
+                self._render(messages[self.position], self.position, len(messages), share=False)
             else:
                 self._show_source(0, None)
 
