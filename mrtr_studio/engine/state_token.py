@@ -35,6 +35,7 @@ from ..protocol.token_format import (
     b64url_encode,
     canonical_json,
 )
+from .entropy import random_bytes
 from .once import once
 from .options import DEFAULT_STATE_TTL, check_state_ttl
 
@@ -231,7 +232,7 @@ class StateCodec:
             "p": binding.principal,
             "k": asked,
             "r": round_number,
-            "nonce": b64url_encode(os.urandom(9)),
+            "nonce": b64url_encode(random_bytes(9)),
             "s": state,
         }
         signed = PREFIX + b64url_encode(canonical_json(payload))

@@ -173,8 +173,9 @@ class McpHttpApp:
             await _error(send, 400, None, INVALID_REQUEST,
                          f"Bad request: Content-Type must be application/json, got {content_type or 'none'!r}")
             return
+        owner = asyncio.current_task()  # once per request: the body's deadline and a stream's cancellation
         try:
-            body = await self._read_body(headers, receive)
+            body = await self._read_body(headers, receive, owner)
         except TimeoutError:
             await _error(send, 408, None, INVALID_REQUEST,
                          f"Request timeout: the body did not arrive within {self.config.body_timeout:g} s",
@@ -192,12 +193,12 @@ class McpHttpApp:
             label = "Parse error" if exc.reason == "syntax" else "Invalid request"
             await _error(send, 413 if exc.reason == "size" else 400, None, code, f"{label}: {exc}")
             return
-        await self._dispatch(message, headers, repeated, principal, receive, send)
+        await self._dispatch(message, headers, repeated, principal, receive, send, owner)
 
     # --- dispatch -------------------------------------------------------------------------------
 
     async def _dispatch(self, message: Any, headers: dict[str, str], repeated: set[str] | None, principal: str,
-                        receive: Receive, send: Send) -> None:
+                        receive: Receive, send: Send, owner: "asyncio.Task[Any] | None" = None) -> None:
         if isinstance(message, list):
             await _error(send, 400, None, INVALID_REQUEST, "Invalid request: batches are not supported")
             return
@@ -228,7 +229,7 @@ class McpHttpApp:
         meta = params.get("_meta")
         modern = isinstance(meta, dict) and META_PROTOCOL_VERSION in meta
         if modern or (session_id is None and message["method"] != "initialize"):
-            await self._modern(message, headers, repeated, principal, receive, send)
+            await self._modern(message, headers, repeated, principal, receive, send, owner)
         elif message["method"] == "initialize":
             await self._initialize(message, principal, send)
         else:
@@ -237,15 +238,16 @@ class McpHttpApp:
                 await self._reject(send, 404, msg_id, INVALID_REQUEST, "Session not found: initialize again")
                 return
             with self.sessions.using(legacy.id):
-                await self._serve(message, legacy, receive, send, modern=False)
+                await self._serve(message, legacy, receive, send, modern=False, owner=owner)
 
     async def _modern(self, message: dict[str, Any], headers: dict[str, str], repeated: set[str] | None,
-                      principal: str, receive: Receive, send: Send) -> None:
+                      principal: str, receive: Receive, send: Send, owner: "asyncio.Task[Any] | None") -> None:
         problem = header_problem(message, headers, self._header_params(message), repeated)
         if problem:
             await self._reject(send, 400, message["id"], HEADER_MISMATCH, f"Header mismatch: {problem}")
             return
-        await self._serve(message, Session(user=principal, server=self.server), receive, send, modern=True)
+        await self._serve(message, Session(user=principal, server=self.server), receive, send, modern=True,
+                          owner=owner)
 
     async def _initialize(self, message: dict[str, Any], principal: str, send: Send) -> None:
         if self.sessions.full():
@@ -266,9 +268,9 @@ class McpHttpApp:
         await send_bytes(send, 200, dumps(response), headers=[(SESSION_HEADER, session.id.encode())])
 
     async def _serve(self, message: dict[str, Any], session: Session, receive: Receive, send: Send,
-                     modern: bool) -> None:
+                     modern: bool, owner: "asyncio.Task[Any] | None" = None) -> None:
         """Run the engine; anything sent before the response (notifications, legacy requests) streams."""
-        reply = Reply(send, receive)
+        reply = Reply(send, receive, owner=owner)
         emit = reply.event if self.tap is None else self._tapped(reply)
         began = time.perf_counter()
         try:
@@ -387,13 +389,13 @@ class McpHttpApp:
             return False
         return parts.scheme in ("http", "https") and parts.hostname in LOOPBACK_HOSTS
 
-    async def _read_body(self, headers: dict[str, str], receive: Receive) -> bytes | None:
+    async def _read_body(self, headers: dict[str, str], receive: Receive,
+                         task: "asyncio.Task[Any] | None") -> bytes | None:
         """The whole body within `max_body_bytes` (None past it) and `body_timeout` (TimeoutError past it)."""
         limit = self.config.max_body_bytes
         declared = headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
             return None
-        task = asyncio.current_task()
         assert task is not None
         self._body_deadlines.started(task)
         try:

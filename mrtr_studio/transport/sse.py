@@ -41,7 +41,8 @@ async def send_bytes(send: Send, status: int, body: bytes, content_type: bytes =
 class Reply:
     """The response to one POSTed request: JSON unless something must be streamed first."""
 
-    def __init__(self, send: Send, receive: Receive, headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    def __init__(self, send: Send, receive: Receive, headers: list[tuple[bytes, bytes]] | None = None,
+                 owner: "asyncio.Task[Any] | None" = None) -> None:
         self._send = send
         self._receive = receive
         self._headers = headers or []
@@ -49,8 +50,8 @@ class Reply:
         self.streaming = False
         self.client_gone = False
         self._watcher: asyncio.Task[None] | None = None
-        #: The task serving the request: what a closed stream cancels.
-        self._owner: asyncio.Task[Any] | None = asyncio.current_task()
+        #: The task serving the request: what a closed stream cancels (the caller's, when it knows it).
+        self._owner: asyncio.Task[Any] | None = owner or asyncio.current_task()
 
     async def event(self, message: dict[str, Any]) -> None:
         """Write one message before the final response, switching to SSE on the first one."""

@@ -1,0 +1,116 @@
+"""Each response leaves in one socket write (head and body together), through uvicorn's own checks:
+a JSON answer is one write, a streamed one writes its head with the first frame, `connection: close`
+closes after the bytes are out, a failure before the body still becomes uvicorn's 500. And a header
+section that arrives whole in one read is bounded without being copied."""
+
+import asyncio
+import logging
+from typing import Any
+
+import pytest
+from uvicorn.protocols.http.flow_control import FlowControl
+
+from mrtr_studio.transport.header_limits import HeadCounter
+from mrtr_studio.transport.one_write import OneWriteCycle
+
+
+class Transport:
+    """What uvicorn's cycle calls on a transport, recorded in order."""
+
+    def __init__(self) -> None:
+        self.events: list[Any] = []
+
+    def write(self, data: bytes) -> None:
+        self.events.append(bytes(data))
+
+    def close(self) -> None:
+        self.events.append("close")
+
+    def is_closing(self) -> bool:
+        return "close" in self.events
+
+    def pause_reading(self) -> None: ...
+
+    def resume_reading(self) -> None: ...
+
+
+def cycle(transport: Transport, keep_alive: bool = True) -> OneWriteCycle:
+    log = logging.getLogger("test")
+    return OneWriteCycle(scope={"type": "http", "method": "POST", "path": "/mcp", "headers": []},  # type: ignore[typeddict-item]
+                         transport=transport, flow=FlowControl(transport), logger=log,  # type: ignore[arg-type]
+                         access_logger=log, access_log=False, default_headers=[], message_event=asyncio.Event(),
+                         expect_100_continue=False, keep_alive=keep_alive, on_response=lambda: None)
+
+
+START = {"type": "http.response.start", "status": 200,
+         "headers": [(b"content-type", b"application/json"), (b"content-length", b"2")]}
+
+
+def test_a_json_answer_is_one_write_with_head_and_body() -> None:
+    transport = Transport()
+    answer = cycle(transport)
+
+    async def scenario() -> None:
+        await answer.send(START)
+        assert transport.events == []  # held until the body
+        await answer.send({"type": "http.response.body", "body": b"{}"})
+
+    asyncio.run(scenario())
+    assert len(transport.events) == 1
+    assert transport.events[0].startswith(b"HTTP/1.1 200 OK\r\n") and transport.events[0].endswith(b"\r\n\r\n{}")
+    assert answer.response_complete
+
+
+def test_closing_happens_after_the_one_write() -> None:
+    transport = Transport()
+    answer = cycle(transport, keep_alive=False)
+
+    async def scenario() -> None:
+        await answer.send(START)
+        await answer.send({"type": "http.response.body", "body": b"{}"})
+
+    asyncio.run(scenario())
+    assert len(transport.events) == 2 and transport.events[1] == "close"
+    assert b"connection: close\r\n" in transport.events[0]
+
+
+def test_a_stream_writes_its_head_with_the_first_frame_then_each_frame() -> None:
+    transport = Transport()
+    stream = cycle(transport)
+    head = {"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/event-stream")]}
+
+    async def scenario() -> None:
+        await stream.send(head)
+        await stream.send({"type": "http.response.body", "body": b"data: 1\n\n", "more_body": True})
+        await stream.send({"type": "http.response.body", "body": b"data: 2\n\n"})
+
+    asyncio.run(scenario())
+    first, second, end = transport.events[0], transport.events[1], transport.events[-1]
+    assert b"transfer-encoding: chunked" in first and first.endswith(b"data: 1\n\n\r\n")
+    assert b"data: 2" in second and end.endswith(b"0\r\n\r\n")
+
+
+def test_a_second_start_replaces_the_held_head_and_bad_headers_are_still_refused() -> None:
+    transport = Transport()
+    failed = cycle(transport)
+    error = {"type": "http.response.start", "status": 500, "headers": [(b"content-length", b"5")]}
+
+    async def scenario() -> None:
+        await failed.send(START)  # the app fails before its body: uvicorn then sends its own 500
+        await failed.send(error)
+        await failed.send({"type": "http.response.body", "body": b"error"})
+        bad = cycle(Transport())
+        await bad.send({"type": "http.response.start", "status": 200, "headers": [(b"x", b"a\r\nb")]})
+        with pytest.raises(RuntimeError, match="header value"):
+            await bad.send({"type": "http.response.body", "body": b""})
+
+    asyncio.run(scenario())
+    assert len(transport.events) == 1 and transport.events[0].startswith(b"HTTP/1.1 500 ")
+
+
+def test_a_whole_header_section_in_one_read_is_still_bounded() -> None:
+    head = b"POST /mcp HTTP/1.1\r\n" + b"".join(b"X-%d: 1\r\n" % i for i in range(5)) + b"\r\n"
+    assert HeadCounter(max_fields=10).feed(head + b"{}") is None
+    assert "fields" in (HeadCounter(max_fields=3).feed(head + b"{}") or "")
+    assert "bytes" in (HeadCounter(max_bytes=20).feed(head) or "")
+    assert "fields" in (HeadCounter(max_fields=3).feed(head.replace(b"\r\n", b"\n")) or "")  # bare LF lines
