@@ -209,8 +209,8 @@ class McpHttpApp:
         except McpError as exc:
             await _error(send, 400, msg_id, exc.code, exc.message)
             return
-        _exchange.set(next(self._exchanges))
-        if self.tap is not None:  # the masked copy of the headers is built only for a listener
+        if self.tap is not None:  # the exchange number and masked headers are only for a listener
+            _exchange.set(next(self._exchanges))
             self._emit("client->server", message, request_headers=DEFAULT.headers(headers))
         session_id = headers.get("mcp-session-id")
         if kind in ("result", "error", "notification"):
@@ -274,7 +274,8 @@ class McpHttpApp:
         emit = reply.event if self.tap is None else self._tapped(reply)
         began = time.perf_counter()
         try:
-            response = await self.server.handle(message, session, _notifier(emit), outbound=emit)
+            # legacy server-initiated requests ride this stream; a modern call has no legacy session to send on
+            response = await self.server.handle(message, session, _notifier(emit), outbound=None if modern else emit)
         except BaseException:
             if reply.client_gone:  # the client closed the stream: that is cancellation, not a failure
                 _uncancel()

@@ -8,19 +8,26 @@ until the first body message and hands both to the transport at once. Everything
 checks, Content-Length accounting, keep-alive, `connection: close`) stays uvicorn's own: the held
 messages go through uvicorn's `send` unchanged, with a transport that collects instead of writing.
 
+The usual answer (a whole body with its Content-Length, nothing unusual in its headers) is written
+by `_whole`, which formats exactly what uvicorn's `send` would, with uvicorn's own header checks and
+status lines, without formatting it through two sends; anything else takes uvicorn's path.
+
 The connection protocol (`http_connections`) turns each cycle uvicorn creates into this one.
 """
 
 from typing import Any
 
-from uvicorn.protocols.http.httptools_impl import RequestResponseCycle
+from uvicorn.protocols.http.httptools_impl import HEADER_RE, HEADER_VALUE_RE, STATUS_LINE, RequestResponseCycle
+
+#: Headers whose meaning uvicorn's `send` acts on beyond writing them: those answers take its path.
+_UVICORN_ACTS_ON = frozenset({b"transfer-encoding", b"connection"})
 
 
 class _Collect:
     """Stands in for the transport while uvicorn formats one response: keeps what it writes and
     whether it asked to close, so both happen, in that order, on the real transport."""
 
-    __slots__ = ("parts", "closing", "real")
+    __slots__ = ("closing", "parts", "real")
 
     def __init__(self, real: Any) -> None:
         self.real = real
@@ -59,6 +66,9 @@ class OneWriteCycle(RequestResponseCycle):
             await super().send(message)
             return
         self._held = None
+        if message.get("type") == "http.response.body" and not message.get("more_body", False) \
+                and self._whole(held, message.get("body", b"")):
+            return
         real = self.transport
         collect = _Collect(real)
         self.transport = collect  # type: ignore[assignment]
@@ -68,3 +78,39 @@ class OneWriteCycle(RequestResponseCycle):
         finally:
             self.transport = real
         collect.flush()
+
+    def _whole(self, start: Any, body: bytes) -> bool:
+        """Write a complete answer in one go as uvicorn would; False (nothing done) when it is not the
+        usual case, so uvicorn's `send` handles it, its errors and its logging included."""
+        if self.disconnected or self.flow.write_paused or self.access_log or self.scope["method"] == "HEAD":
+            return False
+        status = start["status"]
+        if status in (204, 304) or status not in STATUS_LINE:
+            return False
+        content = [STATUS_LINE[status]]
+        length = -1
+        for name, value in (*self.default_headers, *start.get("headers", ())):
+            if HEADER_RE.search(name) or HEADER_VALUE_RE.search(value):
+                return False  # uvicorn refuses it
+            name = name.lower()
+            if name == b"content-length":
+                if length >= 0 or not value.isdigit():
+                    return False
+                length = int(value)
+            elif name in _UVICORN_ACTS_ON:
+                return False
+            content += (name, b": ", value, b"\r\n")
+        if length != len(body):
+            return False  # no length (chunked) or the wrong one (uvicorn's error)
+        if not self.keep_alive:
+            content.append(b"connection: close\r\n")
+        content += (b"\r\n", body)
+        self.response_started = True
+        self.waiting_for_100_continue = False
+        self.transport.write(b"".join(content))
+        self.response_complete = True
+        self.message_event.set()
+        if not self.keep_alive:
+            self.transport.close()
+        self.on_response()
+        return True

@@ -46,7 +46,8 @@ class Reply:
         self._send = send
         self._receive = receive
         self._headers = headers or []
-        self._lock = asyncio.Lock()
+        #: Made by the first early message: an answer with none (the usual one) needs no lock.
+        self._lock: asyncio.Lock | None = None
         self.streaming = False
         self.client_gone = False
         self._watcher: asyncio.Task[None] | None = None
@@ -55,6 +56,8 @@ class Reply:
 
     async def event(self, message: dict[str, Any]) -> None:
         """Write one message before the final response, switching to SSE on the first one."""
+        if self._lock is None:
+            self._lock = asyncio.Lock()
         async with self._lock:
             if not self.streaming:
                 await self._start_stream()
@@ -64,13 +67,16 @@ class Reply:
                      extra: list[tuple[bytes, bytes]] | None = None) -> None:
         """The final response: the last SSE event (which ends the stream) or the whole JSON body (with
         `extra` headers, such as the Server-Timing only known now)."""
+        headers = self._headers + extra if extra else self._headers
+        if self._lock is None:  # nothing was streamed, nothing is being streamed
+            await send_bytes(self._send, status, dumps(message), headers=headers)
+            return
         async with self._lock:
             self._stop_watching()
             if self.streaming:
                 await self._send({"type": "http.response.body", "body": sse_frame(message)})
             else:
-                await send_bytes(self._send, status, dumps(message),
-                                 headers=self._headers + extra if extra else self._headers)
+                await send_bytes(self._send, status, dumps(message), headers=headers)
 
     async def _start_stream(self) -> None:
         self.streaming = True

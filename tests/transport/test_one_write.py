@@ -114,3 +114,29 @@ def test_a_whole_header_section_in_one_read_is_still_bounded() -> None:
     assert "fields" in (HeadCounter(max_fields=3).feed(head + b"{}") or "")
     assert "bytes" in (HeadCounter(max_bytes=20).feed(head) or "")
     assert "fields" in (HeadCounter(max_fields=3).feed(head.replace(b"\r\n", b"\n")) or "")  # bare LF lines
+
+
+@pytest.mark.parametrize("status, headers, body, keep_alive", [
+    (200, [(b"content-type", b"application/json"), (b"content-length", b"2")], b"{}", True),
+    (202, [(b"Content-Length", b"0"), (b"mcp-session-id", b"ab12")], b"", False),
+    (404, [(b"content-length", b"3"), (b"www-authenticate", b'Bearer error="x"')], b"abc", True),
+    (200, [(b"content-type", b"text/plain")], b"no length: chunked", True),
+    (204, [], b"", True),
+    (200, [(b"content-length", b"2"), (b"connection", b"close")], b"{}", True),
+])
+def test_the_one_write_is_byte_for_byte_what_uvicorn_writes_in_two(status: int, headers: list[tuple[bytes, bytes]],
+                                                                  body: bytes, keep_alive: bool) -> None:
+    ours, theirs = Transport(), Transport()
+    one, two = cycle(ours, keep_alive), cycle(theirs, keep_alive)
+    two.__class__ = OneWriteCycle.__mro__[1]  # uvicorn's own cycle
+
+    async def scenario(answer: Any) -> None:
+        await answer.send({"type": "http.response.start", "status": status, "headers": headers})
+        await answer.send({"type": "http.response.body", "body": body})
+
+    asyncio.run(scenario(one))
+    asyncio.run(scenario(two))
+    written = [e for e in theirs.events if e != "close"]
+    assert [e for e in ours.events if e != "close"] == [b"".join(written)]
+    assert ("close" in ours.events) == ("close" in theirs.events)
+    assert one.response_complete and two.response_complete and one.keep_alive == two.keep_alive
