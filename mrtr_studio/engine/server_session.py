@@ -37,6 +37,9 @@ class Session:
     #: Legacy `resources/subscribe`: the URIs this session wants `notifications/resources/updated` for.
     subscriptions: set[str] = field(default_factory=set)
     _ids: "itertools.count[int]" = field(default_factory=lambda: itertools.count(1))
+    #: The transport decoded this session's messages from JSON text (HTTP's bounded reader): their
+    #: values are JSON by construction, so only their depth is left to check (`values.check_params`).
+    decoded_json: bool = False
 
     def next_request_id(self) -> str:
         return f"server-{next(self._ids)}"

@@ -248,6 +248,8 @@ class StateCodec:
         bytes nobody has authenticated yet, and the keys are few.
         """
         signed, tag = token.signed, token.tag
+        if len(self._keyed) == 1:  # the usual deployment: one key, no generator to run
+            return _mac_matches(self._keyed[0], signed, tag)
         return any(_mac_matches(keyed, signed, tag) for keyed in self._keyed)
 
     def verify(self, token: Any, binding: Binding, now: float | None = None) -> dict[str, Any]:

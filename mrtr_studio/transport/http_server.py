@@ -246,8 +246,8 @@ class McpHttpApp:
         if problem:
             await self._reject(send, 400, message["id"], HEADER_MISMATCH, f"Header mismatch: {problem}")
             return
-        await self._serve(message, Session(user=principal, server=self.server), receive, send, modern=True,
-                          owner=owner)
+        session = Session(user=principal, server=self.server, decoded_json=True)  # wire_json decoded it
+        await self._serve(message, session, receive, send, modern=True, owner=owner)
 
     async def _initialize(self, message: dict[str, Any], principal: str, send: Send) -> None:
         if self.sessions.full():
