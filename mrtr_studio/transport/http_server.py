@@ -15,6 +15,7 @@ import asyncio
 import contextvars
 import hmac
 import itertools
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -246,7 +247,9 @@ class McpHttpApp:
         if problem:
             await self._reject(send, 400, message["id"], HEADER_MISMATCH, f"Header mismatch: {problem}")
             return
-        session = Session(user=principal, server=self.server, decoded_json=True)  # wire_json decoded it
+        # lives for this one request and is never looked up by id: unique is enough, unguessable is not needed
+        session = Session(id=f"{_TRANSIENT}{next(_transient_ids)}", user=principal, server=self.server,
+                          decoded_json=True)  # wire_json decoded its message
         await self._serve(message, session, receive, send, modern=True, owner=owner)
 
     async def _initialize(self, message: dict[str, Any], principal: str, send: Send) -> None:
@@ -459,6 +462,9 @@ def _uncancel() -> None:
         task.uncancel()
 
 
+#: Ids of the one-request sessions of modern calls: this process's random prefix and a counter.
+_TRANSIENT = f"call-{os.urandom(6).hex()}-"
+_transient_ids = itertools.count(1)
 #: Which HTTP request (exchange) the code running now serves; the tap pairs messages with it.
 _exchange: contextvars.ContextVar[int | None] = contextvars.ContextVar("_exchange", default=None)
 
