@@ -3,8 +3,10 @@
 uvicorn's cycle writes a response's head when the app sends `http.response.start` and its body when
 the app sends `http.response.body`: two `write` calls, so two system calls and (TCP_NODELAY being on)
 two segments for every small JSON answer. On loopback each write also pays the receiver's network
-stack, so the second write was a tenth of `serve`'s CPU per request. This cycle holds the head back
-until the first body message and hands both to the transport at once. Everything else (header
+stack, so the second write was a tenth of `serve`'s CPU per request. This cycle holds the head of
+an answer with a Content-Length back until its body and hands both to the transport at once; a
+stream's head (no length: SSE, a proxied body) is written at once, since its first bytes may be long
+in coming. Everything else (header
 checks, Content-Length accounting, keep-alive, `connection: close`) stays uvicorn's own: the held
 messages go through uvicorn's `send` unchanged, with a transport that collects instead of writing.
 
@@ -57,10 +59,14 @@ class OneWriteCycle(RequestResponseCycle):
 
     async def send(self, message: Any) -> None:
         if not self.response_started and message.get("type") == "http.response.start":
-            # written with the first body message (an SSE stream's first frame); a second start while
-            # one is held is uvicorn's 500 for an app that failed before its body: it replaces the head
-            self._held = message
-            return
+            if any(name.lower() == b"content-length" for name, _ in message.get("headers", ())):
+                # a whole body follows: written with it. A second start while one is held is uvicorn's
+                # 500 for an app that failed before its body: it replaces the head.
+                self._held = message
+                return
+            # a stream (SSE, or a proxied body of unknown length) may wait long for its first bytes:
+            # its head goes now, so the client sees the response start as it did
+            self._held = None
         held = self._held
         if held is None:
             await super().send(message)
