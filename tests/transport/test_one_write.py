@@ -1,7 +1,7 @@
-"""Each response leaves in one socket write (head and body together), through uvicorn's own checks:
-a JSON answer is one write, a stream's head still goes at once (its first frame may be long in coming), `connection: close`
-closes after the bytes are out, a failure before the body still becomes uvicorn's 500. And a header
-section that arrives whole in one read is bounded without being copied."""
+"""Each answer leaves in one socket write (head and body together), through uvicorn's own checks: a
+JSON answer is one write, a stream's head still goes at once (its first frame may be long in coming),
+`connection: close` closes after the bytes are out, a failure before the body still becomes uvicorn's
+500. And a header section that arrives whole in one read is bounded without being copied."""
 
 import asyncio
 import logging
