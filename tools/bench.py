@@ -195,7 +195,9 @@ def measure_servers(flows: int, workers: int, passes: int, client: str, pin: boo
               f"{percentile(target.latencies, 0.99) * 1e3:8.2f} {costs[target.label] * 1e6:13.0f} us "
               f"{target.client_cpu_seconds / target.flows * 1e6:13.0f} us")
     bare, ours, sdk = (costs[t.label] for t in targets[:3])
-    print(f"RATIO c={workers}: serve CPU per flow = {ours / bare:.2f}x the bare uvicorn floor (goal <= 2.0x), "
+    spread = [o / b for o, b in zip(targets[1].pass_costs, targets[0].pass_costs, strict=True)]
+    print(f"RATIO c={workers}: serve CPU per flow = {ours / bare:.2f}x the bare uvicorn floor (goal <= 2.0x; "
+          f"{min(spread):.2f}-{max(spread):.2f}x in single passes), "
           f"{ours / sdk:.2f}x the SDK server's (goal <= 0.4x); throughput "
           f"{rates[targets[1].label] / rates[targets[2].label]:.2f}x the SDK's")
     placement = (f"servers pinned to core {sorted(server_cpus)[0]}, client to the others"

@@ -43,6 +43,8 @@ class Target:
     cpu_seconds: float = 0.0
     client_cpu_seconds: float = 0.0
     flows: int = 0
+    #: Server CPU seconds per flow of each recorded pass, so a report can show the spread between passes.
+    pass_costs: list[float] = field(default_factory=list)
 
 
 def free_port() -> int:
@@ -115,7 +117,9 @@ async def drive(target: Target, flows: int, workers: int, client: str, record: b
             await close()
     if record:
         target.seconds += time.perf_counter() - began
-        target.cpu_seconds += cpu_time(target.proc.pid) - cpu
+        spent = cpu_time(target.proc.pid) - cpu
+        target.cpu_seconds += spent
+        target.pass_costs.append(spent / flows)
         target.client_cpu_seconds += time.process_time() - own
         target.flows += flows
 
