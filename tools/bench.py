@@ -146,8 +146,9 @@ def _still_open(sock: socket.socket) -> bool:
         return False
 
 
-def server_targets(nagle_check: bool) -> list[Target]:
-    """The floor (bare uvicorn app), `serve`, the official SDK's server and, optionally, `serve` without TCP_NODELAY."""
+def server_targets(nagle_check: bool, baseline: str | None = None) -> list[Target]:
+    """The floor (bare uvicorn app), `serve`, the official SDK's server and, optionally, `serve` without
+    TCP_NODELAY and `serve` from another checkout (`baseline`: a before-and-after in the same run)."""
     serve = [CLI, "serve", "--port"]
     bare = [PYTHON, str(ROOT / "tools" / "bare_server.py"), str(free_port())]
     targets = [Target("bare uvicorn+httptools+uvloop", bare),
@@ -156,12 +157,17 @@ def server_targets(nagle_check: bool) -> list[Target]:
     if nagle_check:
         targets.append(Target("mrtr-studio, TCP_NODELAY off", [*serve, str(free_port())],
                               env={"MRTR_STUDIO_TCP_NODELAY": "0"}))
+    if baseline:
+        targets.append(Target(f"mrtr-studio @ {Path(baseline).name}", [*serve, str(free_port())],
+                              env={"PYTHONPATH": str(Path(baseline).resolve())}))
     return targets
 
 
-def measure_servers(flows: int, workers: int, passes: int, client: str, pin: bool, nagle_check: bool) -> None:
-    """Each target started fresh, warmed up, then driven in alternating passes; CPU per flow from /proc."""
-    targets = server_targets(nagle_check)
+def measure_servers(flows: int, workers: int, passes: int, client: str, pin: bool, nagle_check: bool,
+                    baseline: str | None = None) -> tuple[float, float]:
+    """Each target started fresh, warmed up, then driven in alternating passes; CPU per flow from /proc.
+    Returns serve's CPU per flow over the floor's and over the SDK's."""
+    targets = server_targets(nagle_check, baseline)
     cpus = sorted(os.sched_getaffinity(0))
     server_cpus = {cpus[-1]} if len(cpus) > 1 and pin else None
     if server_cpus:
@@ -189,7 +195,9 @@ def measure_servers(flows: int, workers: int, passes: int, client: str, pin: boo
               f"{percentile(target.latencies, 0.99) * 1e3:8.2f} {costs[target.label] * 1e6:13.0f} us "
               f"{target.client_cpu_seconds / target.flows * 1e6:13.0f} us")
     bare, ours, sdk = (costs[t.label] for t in targets[:3])
-    print(f"RATIO c={workers}: serve CPU per flow = {ours / bare:.2f}x the bare uvicorn floor (goal <= 2.0x), "
+    spread = [o / b for o, b in zip(targets[1].pass_costs, targets[0].pass_costs, strict=True)]
+    print(f"RATIO c={workers}: serve CPU per flow = {ours / bare:.2f}x the bare uvicorn floor (goal <= 2.0x; "
+          f"{min(spread):.2f}-{max(spread):.2f}x in single passes), "
           f"{ours / sdk:.2f}x the SDK server's (goal <= 0.4x); throughput "
           f"{rates[targets[1].label] / rates[targets[2].label]:.2f}x the SDK's")
     placement = (f"servers pinned to core {sorted(server_cpus)[0]}, client to the others"
@@ -199,6 +207,10 @@ def measure_servers(flows: int, workers: int, passes: int, client: str, pin: boo
         print(f"TCP_NODELAY on vs off: {rates[targets[1].label] / rates[targets[3].label]:.2f}x "
               f"(p50 {statistics.median(targets[1].latencies) * 1e3:.2f} ms vs "
               f"{statistics.median(targets[3].latencies) * 1e3:.2f} ms)")
+    if baseline:
+        print(f"serve CPU per flow vs {targets[-1].label}: {ours / costs[targets[-1].label]:.2f}x "
+              f"(the baseline {costs[targets[-1].label] / bare:.2f}x the floor)")
+    return ours / bare, ours / sdk
 
 
 def main() -> int:
@@ -223,12 +235,18 @@ def main() -> int:
                         help="idle expiry for the memory measurement, in seconds")
     parser.add_argument("--slowloris", type=int, default=300, help="slow connections to open (0: skip)")
     parser.add_argument("--servers-only", action="store_true", help="only the server table (serve, bare, SDK)")
+    parser.add_argument("--baseline", metavar="DIR",
+                        help="also measure `serve` run from the checkout in DIR (before/after, same passes)")
     args = parser.parse_args()
     if args.short:
         args.flows, args.passes, args.sessions, args.slowloris = 800, 2, 0, 0
         args.proxy_flows, args.no_nagle_check = 150, True
-    for workers in (int(part) for part in args.concurrency.split(",")):
-        measure_servers(args.flows, workers, args.passes, args.client, not args.no_pin, not args.no_nagle_check)
+    ratios = {workers: measure_servers(args.flows, workers, args.passes, args.client, not args.no_pin,
+                                       not args.no_nagle_check, args.baseline)
+              for workers in (int(part) for part in args.concurrency.split(","))}
+    print("SUMMARY serve CPU per complete two-round flow: " + "; ".join(
+        f"c={workers}: {floor:.2f}x the floor (goal <= 2.0x), {sdk:.2f}x the SDK's (goal <= 0.4x)"
+        for workers, (floor, sdk) in ratios.items()))
     if args.servers_only:
         return 0
     sign, verify = state_costs()

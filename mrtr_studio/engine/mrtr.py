@@ -97,7 +97,7 @@ def invalid_state(reason: str, detail: str, explain: bool) -> McpError:
 async def run_handler(handler: Any, session: Session, request: Request, response: Response) -> None:
     try:
         outcome = handler(session, request, response)
-        if inspect.isawaitable(outcome):
+        if outcome is not None and inspect.isawaitable(outcome):  # a plain function returns None: no ABC check
             await outcome
     except McpError:
         raise

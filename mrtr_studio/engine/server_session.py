@@ -8,19 +8,19 @@ Server-initiated requests (legacy only) go out through `outbound` and come back 
 
 import asyncio
 import itertools
-import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..protocol.versions import Era
+from .entropy import random_bytes
 
 Outbound = Callable[[dict[str, Any]], Awaitable[None]]
 
 
 @dataclass
 class Session:
-    id: str = field(default_factory=lambda: os.urandom(16).hex())  # as unguessable as uuid4, cheaper
+    id: str = field(default_factory=lambda: random_bytes(16).hex())  # as unguessable as uuid4, cheaper
     #: The authenticated user the transport established (bearer token, in-memory identity), "" if none.
     user: str = ""
     era: Era | None = None
@@ -37,6 +37,9 @@ class Session:
     #: Legacy `resources/subscribe`: the URIs this session wants `notifications/resources/updated` for.
     subscriptions: set[str] = field(default_factory=set)
     _ids: "itertools.count[int]" = field(default_factory=lambda: itertools.count(1))
+    #: The transport decoded this session's messages from JSON text (HTTP's bounded reader): their
+    #: values are JSON by construction, so only their depth is left to check (`values.check_params`).
+    decoded_json: bool = False
 
     def next_request_id(self) -> str:
         return f"server-{next(self._ids)}"

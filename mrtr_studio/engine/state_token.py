@@ -36,6 +36,7 @@ from ..protocol.token_format import (
     b64url_encode,
     canonical_json,
 )
+from .entropy import random_bytes
 from .once import once
 from .options import DEFAULT_STATE_TTL, check_state_ttl
 
@@ -230,7 +231,7 @@ class StateCodec:
             "p": binding.principal,
             "k": asked,
             "r": round_number,
-            "nonce": b64url_encode(os.urandom(9)),
+            "nonce": b64url_encode(random_bytes(9)),
             "s": state,
         }
         signed = PREFIX + b64url_encode(canonical_json(payload))
@@ -246,6 +247,8 @@ class StateCodec:
         bytes nobody has authenticated yet, and the keys are few.
         """
         signed, tag = token.signed, token.tag
+        if len(self._keyed) == 1:  # the usual deployment: one key, no generator to run
+            return _mac_matches(self._keyed[0], signed, tag)
         return any(_mac_matches(keyed, signed, tag) for keyed in self._keyed)
 
     def verify(self, token: Any, binding: Binding, now: float | None = None) -> dict[str, Any]:

@@ -55,6 +55,8 @@ def response_problem(message: dict[str, Any]) -> str | None:
 
 
 def _check_id(value: Any) -> None:
+    if type(value) is int or type(value) is str:  # the usual ids, without the slower union isinstance
+        return
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise McpError(INVALID_REQUEST, "Invalid request: id must be a string or an integer")
 

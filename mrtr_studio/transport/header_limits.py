@@ -26,6 +26,12 @@ class HeadCounter:
         self._head = bytearray()
 
     def feed(self, data: bytes) -> str | None:
+        if not self._head:  # the usual request: its whole header section in one read, nothing copied
+            end = data.find(b"\r\n\r\n")
+            if 0 <= end <= self.max_bytes and data.find(b"\n\n", 0, end) < 0:
+                if data.count(b"\n", 0, end) > self.max_fields:
+                    return f"too many request header fields: the limit is {self.max_fields}"
+                return None
         self._head += data
         end = min((i for i in (self._head.find(b"\r\n\r\n"), self._head.find(b"\n\n")) if i >= 0), default=-1)
         section = self._head if end < 0 else self._head[:end]

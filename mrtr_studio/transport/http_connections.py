@@ -56,6 +56,8 @@ def protocol_class(nodelay: bool, header_timeout: float, max_connections: int,
     base = _parser_protocol()
     if base is H11Protocol:  # pragma: no cover - the hooks below are httptools'; h11 gets TCP_NODELAY only
         header_timeout = 0.0
+    else:
+        from .one_write import OneWriteCycle, RequestResponseCycle
     #: Connections whose request headers are not complete yet -> their deadline, oldest first.
     waiting: OrderedDict[Any, float] = OrderedDict()
     sweeper: list[asyncio.TimerHandle | None] = [None]
@@ -104,6 +106,9 @@ def protocol_class(nodelay: bool, header_timeout: float, max_connections: int,
             self._head = None
             self._end_header_deadline()
             super().on_headers_complete()
+            # the cycle uvicorn just made (its task has not run yet) writes each response at once
+            if base is not H11Protocol and type(self.cycle) is RequestResponseCycle:
+                self.cycle.__class__ = OneWriteCycle
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._end_header_deadline()

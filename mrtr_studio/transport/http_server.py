@@ -15,6 +15,7 @@ import asyncio
 import contextvars
 import hmac
 import itertools
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -173,8 +174,9 @@ class McpHttpApp:
             await _error(send, 400, None, INVALID_REQUEST,
                          f"Bad request: Content-Type must be application/json, got {content_type or 'none'!r}")
             return
+        owner = asyncio.current_task()  # once per request: the body's deadline and a stream's cancellation
         try:
-            body = await self._read_body(headers, receive)
+            body = await self._read_body(headers, receive, owner)
         except TimeoutError:
             await _error(send, 408, None, INVALID_REQUEST,
                          f"Request timeout: the body did not arrive within {self.config.body_timeout:g} s",
@@ -192,12 +194,12 @@ class McpHttpApp:
             label = "Parse error" if exc.reason == "syntax" else "Invalid request"
             await _error(send, 413 if exc.reason == "size" else 400, None, code, f"{label}: {exc}")
             return
-        await self._dispatch(message, headers, repeated, principal, receive, send)
+        await self._dispatch(message, headers, repeated, principal, receive, send, owner)
 
     # --- dispatch -------------------------------------------------------------------------------
 
     async def _dispatch(self, message: Any, headers: dict[str, str], repeated: set[str] | None, principal: str,
-                        receive: Receive, send: Send) -> None:
+                        receive: Receive, send: Send, owner: "asyncio.Task[Any] | None" = None) -> None:
         if isinstance(message, list):
             await _error(send, 400, None, INVALID_REQUEST, "Invalid request: batches are not supported")
             return
@@ -208,8 +210,8 @@ class McpHttpApp:
         except McpError as exc:
             await _error(send, 400, msg_id, exc.code, exc.message)
             return
-        _exchange.set(next(self._exchanges))
-        if self.tap is not None:  # the masked copy of the headers is built only for a listener
+        if self.tap is not None:  # the exchange number and masked headers are only for a listener
+            _exchange.set(next(self._exchanges))
             self._emit("client->server", message, request_headers=DEFAULT.headers(headers))
         session_id = headers.get("mcp-session-id")
         if kind in ("result", "error", "notification"):
@@ -228,7 +230,7 @@ class McpHttpApp:
         meta = params.get("_meta")
         modern = isinstance(meta, dict) and META_PROTOCOL_VERSION in meta
         if modern or (session_id is None and message["method"] != "initialize"):
-            await self._modern(message, headers, repeated, principal, receive, send)
+            await self._modern(message, headers, repeated, principal, receive, send, owner)
         elif message["method"] == "initialize":
             await self._initialize(message, principal, send)
         else:
@@ -237,15 +239,18 @@ class McpHttpApp:
                 await self._reject(send, 404, msg_id, INVALID_REQUEST, "Session not found: initialize again")
                 return
             with self.sessions.using(legacy.id):
-                await self._serve(message, legacy, receive, send, modern=False)
+                await self._serve(message, legacy, receive, send, modern=False, owner=owner)
 
     async def _modern(self, message: dict[str, Any], headers: dict[str, str], repeated: set[str] | None,
-                      principal: str, receive: Receive, send: Send) -> None:
+                      principal: str, receive: Receive, send: Send, owner: "asyncio.Task[Any] | None") -> None:
         problem = header_problem(message, headers, self._header_params(message), repeated)
         if problem:
             await self._reject(send, 400, message["id"], HEADER_MISMATCH, f"Header mismatch: {problem}")
             return
-        await self._serve(message, Session(user=principal, server=self.server), receive, send, modern=True)
+        # lives for this one request and is never looked up by id: unique is enough, unguessable is not needed
+        session = Session(id=f"{_TRANSIENT}{next(_transient_ids)}", user=principal, server=self.server,
+                          decoded_json=True)  # wire_json decoded its message
+        await self._serve(message, session, receive, send, modern=True, owner=owner)
 
     async def _initialize(self, message: dict[str, Any], principal: str, send: Send) -> None:
         if self.sessions.full():
@@ -266,13 +271,14 @@ class McpHttpApp:
         await send_bytes(send, 200, dumps(response), headers=[(SESSION_HEADER, session.id.encode())])
 
     async def _serve(self, message: dict[str, Any], session: Session, receive: Receive, send: Send,
-                     modern: bool) -> None:
+                     modern: bool, owner: "asyncio.Task[Any] | None" = None) -> None:
         """Run the engine; anything sent before the response (notifications, legacy requests) streams."""
-        reply = Reply(send, receive)
+        reply = Reply(send, receive, owner=owner)
         emit = reply.event if self.tap is None else self._tapped(reply)
         began = time.perf_counter()
         try:
-            response = await self.server.handle(message, session, _notifier(emit), outbound=emit)
+            # legacy server-initiated requests ride this stream; a modern call has no legacy session to send on
+            response = await self.server.handle(message, session, _notifier(emit), outbound=None if modern else emit)
         except BaseException:
             if reply.client_gone:  # the client closed the stream: that is cancellation, not a failure
                 _uncancel()
@@ -387,13 +393,13 @@ class McpHttpApp:
             return False
         return parts.scheme in ("http", "https") and parts.hostname in LOOPBACK_HOSTS
 
-    async def _read_body(self, headers: dict[str, str], receive: Receive) -> bytes | None:
+    async def _read_body(self, headers: dict[str, str], receive: Receive,
+                         task: "asyncio.Task[Any] | None") -> bytes | None:
         """The whole body within `max_body_bytes` (None past it) and `body_timeout` (TimeoutError past it)."""
         limit = self.config.max_body_bytes
         declared = headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
             return None
-        task = asyncio.current_task()
         assert task is not None
         self._body_deadlines.started(task)
         try:
@@ -456,6 +462,9 @@ def _uncancel() -> None:
         task.uncancel()
 
 
+#: Ids of the one-request sessions of modern calls: this process's random prefix and a counter.
+_TRANSIENT = f"call-{os.urandom(6).hex()}-"
+_transient_ids = itertools.count(1)
 #: Which HTTP request (exchange) the code running now serves; the tap pairs messages with it.
 _exchange: contextvars.ContextVar[int | None] = contextvars.ContextVar("_exchange", default=None)
 

@@ -41,19 +41,23 @@ async def send_bytes(send: Send, status: int, body: bytes, content_type: bytes =
 class Reply:
     """The response to one POSTed request: JSON unless something must be streamed first."""
 
-    def __init__(self, send: Send, receive: Receive, headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    def __init__(self, send: Send, receive: Receive, headers: list[tuple[bytes, bytes]] | None = None,
+                 owner: "asyncio.Task[Any] | None" = None) -> None:
         self._send = send
         self._receive = receive
         self._headers = headers or []
-        self._lock = asyncio.Lock()
+        #: Made by the first early message: an answer with none (the usual one) needs no lock.
+        self._lock: asyncio.Lock | None = None
         self.streaming = False
         self.client_gone = False
         self._watcher: asyncio.Task[None] | None = None
-        #: The task serving the request: what a closed stream cancels.
-        self._owner: asyncio.Task[Any] | None = asyncio.current_task()
+        #: The task serving the request: what a closed stream cancels (the caller's, when it knows it).
+        self._owner: asyncio.Task[Any] | None = owner or asyncio.current_task()
 
     async def event(self, message: dict[str, Any]) -> None:
         """Write one message before the final response, switching to SSE on the first one."""
+        if self._lock is None:
+            self._lock = asyncio.Lock()
         async with self._lock:
             if not self.streaming:
                 await self._start_stream()
@@ -63,13 +67,16 @@ class Reply:
                      extra: list[tuple[bytes, bytes]] | None = None) -> None:
         """The final response: the last SSE event (which ends the stream) or the whole JSON body (with
         `extra` headers, such as the Server-Timing only known now)."""
+        headers = self._headers + extra if extra else self._headers
+        if self._lock is None:  # nothing was streamed, nothing is being streamed
+            await send_bytes(self._send, status, dumps(message), headers=headers)
+            return
         async with self._lock:
             self._stop_watching()
             if self.streaming:
                 await self._send({"type": "http.response.body", "body": sse_frame(message)})
             else:
-                await send_bytes(self._send, status, dumps(message),
-                                 headers=self._headers + extra if extra else self._headers)
+                await send_bytes(self._send, status, dumps(message), headers=headers)
 
     async def _start_stream(self) -> None:
         self.streaming = True
