@@ -6,6 +6,7 @@ window (status bar and problems panel) through `on_error`, not only to the conso
 
 import asyncio
 import logging
+import sys
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -19,11 +20,31 @@ _running: set["asyncio.Task[Any]"] = set()
 error_sink: list[Callable[[str], None]] = []
 
 
+class StudioEventLoop(qasync.QEventLoop):
+    """qasync's loop with asyncio's async-generator hooks installed while it runs.
+
+    asyncio's own run_forever installs them; qasync's does not. Without them an async generator
+    left suspended (httpx's body iterators when an SSE stream is left as soon as the response is
+    read) is finalised by the garbage collector outside any task, and httpcore's close fails there
+    ("Attempted to exit cancel scope in a different task"). With them the loop closes it in a task
+    of its own, as under plain asyncio.
+    """
+
+    def run_forever(self) -> Any:
+        previous = sys.get_asyncgen_hooks()
+        sys.set_asyncgen_hooks(firstiter=self._asyncgen_firstiter_hook, finalizer=self._asyncgen_finalizer_hook)
+        try:
+            return super().run_forever()
+        finally:
+            sys.set_asyncgen_hooks(*previous)
+
+
 def install_event_loop(app: QApplication) -> asyncio.AbstractEventLoop:
-    """Make a qasync loop for `app` the current asyncio loop."""
-    loop = qasync.QEventLoop(app)
+    """A qasync loop for `app`, made the current asyncio loop (the window's, and every Qt test's)."""
+    loop = StudioEventLoop(app)
     asyncio.set_event_loop(loop)
     return loop
+
 
 
 def report(text: str) -> None:

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import qasync
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
 from mrtr_studio.studio.controller import Studio
+from mrtr_studio.ui.async_bridge import install_event_loop
 from mrtr_studio.ui.main_window import MainWindow
 
 Runner = Callable[[Awaitable[Any]], Any]
@@ -24,8 +24,7 @@ Runner = Callable[[Awaitable[Any]], Any]
 
 @pytest.fixture
 def arun(qapp: QApplication) -> Iterator[Runner]:
-    loop = qasync.QEventLoop(qapp)
-    asyncio.set_event_loop(loop)
+    loop = install_event_loop(qapp)
 
     def run(coro: Awaitable[Any], timeout: float = 20.0) -> Any:
         return loop.run_until_complete(asyncio.wait_for(coro, timeout))

@@ -5,20 +5,19 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import qasync
 from PySide6.QtWidgets import QApplication
 
 from mrtr_studio.studio.connection import default_transport_factory
 from mrtr_studio.studio.controller import Studio
 from mrtr_studio.studio.server_entries import EMBEDDED, http_entry
 from mrtr_studio.transport.base import TransportError
+from mrtr_studio.ui.async_bridge import install_event_loop
 from mrtr_studio.ui.server_explorer import ServerExplorer, schema_text
 
 
 @pytest.fixture
 def loop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
-    event_loop = qasync.QEventLoop(qapp)
-    asyncio.set_event_loop(event_loop)
+    event_loop = install_event_loop(qapp)
     yield event_loop
     event_loop.close()
     asyncio.set_event_loop(None)

@@ -10,15 +10,15 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import pytest
-import qasync
 from PySide6.QtWidgets import QApplication
+
+from mrtr_studio.ui.async_bridge import install_event_loop
 
 
 @contextmanager
 def qt_loop(app: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
     """A qasync loop installed as the current asyncio loop for the duration of one test."""
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
+    loop = install_event_loop(app)
     try:
         yield loop
     finally:
