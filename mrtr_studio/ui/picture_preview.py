@@ -79,7 +79,12 @@ class PicturePreview(RedactionPreview):
         if laid.profile.name != self.profile().name:
             return  # another profile was chosen meanwhile: its own layout is on the way
         diagram = self.window_.diagram
-        drawn = draw_picture(laid, diagram.geometry_now.width, diagram.palette())
+        try:
+            drawn = draw_picture(laid, diagram.geometry_now.width, diagram.palette())
+        except OSError as exc:
+            self.status.setText(f"Cannot draw the {laid.request.kind.upper()}: {exc}")
+            self.status.setStyleSheet(tones.color_style(tones.ERROR, self))
+            return
         self.picture.setPixmap(QPixmap.fromImage(drawn.preview))
         self._show(drawn.prepared)
 
@@ -96,7 +101,7 @@ class PicturePreview(RedactionPreview):
 
 def preview_picture(window: "MainWindow", kind: PictureKind) -> PicturePreview | None:
     """The selected flow's diagram as PNG or SVG, shown with its redaction first (Save there asks where)."""
-    operation_id = window.selection.operation_id or window.studio.current_operation_id
+    operation_id = window.diagram.operation_id  # the flow the diagram shows: the selected one, else the newest
     if not operation_id:
         window.show_error("Run or select a flow to export first.")
         return None

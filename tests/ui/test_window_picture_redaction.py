@@ -112,3 +112,37 @@ def test_the_layout_is_of_a_redacted_copy_and_bad_requests_say_why(window: MainW
         lay_out(operations, messages, ExportRequest("png", "no-such-operation"), default_profile())
     with pytest.raises(PrepareError, match="not a picture"):
         lay_out(operations, messages, ExportRequest("md", operation_id), default_profile())
+
+
+def test_a_picture_without_a_flow_is_refused_and_a_tall_one_is_bounded(qtbot: Any, tmp_path: Path) -> None:
+    from PySide6.QtCore import QRectF
+
+    from mrtr_studio import defaults
+    from mrtr_studio.ui.diagram.export import fitting_scale
+
+    empty = MainWindow(Studio(), QSettings(str(tmp_path / "empty.ini"), QSettings.Format.IniFormat),
+                       interactive_answers=False)
+    qtbot.addWidget(empty)
+    empty.diagram.png_action.trigger()
+    assert getattr(empty, "redaction_preview", None) is None
+    assert any("Run or select a flow" in text for text in empty.errors.texts())
+    tall = QRectF(0, 0, 900, 60_000)
+    scale = fitting_scale(tall, 2.0)
+    assert scale < 2.0 and tall.width() * tall.height() * scale * scale <= defaults.PICTURE_MAX_PIXELS
+    assert tall.height() * scale <= 32_000 and fitting_scale(QRectF(0, 0, 900, 400), 2.0) == 2.0
+
+
+def test_the_layout_is_made_off_the_gui_thread(qtbot: Any, window: MainWindow, monkeypatch: Any) -> None:
+    import threading
+
+    from mrtr_studio.ui import picture_preview
+
+    threads: list[threading.Thread] = []
+
+    def recorded(*args: Any) -> Any:
+        threads.append(threading.current_thread())
+        return lay_out(*args)
+    monkeypatch.setattr(picture_preview, "lay_out", recorded)
+    window.diagram.svg_action.trigger()
+    ready(qtbot, window)
+    assert threads and threads[0] is not threading.main_thread() and threads[0].name == "export-preview"
