@@ -3,18 +3,16 @@ OTLP, every entry named the same way ("Export as X…") and every file written 0
 
 The writing is Qt-free (studio/exports.py, studio/export_preview.py, the diagram's export.py); every
 entry is shown first with its redaction profile and what it masks (ui/redaction_preview.py; PNG and
-SVG, whose labels carry arguments and results, draw the redacted copy: ui/picture_preview.py), and
-Save there asks where. This module says what was written.
+SVG, whose labels carry arguments and results, draw the redacted copy: the diagram's own actions
+open ui/picture_preview.py), and Save there asks where. This module says what was written.
 """
 
 from typing import TYPE_CHECKING, Literal
 
-from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 from ..studio.export_preview import ExportRequest, PreparedExport
 from ..studio.exports import FlowFormat, TraceFormat
-from .picture_preview import PictureKind, preview_picture
 from .redaction_preview import RedactionPreview, show_preview
 
 if TYPE_CHECKING:
@@ -42,10 +40,6 @@ def build_export_menu(window: "MainWindow", file_menu: QMenu) -> QMenu:
         menu.addAction(action)
     diagram.mermaid_action.triggered.disconnect()  # Mermaid is text: shown with its redaction first, here too
     diagram.mermaid_action.triggered.connect(lambda _=False: preview_flow(window, "mermaid", "Mermaid (*.mmd *.md)"))
-    pictures: tuple[tuple[QAction, PictureKind], ...] = ((diagram.png_action, "png"), (diagram.svg_action, "svg"))
-    for action, picture in pictures:
-        action.triggered.disconnect()  # a picture too: its redacted copy drawn and shown first
-        action.triggered.connect(lambda _=False, k=picture: preview_picture(window, k))
     menu.addSeparator()
     for label, trace_kind, filters, name in TRACE_ENTRIES:
         action = menu.addAction(label)

@@ -20,8 +20,9 @@ from ..studio.picture_export import DiagramShape, LaidOut, lay_out
 from ..trace.redaction import MASK
 from . import tones
 from .builders import named
+from .diagram.diagram_view import SequenceDiagramView
 from .diagram.published import draw_picture
-from .redaction_preview import RedactionPreview, in_background
+from .redaction_preview import Done, RedactionPreview, in_background
 
 if TYPE_CHECKING:
     from .main_window import MainWindow
@@ -31,7 +32,13 @@ FILTERS: dict[PictureKind, str] = {"png": "PNG image (*.png)", "svg": "SVG image
 
 
 class PicturePreview(RedactionPreview):
-    """The redaction preview of a picture: `picture` shows it where the others show their text."""
+    """The redaction preview of a picture of `diagram` (the window's, or a lesson's, the Cluster's, a
+    comparison's: each over its own store): `picture` shows it where the others show their text."""
+
+    def __init__(self, window: "MainWindow", request: ExportRequest, done: Done, diagram: SequenceDiagramView,
+                 save_as: tuple[str, str]) -> None:
+        self.diagram = diagram  # before the base dialog, which computes once
+        super().__init__(window, request, done, save_as=save_as)
 
     def compute(self) -> None:
         """Lay the redacted copy out on a worker thread; `_check` draws it once it is there."""
@@ -43,9 +50,9 @@ class PicturePreview(RedactionPreview):
         self.action.setEnabled(False)
         self.masked.clear()
         self.picture.clear()
-        diagram = self.window_.diagram
+        diagram = self.diagram
         shape = DiagramShape(diagram.lane_of, diagram.initial_lanes, diagram.waterfall_action.isChecked())
-        store = self.window_.studio.store
+        store = diagram.store
         operations, messages = list(store.operations), list(store.messages)  # the snapshot the worker reads
         request = self.request
         self.status.setText(f"Laying out the {request.kind.upper()} of the flow under the profile "
@@ -78,7 +85,7 @@ class PicturePreview(RedactionPreview):
             return
         if laid.profile.name != self.profile().name:
             return  # another profile was chosen meanwhile: its own layout is on the way
-        diagram = self.window_.diagram
+        diagram = self.diagram
         try:
             drawn = draw_picture(laid, diagram.geometry_now.width, diagram.palette())
         except OSError as exc:
@@ -99,9 +106,12 @@ class PicturePreview(RedactionPreview):
         self.action.setEnabled(True)
 
 
-def preview_picture(window: "MainWindow", kind: PictureKind) -> PicturePreview | None:
-    """The selected flow's diagram as PNG or SVG, shown with its redaction first (Save there asks where)."""
-    operation_id = window.diagram.operation_id  # the flow the diagram shows: the selected one, else the newest
+def preview_picture(window: "MainWindow", kind: PictureKind, diagram: SequenceDiagramView | None = None,
+                    ) -> PicturePreview | None:
+    """The flow `diagram` shows (the window's by default) as PNG or SVG, shown with its redaction first
+    (Save there asks where)."""
+    diagram = diagram or window.diagram
+    operation_id = diagram.operation_id  # the flow the diagram shows: the selected one, else the newest
     if not operation_id:
         window.show_error("Run or select a flow to export first.")
         return None
@@ -109,8 +119,22 @@ def preview_picture(window: "MainWindow", kind: PictureKind) -> PicturePreview |
 
     def saved(prepared: PreparedExport, path: str | None) -> None:
         window.show_info(f"Exported the diagram to {path} (masked: {prepared.tally.summary()}).")
-    dialog = PicturePreview(window, ExportRequest(kind, operation_id), saved,
-                            save_as=(FILTERS[kind], f"operation-{operation_id}.{kind}"))
+    dialog = PicturePreview(window, ExportRequest(kind, operation_id), saved, diagram,
+                            (FILTERS[kind], f"operation-{operation_id}.{kind}"))
     window.redaction_preview = dialog
     present(dialog)
     return dialog
+
+
+def preview_in_window(diagram: SequenceDiagramView, kind: str) -> bool:
+    """A diagram's own toolbar export, when the diagram is in the window (a lesson, the Lab, the Cluster,
+    a comparison): its picture previewed like the window's. False outside a window (nothing to ask)."""
+    from .main_window import MainWindow  # lazily: the window imports this module
+
+    widget = diagram.parentWidget()
+    while widget is not None and not isinstance(widget, MainWindow):
+        widget = widget.parentWidget()
+    if widget is None:
+        return False
+    preview_picture(widget, "png" if kind == "png" else "svg", diagram)
+    return True

@@ -146,3 +146,31 @@ def test_the_layout_is_made_off_the_gui_thread(qtbot: Any, window: MainWindow, m
     window.diagram.svg_action.trigger()
     ready(qtbot, window)
     assert threads and threads[0] is not threading.main_thread() and threads[0].name == "export-preview"
+
+
+def test_a_comparisons_diagram_is_previewed_too_and_a_lone_view_asks_for_a_file(
+        qtbot: Any, window: MainWindow, tmp_path: Path, monkeypatch: Any) -> None:
+    from PySide6.QtWidgets import QFileDialog
+
+    from mrtr_studio.trace import TraceStore
+    from mrtr_studio.ui.diagram import SequenceDiagramView
+    from mrtr_studio.ui.selection import Selection
+
+    first = window.studio.store.operations[0].id
+    second = run_flow(window.studio.store, "delete_file", arguments={"path": "/y", "password": "swordfish"}).id
+    compare = window.compare(first, second)
+    qtbot.waitUntil(lambda: compare.diagrams[1].operation_id == second)
+    compare.diagrams[1].svg_action.trigger()  # the comparison's own toolbar
+    dialog = ready(qtbot, window)
+    assert dialog.diagram is compare.diagrams[1] and dialog.request.operation_id == second
+    svg = save(qtbot, dialog, tmp_path / "second.svg", monkeypatch).decode()
+    assert "swordfish" not in svg and "hunter2" not in svg and MASK in svg
+
+    store = TraceStore()  # outside a window there is no preview to show: the file is asked for, as before
+    lone = SequenceDiagramView(store, Selection())
+    qtbot.addWidget(lone)
+    run_flow(store, "delete_file")
+    qtbot.waitUntil(lambda: lone.operation_id != "")
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_a: (str(tmp_path / "lone.png"), ""))
+    lone.png_action.trigger()
+    assert (tmp_path / "lone.png").read_bytes().startswith(b"\x89PNG")

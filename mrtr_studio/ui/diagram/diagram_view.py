@@ -472,6 +472,9 @@ class SequenceDiagramView(QWidget):
     # --- export -----------------------------------------------------------------------------
 
     def _export(self, filter_text: str, suffix: str) -> None:
+        from ..picture_preview import preview_in_window  # lazily: that module draws with this view
+        if suffix != "mmd" and preview_in_window(self, suffix):
+            return  # in the window, a picture is shown with its redaction first
         path, _ = QFileDialog.getSaveFileName(self, "Export diagram", f"operation-{self.operation_id}.{suffix}",
                                               filter_text)
         if not path:
@@ -489,10 +492,7 @@ class SequenceDiagramView(QWidget):
             if self.header is not None:
                 self.header.setY(0)  # the whole diagram, headed as on screen before scrolling
             try:
-                if path.endswith(".png"):
-                    export.to_png(self.scene, path, background=self.colours.background)
-                else:
-                    export.to_svg(self.scene, path, title=self._title_text, background=self.colours.background)
+                export.to_picture(self.scene, path, self._title_text, self.colours.background)
             finally:
                 self.place_header()
         else:

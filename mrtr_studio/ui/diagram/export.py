@@ -94,6 +94,14 @@ def to_svg(scene: QGraphicsScene, path: str, title: str = "", background: QColor
     write_private(path, svg_bytes(scene, title, background))
 
 
+def to_picture(scene: QGraphicsScene, path: str, title: str = "", background: QColor | None = None) -> None:
+    """A .png or an .svg, chosen by the file's suffix."""
+    if path.endswith(".png"):
+        to_png(scene, path, background=background)
+    else:
+        to_svg(scene, path, title=title, background=background)
+
+
 def mermaid_text(store: TraceStore, operation_id: str) -> str:
     """The trace package's Mermaid export of one operation, with the person's answering times."""
     return to_mermaid_text(store.operation(operation_id), store.messages_of(operation_id), timings=True)
