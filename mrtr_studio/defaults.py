@@ -64,3 +64,7 @@ COMPARE_TIMEOUT = 30.0
 # --- exports -----------------------------------------------------------------------------------------
 #: How much of an export or a copy the window's redaction preview shows (the file gets all of it).
 EXPORT_PREVIEW_CHARS = 64 * 1024
+#: The most pixels a PNG of the diagram holds (a tall operation is drawn smaller, not out of memory),
+#: and the widest its preview in the redaction dialog is drawn.
+PICTURE_MAX_PIXELS = 24_000_000
+PICTURE_PREVIEW_WIDTH = 760

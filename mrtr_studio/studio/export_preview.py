@@ -18,10 +18,11 @@ from ..trace.redaction import MASK
 from ..trace.redaction_profiles import RedactionProfile, Tally, redact_trace
 from .exports import TraceFormat, flow_text, trace_text
 
-Kind = Literal["html", "md", "mermaid", "har", "otlp", "curl", "httpie", "httpx", "fetch", "call"]
-FLOW_KINDS: tuple[str, ...] = ("html", "md", "mermaid")
+Kind = Literal["html", "md", "mermaid", "png", "svg", "har", "otlp", "curl", "httpie", "httpx", "fetch", "call"]
+FLOW_KINDS: tuple[str, ...] = ("html", "md", "mermaid", "png", "svg")  # png, svg: studio/picture_export.py
 TRACE_KINDS: tuple[TraceFormat, ...] = ("har", "otlp")
-LABELS = {"html": "HTML page", "md": "Markdown", "mermaid": "Mermaid", "har": "HAR", "otlp": "OTLP/JSON",
+LABELS = {"html": "HTML page", "md": "Markdown", "mermaid": "Mermaid", "png": "PNG image", "svg": "SVG image",
+          "har": "HAR", "otlp": "OTLP/JSON",
           "curl": "curl", "httpie": "HTTPie", "httpx": "Python httpx", "fetch": "TypeScript fetch",
           "call": "mrtr-studio call"}
 
@@ -57,12 +58,16 @@ class PreparedExport:
     def masks(self) -> int:
         return self.text.count(MASK)
 
+    def payload(self) -> str | bytes:
+        """What the file gets (a picture's is its bytes: studio/picture_export.py)."""
+        return self.text
+
 
 class PrepareError(ValueError):
     """The export cannot be made (an empty trace, a message that cannot be copied): the reason."""
 
 
-def _kept(operations: list[Operation], messages: list[TraceMessage], request: ExportRequest,
+def kept(operations: list[Operation], messages: list[TraceMessage], request: ExportRequest,
           ) -> tuple[list[Operation], list[TraceMessage]]:
     if request.is_copy:
         entry = next((m for m in messages if m.seq == request.seq), None)
@@ -83,9 +88,11 @@ def prepare(operations: list[Operation], messages: list[TraceMessage], request: 
             profile: RedactionProfile) -> PreparedExport:
     """The document `request` names with `profile` applied (PrepareError with the reason when it cannot
     be made). `operations` and `messages` are a snapshot: they are read, never changed."""
-    chosen_ops, chosen = _kept(operations, messages, request)
+    chosen_ops, chosen = kept(operations, messages, request)
     redacted = redact_trace(chosen_ops, chosen, profile)
     kind = request.kind
+    if kind == "png" or kind == "svg":
+        raise PrepareError("A picture is drawn, not written: studio/picture_export.py lays it out.")
     if request.is_copy:
         from ..trace.copy_as import CopyError
 
@@ -110,4 +117,4 @@ def prepare(operations: list[Operation], messages: list[TraceMessage], request: 
 
 def save(prepared: PreparedExport, path: str | Path) -> Path:
     """Write exactly what was previewed, 0600 (OSError when it cannot)."""
-    return write_private(path, prepared.text)
+    return write_private(path, prepared.payload())

@@ -450,3 +450,9 @@ def layout_operation(operation: Operation | None, messages: list[TraceMessage],
     for entry in messages:
         layout.add(entry)
     return layout
+
+
+def flow_title(op: Operation) -> str:
+    """The diagram's title line: what was called, how it ended, in how many rounds, where."""
+    rounds = f"{op.rounds} round{'s' if op.rounds != 1 else ''}"
+    return f"{op.method} {op.target} — {op.outcome}, {rounds} ({op.era}, {op.server})"

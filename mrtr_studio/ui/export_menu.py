@@ -1,10 +1,10 @@
 """The File > Export menu: one flow as HTML, Markdown, Mermaid, PNG or SVG, the whole trace as HAR or
-OTLP, every entry named the same way ("Export as X…") and every file written 0600. PNG and SVG are the
-diagram as drawn (no redaction preview: a picture's labels cannot be masked after the fact).
+OTLP, every entry named the same way ("Export as X…") and every file written 0600.
 
-The writing is Qt-free (studio/exports.py, studio/export_preview.py, the diagram's export.py); HTML,
-Markdown, Mermaid, HAR and OTLP are shown first with their redaction profile and what it masks
-(ui/redaction_preview.py), and Save there asks where. This module says what was written.
+The writing is Qt-free (studio/exports.py, studio/export_preview.py, the diagram's export.py); every
+entry is shown first with its redaction profile and what it masks (ui/redaction_preview.py; PNG and
+SVG, whose labels carry arguments and results, draw the redacted copy: the diagram's own actions
+open ui/picture_preview.py), and Save there asks where. This module says what was written.
 """
 
 from typing import TYPE_CHECKING, Literal

@@ -15,7 +15,7 @@ import re
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication, QSyntaxHighlighter, QTextCharFormat, QTextDocument
@@ -51,11 +51,12 @@ if TYPE_CHECKING:
 PROFILES_KEY = "redaction/profiles"
 LAST_KEY = "redaction/last"
 Done = Callable[[PreparedExport, str | None], None]  # (what was saved or copied, the path or None)
+T = TypeVar("T")
 
 
-def _in_background(work: Callable[[], PreparedExport]) -> "Future[PreparedExport]":
+def in_background(work: Callable[[], T]) -> "Future[T]":
     """`work` on a daemon thread: quitting the window never waits for a preview nobody will see."""
-    future: Future[PreparedExport] = Future()
+    future: Future[T] = Future()
 
     def run() -> None:
         if future.set_running_or_notify_cancel():
@@ -185,7 +186,7 @@ class RedactionPreview(QDialog):
         self.status.setText(f"Computing the {LABELS[self.request.kind]} of {len(messages):,} message(s)…")
         self.preview.setPlainText("")
         request = self.request
-        self._future = _in_background(lambda: prepare(operations, messages, request, profile))
+        self._future = in_background(lambda: prepare(operations, messages, request, profile))
         self._poll.start()
 
     def _check(self) -> None:

@@ -46,7 +46,7 @@ def test_each_entry_writes_its_format_0600(qtbot: Any, opened: MainWindow, tmp_p
         monkeypatch.setattr(file_dialogs, "ask_save", answer(name))
         monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_a, n=name: (str(tmp_path / n), ""))
         entries(opened)[label].trigger()
-        if name.endswith((".html", ".md", ".mmd", ".har", ".json")):  # shown with its redaction first
+        if name.endswith((".html", ".md", ".mmd", ".png", ".svg", ".har", ".json")):  # shown with its redaction first
             accept_preview(qtbot, opened)
             opened.redaction_preview = None
         written = tmp_path / name

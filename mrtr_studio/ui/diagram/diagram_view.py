@@ -35,10 +35,11 @@ from ...trace.diagram_layout import (
     LaneGeometry,
     LaneOf,
     Separator,
+    flow_title,
     natural_width,
     spread_lanes,
 )
-from ...trace.waterfall import to_time_scale
+from ...trace.waterfall import Waterfall, to_time_scale
 from ..selection import Selection
 from ..store_bridge import StoreBridge
 from . import export
@@ -249,33 +250,48 @@ class SequenceDiagramView(QWidget):
     def rebuild(self) -> None:
         """Draw the shown operation from scratch (a new operation was selected, or a file opened)."""
         self._rebuild_pending = False
-        self.scene.clear()
-        self.waterfall = None
-        self.arrow_items.clear()
-        self._items.clear()
-        self._arrows = []
-        self._separators = []
-        self._lifelines = {}
         operation = self.shown_operation()
-        self.operation_id = operation.id if operation else ""
-        self.layout_model = DiagramLayout(operation, self.lane_of, self.initial_lanes)
-        self.geometry_now = self._target_geometry()
-        self.header = LaneHeaderItem(self.geometry_now, self.colours)
-        self.scene.addItem(self.header)
-        self._draw_lifelines()
+        layout = DiagramLayout(operation, self.lane_of, self.initial_lanes)
+        self._start_scene(operation, layout)
         if operation is None:
             self._set_title("No operation yet: run a tool, prompt or resource.")
             self._fit_scene()
             return
         if self.waterfall_action.isChecked():
-            self._draw_to_scale(self.layout_model, self.store.messages_of(operation.id))
+            self._draw_to_scale(layout, self.store.messages_of(operation.id))
         else:
-            self._draw(Change(added=list(self.layout_model.arrows)))
+            self._draw(Change(added=list(layout.arrows)))
             for entry in self.store.messages_of(operation.id):
-                self._draw(self.layout_model.add(entry))
+                self._draw(layout.add(entry))
         self._update_title()
         self._highlight(self.selection.message_seq)
         self.canvas.refit()
+
+    def _start_scene(self, operation: Operation | None, layout: DiagramLayout,
+                     geometry: LaneGeometry | None = None) -> None:
+        """An empty scene for `layout`: its lane header and lifelines, at `geometry` (else the view's width)."""
+        self.scene.clear()
+        self.waterfall = None
+        self.arrow_items.clear()
+        self._items.clear()
+        self._arrows, self._separators, self._lifelines = [], [], {}
+        self.operation_id = operation.id if operation else ""
+        self.layout_model = layout
+        self.geometry_now = geometry or self._target_geometry()
+        self.header = LaneHeaderItem(self.geometry_now, self.colours)
+        self.scene.addItem(self.header)
+        self._draw_lifelines()
+
+    def show_laid_out(self, operation: Operation, layout: DiagramLayout, waterfall: Waterfall | None,
+                      width: float) -> None:
+        """Draw a diagram laid out elsewhere, `width` wide, nothing selected: the redacted copy a picture
+        export draws offscreen (laid out off the GUI thread by studio/picture_export.py)."""
+        self._start_scene(operation, layout, spread_lanes(layout.lanes, width))
+        self._draw(Change(added=[*layout.arrows, *layout.activations, *layout.separators]))
+        if waterfall is not None:
+            self.waterfall = WaterfallItems(self.scene, waterfall, self.geometry_now, self.colours)
+        self._set_title(flow_title(operation))
+        self._fit_scene()
 
     def _draw_to_scale(self, layout: DiagramLayout, messages: list[Any]) -> None:
         """The waterfall (trace/waterfall.py): the whole layout first, moved to its times, then drawn."""
@@ -427,10 +443,8 @@ class SequenceDiagramView(QWidget):
 
     def _update_title(self) -> None:
         op = self.shown_operation()
-        if op is None:
-            return
-        rounds = f"{op.rounds} round{'s' if op.rounds != 1 else ''}"
-        self._set_title(f"{op.method} {op.target} — {op.outcome}, {rounds} ({op.era}, {op.server})")
+        if op is not None:
+            self._set_title(flow_title(op))
 
     # --- selection --------------------------------------------------------------------------
 
@@ -458,6 +472,9 @@ class SequenceDiagramView(QWidget):
     # --- export -----------------------------------------------------------------------------
 
     def _export(self, filter_text: str, suffix: str) -> None:
+        from ..picture_preview import preview_in_window  # lazily: that module draws with this view
+        if suffix != "mmd" and preview_in_window(self, suffix):
+            return  # in the window, a picture is shown with its redaction first
         path, _ = QFileDialog.getSaveFileName(self, "Export diagram", f"operation-{self.operation_id}.{suffix}",
                                               filter_text)
         if not path:
@@ -475,10 +492,7 @@ class SequenceDiagramView(QWidget):
             if self.header is not None:
                 self.header.setY(0)  # the whole diagram, headed as on screen before scrolling
             try:
-                if path.endswith(".png"):
-                    export.to_png(self.scene, path, background=self.colours.background)
-                else:
-                    export.to_svg(self.scene, path, title=self._title_text, background=self.colours.background)
+                export.to_picture(self.scene, path, self._title_text, self.colours.background)
             finally:
                 self.place_header()
         else:
