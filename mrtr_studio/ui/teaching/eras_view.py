@@ -11,7 +11,7 @@ import asyncio
 from dataclasses import replace
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
@@ -50,6 +50,8 @@ def verdict_line(era: str, result: RunResult) -> str:
 
 class ErasView(PickedRun[SideBySide], QWidget):
     task_name = "eras side by side"
+    #: "Show wide" was clicked: the window shows this view in the mode that gives it the whole window.
+    wideWanted = Signal()
 
     def __init__(self, studio: Studio, store: TraceStore | None = None, parent: QWidget | None = None,
                  shared: Selection | None = None) -> None:
@@ -66,6 +68,7 @@ class ErasView(PickedRun[SideBySide], QWidget):
         self.last: SideBySide | None = None
         self.task: asyncio.Task[SideBySide | None] | None = None
         self._pinning = False
+        self.whole_window = False
         self._build()
         self._bridge = StoreBridge(self.store, self)
         self._bridge.storeEvent.connect(self._on_store)
@@ -79,11 +82,17 @@ class ErasView(PickedRun[SideBySide], QWidget):
         self.run_button = QPushButton("▶ Run in both eras")
         self.run_button.clicked.connect(self.start)
         self.status = QLabel("The same call, as a 2026-07-28 client and as a 2025-11-25 client.")
+        self.wide_button = QPushButton("⤢ Show wide")
+        self.wide_button.setToolTip("Both diagrams side by side, each whole: Eras in the Learn mode, which gives it "
+                                    "the whole window")
+        self.wide_button.setAccessibleName("Show Eras wide, in the Learn mode")
+        self.wide_button.clicked.connect(self.wideWanted.emit)
         top = QGridLayout()
         for column, widget in enumerate((QLabel("Server"), self.target, QLabel("Call"), self.tool, self.run_button)):
             top.addWidget(widget, 0, column)
         top.addWidget(QLabel("Arguments"), 1, 0)
-        top.addWidget(self.arguments, 1, 1, 1, 4)  # the whole width: JSON arguments are rarely short
+        top.addWidget(self.arguments, 1, 1, 1, 3)  # the width of the row: JSON arguments are rarely short
+        top.addWidget(self.wide_button, 1, 4)
         top.setColumnStretch(3, 1)
         self.columns = QSplitter(Qt.Orientation.Horizontal)
         self.columns.setChildrenCollapsible(False)
@@ -120,6 +129,13 @@ class ErasView(PickedRun[SideBySide], QWidget):
             self.columns.setOrientation(wanted)
             extent = self.columns.width() if wide else self.columns.height()
             self.columns.setSizes([extent // 2, extent // 2])
+
+    def set_whole_window(self, on: bool) -> None:
+        """The window gives this view all its room (Learn) or a column of it (Debug, where it is a tab
+        and "Show wide" takes it to Learn)."""
+        self.whole_window = on
+        self.wide_button.setVisible(not on)
+        self._arrange()
 
     def _pass_on(self, era: str, seq: int) -> None:
         if self.shared is not None and seq >= 0:
