@@ -17,6 +17,7 @@ from mrtr_studio.trace import TraceStore
 from mrtr_studio.ui.diagram import SequenceDiagramView
 from mrtr_studio.ui.diagram.items import ArrowItem
 from mrtr_studio.ui.main_window import MainWindow
+from mrtr_studio.ui.mode_layouts import shows_without_scrolling
 from mrtr_studio.ui.modes import TAB_KEYS
 from tests.ui.test_teaching_loop import qt_loop, run_until
 
@@ -91,6 +92,8 @@ def test_learn_shows_both_whole_flows_side_by_side(qtbot: Any, loop: asyncio.Abs
     assert win.modes.current == "learn" and win.teaching.tabs.currentWidget() is eras  # Eras stays in Learn
     assert not any(panel.isVisible() for panel in win.workbench.panels().values())
     assert not eras.wide_button.isVisible()
+    row = {span(widget, win).center().y() for widget in (eras.target, eras.tool, eras.arguments, eras.run_button)}
+    assert len(row) == 1, row  # the controls in one row: the room below is the diagrams'
     press_f5_and_wait(qtbot, win, loop)
     modern, legacy = eras.diagrams["modern"], eras.diagrams["legacy"]
     assert [i.arrow.kind for i in modern.arrow_items.values()] == ["request", "input_required", "request",
@@ -106,7 +109,7 @@ def test_learn_shows_both_whole_flows_side_by_side(qtbot: Any, loop: asyncio.Abs
         assert len(drawn) >= len(diagram.arrow_items)
         for item in drawn:
             assert seen.contains(item.sceneBoundingRect()), (item.arrow.kind, item.sceneBoundingRect(), seen)
-        assert diagram.canvas.horizontalScrollBar().maximum() == 0
+        assert diagram.canvas.horizontalScrollBar().maximum() == 0 and shows_without_scrolling(diagram.canvas)
         assert diagram.zoom >= 0.85  # whole, and at a readable scale
     win.close()
 
@@ -133,6 +136,7 @@ def test_debug_tab_scrolls_but_show_wide_takes_it_to_learn(qtbot: Any, loop: asy
     settle()
     assert win.modes.current == "debug" and win.teaching.tabs.currentWidget() is win.diagram
     assert all(win.modes.pinned.isTabVisible(i) for i in range(win.modes.pinned.count()))
+    assert not eras.whole_window and not eras.wide_button.isHidden()  # the tab's two rows, "Show wide" back
     qtbot.keyClick(win, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)  # Learn again: its lessons
     settle()
     assert win.teaching.tabs.currentWidget() is win.teaching.lessons

@@ -87,13 +87,9 @@ class ErasView(PickedRun[SideBySide], QWidget):
                                     "the whole window")
         self.wide_button.setAccessibleName("Show Eras wide, in the Learn mode")
         self.wide_button.clicked.connect(self.wideWanted.emit)
-        top = QGridLayout()
-        for column, widget in enumerate((QLabel("Server"), self.target, QLabel("Call"), self.tool, self.run_button)):
-            top.addWidget(widget, 0, column)
-        top.addWidget(QLabel("Arguments"), 1, 0)
-        top.addWidget(self.arguments, 1, 1, 1, 3)  # the width of the row: JSON arguments are rarely short
-        top.addWidget(self.wide_button, 1, 4)
-        top.setColumnStretch(3, 1)
+        self.controls = QGridLayout()
+        self._labels = (QLabel("Server"), QLabel("Call"), QLabel("Arguments"))
+        self._place_controls(one_row=False)
         self.columns = QSplitter(Qt.Orientation.Horizontal)
         self.columns.setChildrenCollapsible(False)
         for era in ERAS:
@@ -110,7 +106,7 @@ class ErasView(PickedRun[SideBySide], QWidget):
             column_box.addWidget(self.verdicts[era])
             self.columns.addWidget(pane)
         box = QVBoxLayout(self)
-        box.addLayout(top)
+        box.addLayout(self.controls)
         box.addWidget(self.status)
         box.addWidget(self.columns, 1)
         self.columns.installEventFilter(self)  # side by side when both fit, else one above the other
@@ -130,11 +126,39 @@ class ErasView(PickedRun[SideBySide], QWidget):
             extent = self.columns.width() if wide else self.columns.height()
             self.columns.setSizes([extent // 2, extent // 2])
 
+    def _place_controls(self, one_row: bool) -> None:
+        """Server, call, arguments and Run: in one row across the whole window (a row more for the
+        diagrams), in two in a column (the arguments under the call, beside "Show wide")."""
+        grid = self.controls
+        server, call, arguments = self._labels
+        placed: tuple[QWidget, ...] = (server, self.target, call, self.tool, arguments, self.arguments,
+                                       self.run_button, self.wide_button)
+        for widget in placed:
+            grid.removeWidget(widget)
+        for column in range(grid.columnCount()):
+            grid.setColumnStretch(column, 0)
+        for column, widget in enumerate(placed[:4]):
+            grid.addWidget(widget, 0, column)
+        if one_row:
+            grid.addWidget(arguments, 0, 4)
+            grid.addWidget(self.arguments, 0, 5)
+            grid.addWidget(self.run_button, 0, 6)
+            grid.setColumnStretch(3, 1)
+            grid.setColumnStretch(5, 2)  # JSON arguments are rarely short
+        else:
+            grid.addWidget(self.run_button, 0, 4)
+            grid.addWidget(arguments, 1, 0)
+            grid.addWidget(self.arguments, 1, 1, 1, 3)  # the width of the row: JSON arguments are rarely short
+            grid.addWidget(self.wide_button, 1, 4)
+            grid.setColumnStretch(3, 1)
+
     def set_whole_window(self, on: bool) -> None:
         """The window gives this view all its room (Learn) or a column of it (Debug, where it is a tab
         and "Show wide" takes it to Learn)."""
-        self.whole_window = on
-        self.wide_button.setVisible(not on)
+        if on != self.whole_window:
+            self.whole_window = on
+            self._place_controls(one_row=on)
+            self.wide_button.setVisible(not on)  # (not while building: a parentless widget shown is a window)
         self._arrange()
 
     def _pass_on(self, era: str, seq: int) -> None:
