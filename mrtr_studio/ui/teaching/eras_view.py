@@ -13,7 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
 from ...client.auto_answers import auto_respond
 from ...client.session import RunResult
@@ -101,9 +101,11 @@ class ErasView(PickedRun[SideBySide], QWidget):
             pane = QWidget()
             column_box = QVBoxLayout(pane)
             column_box.setContentsMargins(0, 0, 0, 0)
-            column_box.addWidget(title)
+            heading = QHBoxLayout()  # the era and how it ended on one line: the lines saved are the diagram's
+            heading.addWidget(title)
+            heading.addWidget(self.verdicts[era], 1)
+            column_box.addLayout(heading)
             column_box.addWidget(self.diagrams[era], 1)
-            column_box.addWidget(self.verdicts[era])
             self.columns.addWidget(pane)
         box = QVBoxLayout(self)
         box.addLayout(self.controls)
