@@ -129,14 +129,8 @@ async def run_teaching(window: MainWindow, scenario: str, shots: Path | None) ->
         return await run_modes(window, shots)
     teaching = window.teaching
     name = "lessons" if scenario.startswith("lesson:") else scenario
-    mode = {"lessons": "learn", "lab": "lab", "cluster": "cluster"}.get(name)
-    if mode is not None:  # the view in its own mode, as the window shows it
-        window.modes.switch(mode)
-    else:  # eras: the teaching view gets the room; the message log stays
-        panels = window.workbench.panels()
-        panels["side"].hide()
-        panels["inspectors"].hide()
-        window.workbench.show_page(window.workbench.bottom, window.log)
+    # the view in its own mode, as the window shows it (Eras: a tab of Learn's, beside the lessons)
+    window.modes.switch({"lessons": "learn", "eras": "learn", "lab": "lab", "cluster": "cluster"}[name])
     teaching.show(name)
     view = getattr(teaching, name)
     if name == "lessons":

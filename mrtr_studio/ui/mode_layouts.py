@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 def arrange(teaching: "TeachingTabs", mode: str) -> None:
     """Lay the views out for `mode` ("debug", "learn", "lab" or "cluster")."""
     cluster_wide(teaching.cluster, mode == "cluster")
+    teaching.eras.set_whole_window(mode == "learn")
     lab = teaching.lab
     if not hasattr(lab, "_fits_rows"):  # once: refit when rows change height or the window its size
         for header in (lab.grid.verticalHeader(), lab.grid.horizontalHeader()):  # rows taller, columns wider

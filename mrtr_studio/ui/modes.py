@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QMainWindow, QScrollArea, QSizePolicy, QTabBar, QT
 from .focus_order import VisualTabOrder
 from .layout import Workbench
 from .mode_layouts import arrange
-from .teaching_shell import TAB_TITLES, shell_menu
+from .teaching_shell import MENU_ENTRIES, TAB_TITLES, shell_menu
 
 if TYPE_CHECKING:
     from .teaching import TeachingTabs
@@ -35,16 +35,24 @@ class Mode:
     tab: str  # the teaching tab the mode is about
     panels: frozenset[str]  # the workbench panels it shows by default
     what: str  # the button's tooltip: what the mode is for
+    #: Further teaching tabs the mode holds, beside `tab` on its own tab bar (Learn: Eras).
+    also: tuple[str, ...] = ()
 
 
 MODES: tuple[Mode, ...] = (
     Mode("debug", "&Debug", "flow", frozenset({"side", "inspectors", "bottom"}),
          "Run and step operations against a server: explorer, diagram, inspectors, log"),
-    Mode("learn", "&Learn", "lessons", frozenset(), "The lessons: list, explanation, diagram and handler code"),
+    Mode("learn", "&Learn", "lessons", frozenset(),
+         "The lessons (list, explanation, diagram, handler code) and Eras: one call in both eras side by side",
+         also=("eras",)),
     Mode("lab", "L&ab", "lab", frozenset(), "Every tamper-and-replay attack with the spec's verdict"),
     Mode("cluster", "&Cluster", "cluster", frozenset(), "Engines behind one URL: nodes, replay table, diagram"),
 )
 MODES_BY_KEY = {mode.key: mode for mode in MODES}
+#: The centre tabs' keys, in the order of their titles (`TAB_TITLES`).
+TAB_KEYS = tuple(key for key, _text, _shortcut in MENU_ENTRIES)
+#: Which mode a teaching tab belongs to (the Flow tab and anything not listed: Debug).
+OWNER = {tab: mode.key for mode in MODES if mode.key != "debug" for tab in (mode.tab, *mode.also)}
 #: Debug's layout keeps the prefix the window used before modes existed, so old settings still apply.
 DEBUG_PREFIX = "layout"
 
@@ -164,6 +172,7 @@ class Modes(QObject):
         """The tabs exist now: pin their bar, follow their changes, enter the mode last left in."""
         self.pinned.bind(teaching.tabs)
         teaching.tabs.currentChanged.connect(lambda _index: self._tab_changed())
+        teaching.eras.wideWanted.connect(lambda: self.show_wide("eras"))
         saved = str(self.settings.value("view/mode", "debug"))
         if saved in MODES_BY_KEY and saved != "debug":
             QTimer.singleShot(0, self, lambda: self.switch(saved, save_current=False))
@@ -184,7 +193,7 @@ class Modes(QObject):
         self.current = key
         self.settings.setValue("view/mode", key)
         self._show_tab(mode)
-        self.pinned.setVisible(key == "debug")  # a teaching mode shows its one view, no tabs
+        self._show_tab_bar(mode)
         if not self.workbench.restore(self.settings, prefix_of(key)):
             self.default_layout(mode)
         arrange(teaching, key)
@@ -203,19 +212,34 @@ class Modes(QObject):
         """The current mode's layout under its own prefix."""
         self.workbench.save(self.settings, prefix_of(self.current))
 
+    def _show_tab_bar(self, mode: Mode) -> None:
+        """Debug: every tab. A teaching mode with more than one view (Learn: Lessons, Eras): those
+        tabs only. A mode of one view: no tab bar."""
+        self.pinned.setVisible(mode.key == "debug" or bool(mode.also))
+        for index, key in enumerate(TAB_KEYS):
+            self.pinned.setTabVisible(index, mode.key == "debug" or key in (mode.tab, *mode.also))
+
+    def show_wide(self, tab: str) -> None:
+        """Show teaching tab `tab` in the mode that gives it the whole window (Eras: Learn)."""
+        self.teaching().show(tab)
+        self.switch(OWNER.get(tab, "debug"))
+
+    def _shown_key(self) -> str:
+        current = self.teaching().tabs.currentIndex()
+        return TAB_KEYS[current] if 0 <= current < len(TAB_KEYS) else ""
+
     def _show_tab(self, mode: Mode) -> None:
         teaching = self.teaching()
+        shown = self._shown_key()
         if mode.key != "debug" or teaching.tabs.currentIndex() < 0:
-            teaching.show(mode.tab)
-        elif teaching.tabs.currentWidget() in (teaching.lessons, teaching.lab, teaching.cluster):
+            if OWNER.get(shown) != mode.key or mode.key == "debug":  # a view of this mode stays shown
+                teaching.show(mode.tab)
+        elif shown in OWNER:
             teaching.show("flow")  # Debug is about the flow; the teaching views have their own modes
 
     def _tab_changed(self) -> None:
         """In a teaching mode a Teach menu entry showed another view: follow it into its mode. In
         Debug every tab stays reachable as before modes (the teaching views are still tabs there)."""
-        teaching = self.teaching()
-        current = teaching.tabs.currentWidget()
-        owner = {id(teaching.lessons): "learn", id(teaching.lab): "lab", id(teaching.cluster): "cluster"}
-        wanted = owner.get(id(current), "debug")
+        wanted = OWNER.get(self._shown_key(), "debug")
         if self.current != "debug" and wanted != self.current:
             QTimer.singleShot(0, self, lambda: self.switch(wanted))

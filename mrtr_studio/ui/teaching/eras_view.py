@@ -11,9 +11,9 @@ import asyncio
 from dataclasses import replace
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
 from ...client.auto_answers import auto_respond
 from ...client.session import RunResult
@@ -50,6 +50,8 @@ def verdict_line(era: str, result: RunResult) -> str:
 
 class ErasView(PickedRun[SideBySide], QWidget):
     task_name = "eras side by side"
+    #: "Show wide" was clicked: the window shows this view in the mode that gives it the whole window.
+    wideWanted = Signal()
 
     def __init__(self, studio: Studio, store: TraceStore | None = None, parent: QWidget | None = None,
                  shared: Selection | None = None) -> None:
@@ -66,6 +68,7 @@ class ErasView(PickedRun[SideBySide], QWidget):
         self.last: SideBySide | None = None
         self.task: asyncio.Task[SideBySide | None] | None = None
         self._pinning = False
+        self.whole_window = False
         self._build()
         self._bridge = StoreBridge(self.store, self)
         self._bridge.storeEvent.connect(self._on_store)
@@ -79,12 +82,14 @@ class ErasView(PickedRun[SideBySide], QWidget):
         self.run_button = QPushButton("▶ Run in both eras")
         self.run_button.clicked.connect(self.start)
         self.status = QLabel("The same call, as a 2026-07-28 client and as a 2025-11-25 client.")
-        top = QGridLayout()
-        for column, widget in enumerate((QLabel("Server"), self.target, QLabel("Call"), self.tool, self.run_button)):
-            top.addWidget(widget, 0, column)
-        top.addWidget(QLabel("Arguments"), 1, 0)
-        top.addWidget(self.arguments, 1, 1, 1, 4)  # the whole width: JSON arguments are rarely short
-        top.setColumnStretch(3, 1)
+        self.wide_button = QPushButton("⤢ Show wide")
+        self.wide_button.setToolTip("Both diagrams side by side, each whole: Eras in the Learn mode, which gives it "
+                                    "the whole window")
+        self.wide_button.setAccessibleName("Show Eras wide, in the Learn mode")
+        self.wide_button.clicked.connect(self.wideWanted.emit)
+        self.controls = QGridLayout()
+        self._labels = (QLabel("Server"), QLabel("Call"), QLabel("Arguments"))
+        self._place_controls(one_row=False)
         self.columns = QSplitter(Qt.Orientation.Horizontal)
         self.columns.setChildrenCollapsible(False)
         for era in ERAS:
@@ -96,12 +101,14 @@ class ErasView(PickedRun[SideBySide], QWidget):
             pane = QWidget()
             column_box = QVBoxLayout(pane)
             column_box.setContentsMargins(0, 0, 0, 0)
-            column_box.addWidget(title)
+            heading = QHBoxLayout()  # the era and how it ended on one line: the lines saved are the diagram's
+            heading.addWidget(title)
+            heading.addWidget(self.verdicts[era], 1)
+            column_box.addLayout(heading)
             column_box.addWidget(self.diagrams[era], 1)
-            column_box.addWidget(self.verdicts[era])
             self.columns.addWidget(pane)
         box = QVBoxLayout(self)
-        box.addLayout(top)
+        box.addLayout(self.controls)
         box.addWidget(self.status)
         box.addWidget(self.columns, 1)
         self.columns.installEventFilter(self)  # side by side when both fit, else one above the other
@@ -120,6 +127,41 @@ class ErasView(PickedRun[SideBySide], QWidget):
             self.columns.setOrientation(wanted)
             extent = self.columns.width() if wide else self.columns.height()
             self.columns.setSizes([extent // 2, extent // 2])
+
+    def _place_controls(self, one_row: bool) -> None:
+        """Server, call, arguments and Run: in one row across the whole window (a row more for the
+        diagrams), in two in a column (the arguments under the call, beside "Show wide")."""
+        grid = self.controls
+        server, call, arguments = self._labels
+        placed: tuple[QWidget, ...] = (server, self.target, call, self.tool, arguments, self.arguments,
+                                       self.run_button, self.wide_button)
+        for widget in placed:
+            grid.removeWidget(widget)
+        for column in range(grid.columnCount()):
+            grid.setColumnStretch(column, 0)
+        for column, widget in enumerate(placed[:4]):
+            grid.addWidget(widget, 0, column)
+        if one_row:
+            grid.addWidget(arguments, 0, 4)
+            grid.addWidget(self.arguments, 0, 5)
+            grid.addWidget(self.run_button, 0, 6)
+            grid.setColumnStretch(3, 1)
+            grid.setColumnStretch(5, 2)  # JSON arguments are rarely short
+        else:
+            grid.addWidget(self.run_button, 0, 4)
+            grid.addWidget(arguments, 1, 0)
+            grid.addWidget(self.arguments, 1, 1, 1, 3)  # the width of the row: JSON arguments are rarely short
+            grid.addWidget(self.wide_button, 1, 4)
+            grid.setColumnStretch(3, 1)
+
+    def set_whole_window(self, on: bool) -> None:
+        """The window gives this view all its room (Learn) or a column of it (Debug, where it is a tab
+        and "Show wide" takes it to Learn)."""
+        if on != self.whole_window:
+            self.whole_window = on
+            self._place_controls(one_row=on)
+            self.wide_button.setVisible(not on)  # (not while building: a parentless widget shown is a window)
+        self._arrange()
 
     def _pass_on(self, era: str, seq: int) -> None:
         if self.shared is not None and seq >= 0:

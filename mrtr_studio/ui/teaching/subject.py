@@ -11,6 +11,7 @@ from typing import Any
 from PySide6.QtWidgets import QWidget
 
 from .cluster_view import ClusterView
+from .eras_view import ErasView
 from .lesson_view import LessonView
 
 
@@ -26,6 +27,10 @@ def run_subject(view: QWidget | None, step: bool) -> str | None:
     if isinstance(view, ClusterView):
         view.run()
         return "Running the cluster's round trip."
+    if isinstance(view, ErasView):  # Eras has no step of its own: F10 runs the comparison as F5 does
+        if view.start() is not None:
+            return f"Running “{view.tool.currentText()}” in both eras: the modern client, then the legacy one."
+        return "Eras: already running." if view.running else f"Eras: {view.status.text()}"
     start: Any = getattr(view, "start", None)
     if view is None or not callable(start):
         return None
