@@ -14,7 +14,7 @@ from mrtr_studio.ui.teaching.cluster_view import ClusterView
 from mrtr_studio.ui.teaching.load_chart import PERCENTILES, Bar
 from tests.services import require
 from tests.ui.test_teaching_cluster import alive, click_and_wait
-from tests.ui.test_teaching_loop import qt_loop, run_until
+from tests.ui.test_teaching_loop import click_in_loop, qt_loop, run_until
 
 pytestmark = pytest.mark.slow
 
@@ -115,9 +115,9 @@ def test_stop_ends_the_load_with_the_figures_so_far(qtbot: Any, loop: asyncio.Ab
     qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
     run_until(loop, lambda: panel.load is not None and panel.load.progress().completed >= 3, timeout=60,
               what="some flows")
-    qtbot.mouseClick(panel.stop_button, Qt.MouseButton.LeftButton)
+    click_in_loop(qtbot, loop, panel.stop_button)
     run_until(loop, lambda: not panel.busy, timeout=30, what="the load to stop")
-    assert panel.result is not None and panel.result.stopped
+    assert panel.result is not None and panel.result.stopped, panel.status.text()
     assert panel.result.report.completed >= 3 and "(stopped)" in panel.status.text()
     assert panel.chart.bars == expected_bars(panel.result.report.to_json())
     pids = [node.process.pid for node in view.cluster.nodes] if view.cluster else []

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from mrtr_studio.ui.async_bridge import install_event_loop
@@ -43,6 +44,18 @@ def run_until(loop: asyncio.AbstractEventLoop, done: Callable[[], bool], timeout
             await asyncio.sleep(0.01)
 
     loop.run_until_complete(wait())
+
+
+def click_in_loop(qtbot, loop: asyncio.AbstractEventLoop, widget) -> None:
+    """Click as a person does in the running window: inside the running loop. qtbot's click outside it
+    lets Qt run the loop's pending callbacks with no running loop set (qasync runs them from Qt's
+    event processing), so a task step woken by the click fails with "no running event loop"."""
+
+    async def click() -> None:
+        qtbot.mouseClick(widget, Qt.MouseButton.LeftButton)
+        await asyncio.sleep(0)
+
+    loop.run_until_complete(click())
 
 
 def test_run_until_fails_instead_of_hanging(qapp) -> None:
