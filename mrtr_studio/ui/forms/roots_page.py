@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -27,7 +26,7 @@ from mrtr_studio.protocol.models import Root
 
 from .answer_page import AnswerPage
 from .elicitation_page import action_buttons, header_label
-from .schema_form import error_style
+from .schema_form import error_line
 
 BAD_CELL = QColor("#ffd6d6")
 
@@ -56,9 +55,7 @@ class RootsEditor(QWidget):
             buttons.addWidget(button)
         buttons.addStretch(1)
         layout.addLayout(buttons)
-        self.error = QLabel("", self)
-        self.error.setStyleSheet(error_style())
-        self.error.setWordWrap(True)
+        self.error = error_line(self)
         layout.addWidget(self.error)
         self.add_button.clicked.connect(self._add_and_edit)
         self.folder_button.clicked.connect(self._choose_folder)
