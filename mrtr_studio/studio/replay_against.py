@@ -13,7 +13,7 @@ of any flow, and is not recorded; the server-initiated requests of a round are, 
 
 import asyncio
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, get_args
 
@@ -73,18 +73,21 @@ class ReplayedFlow:
     replayed_id: str
 
 
+def summary_of(flows: Sequence[ReplayedFlow]) -> str:
+    """"N flow(s), M differ": a replay's line in the window, once it is done and while it runs."""
+    return f"{len(flows)} flow(s), {sum(flow.report.differs for flow in flows)} differ"
+
+
 @dataclass
 class ReplayResult:
+    """A whole replay against `target`: every flow replayed, in the order replayed."""
+
     target: str
     flows: list[ReplayedFlow] = field(default_factory=list)
 
     @property
-    def differing(self) -> int:
-        return sum(flow.report.differs for flow in self.flows)
-
-    @property
     def summary(self) -> str:
-        return f"{len(self.flows)} flow(s), {self.differing} differ"
+        return summary_of(self.flows)
 
 
 class ReplayAgainst:

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QDialog, QHBoxLayout, QHeaderView, QLabel, QMenu, 
 
 from ..protocol.peer_text import printable
 from ..replay.against import FlowReport, RoundReport
-from ..studio.replay_against import ReplayAgainst, ReplayedFlow, ReplayResult
+from ..studio.replay_against import ReplayAgainst, ReplayedFlow, ReplayResult, summary_of
 from . import tones
 from .async_bridge import in_flight, spawn
 from .builders import column_layout, line_edit, push_button, splitter, text_label
@@ -190,8 +190,7 @@ class ReplayAgainstView(QDialog):
         item.setToolTip(1, f"recorded {flow.recorded_id}, replayed {flow.replayed_id}")
         self.flows.addTopLevelItem(item)
         self.replayed.append(flow)
-        self.summary.setText(f"{len(self.replayed)} flow(s) so far, {sum(f.report.differs for f in self.replayed)} "
-                             "differ")
+        self.summary.setText(f"{summary_of(self.replayed)} so far")
 
     # --- showing --------------------------------------------------------------------------------
 
