@@ -13,21 +13,16 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 from .. import defaults
-from ..engine.state_inspect import Checked
+from ..engine.state_inspect import Checked, NamedCheck
 from ..protocol import wire_json
 
 Status = Literal["pass", "fail", "cannot-check"]
-
-
-@dataclass(frozen=True)
-class Check:
-    name: str
-    status: Status
-    why: str
+#: A decoder's checks (the engine's inspection's type, in the decoders' words).
+Check = NamedCheck[Status]
 
 
 @dataclass
-class Decoded(Checked[Check]):
+class Decoded(Checked[Status]):
     """One state taken apart: `payload` is None when it cannot be read (encrypted without the key, malformed)."""
 
     format: str
