@@ -208,7 +208,7 @@ class LoadPanel(QWidget):
         stopped = " (stopped)" if result.stopped else ""
         self._say(f"{document['completed']} flow(s) completed, {document['failed']} failed in "
                   f"{document['seconds']:.2f} s{stopped}: {document['flows_per_second']:.1f} flows/s "
-                  f"({result.report.plan.concurrency} concurrent, {result.via}).")
+                  f"({result.report.plan.work.concurrency} concurrent, {result.via}).")
         self.chart.show_report(document, f"{document['flows_per_second']:.1f} flows/s · latency, ms")
         self._fill_nodes(document)
         errors = document["errors"]
