@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QDialog, QHBoxLayout, QHeaderView, QLabel, QMenu, 
 
 from ..protocol.peer_text import printable
 from ..replay.against import FlowReport, RoundReport
-from ..studio.replay_against import ReplayAgainst, ReplayedFlow, ReplayResult, summary_of
+from ..studio.replay_against import ReplayAgainst, ReplayedFlow, summary_of
 from . import tones
 from .async_bridge import in_flight, spawn
 from .builders import column_layout, line_edit, push_button, splitter, text_label
@@ -68,10 +68,11 @@ class ReplayAgainstView(QDialog):
         self.window_ = window
         self.operation_id = operation_id
         self.replay = ReplayAgainst(window.studio)
-        self.outcome: ReplayResult | None = None
+        #: Every flow of the last replay that ran to its end (None while one runs, or when it did not).
+        self.outcome: list[ReplayedFlow] | None = None
         #: The flows replayed so far, in the order of the flows list.
         self.replayed: list[ReplayedFlow] = []
-        self.task: asyncio.Task[ReplayResult | None] | None = None
+        self.task: asyncio.Task[list[ReplayedFlow] | None] | None = None
         self.compare: FlowCompareView | None = None
         self.closed = False
         store = window.studio.store
@@ -132,7 +133,7 @@ class ReplayAgainstView(QDialog):
     def busy(self) -> bool:
         return in_flight(self.task)
 
-    def start(self) -> "asyncio.Task[ReplayResult | None] | None":
+    def start(self) -> "asyncio.Task[list[ReplayedFlow] | None] | None":
         if self.busy:
             return None
         self.window_.settings.setValue("replay/target", self.target.text().strip())
@@ -159,7 +160,7 @@ class ReplayAgainstView(QDialog):
         self.status.setText(printable(text, 2000))
         self.status.setStyleSheet(f"color: {tones.tone(tones.ERROR, self)};" if error else "")
 
-    async def _run(self, target: str) -> ReplayResult | None:
+    async def _run(self, target: str) -> list[ReplayedFlow] | None:
         self._say(f"Replaying against {target.strip()}…")
         try:
             result = await self.replay.run(target, self.operation_id, on_flow=self._flow_done)
@@ -174,10 +175,10 @@ class ReplayAgainstView(QDialog):
             return None
         self.outcome = result
         self._running(False)
-        self.summary.setText(result.summary)
-        self._say(f"Replayed against {result.target}: {result.summary}. Pick a flow to see its rounds and "
+        self.summary.setText(summary_of(result))
+        self._say(f"Replayed against {target.strip()}: {summary_of(result)}. Pick a flow to see its rounds and "
                   "the recorded flow beside its replay.")
-        first = next((i for i, flow in enumerate(result.flows) if flow.report.differs), 0)
+        first = next((i for i, flow in enumerate(result) if flow.report.differs), 0)
         item = self.flows.topLevelItem(first)
         if item is not None:
             self.flows.setCurrentItem(item)
