@@ -25,7 +25,7 @@ from ...teaching.lesson_runner import LessonReport
 from ...teaching.lessons import LESSONS
 from ...trace import TraceStore
 from ...trace.mermaid import to_mermaid
-from ..async_bridge import in_flight, spawn
+from ..async_bridge import spawn
 from ..diagram.palette import pick
 from ..selection import Selection
 from ..tables import read_only_table
@@ -71,7 +71,7 @@ class PickedRun(Generic[R]):
 
     @property
     def running(self) -> bool:
-        return in_flight(self.task)
+        return self.task is not None and not self.task.done()
 
     def start(self) -> "asyncio.Task[R | None] | None":
         if self.running:
