@@ -21,6 +21,13 @@ REQUEST_TIMEOUT = 300.0
 #: A task's lifetime from creation (ms), and how long a runner retries its store writes without one.
 TASK_TTL_MS = 600_000
 TASK_STORE_RETRY_BOUND = 600.0
+#: The longest requestState minted or read, by the engine and by every state decoder alike: a client
+#: echoes it every round, and a longer one is refused before any decoding or MAC work is spent on it.
+STATE_MAX_TOKEN_CHARS = 64 * 1024
+#: States are small flat envelopes: a decoder refuses a deeper payload rather than walk it.
+STATE_MAX_JSON_DEPTH = 16
+#: The largest key or key file (PEM, JWKS) a state decoder accepts (`state decode --key-file`).
+STATE_MAX_KEY_BYTES = 64 * 1024
 
 # --- replay and load ------------------------------------------------------------------------------
 #: How long one replayed round (or one load request) may take, in seconds (`replay`, `load`, the window).

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..client.responders import AnswersFile
 from ..protocol.peer_text import printable
-from ..replay.load import LoadPlan, LoadReport, LoadRun
+from ..replay.load import LoadPlan, LoadReport, LoadRun, Workload
 
 
 def _figures(stats: dict[str, Any]) -> str:
@@ -33,7 +33,7 @@ def _tally_lines(tally: dict[str, Any], indent: str) -> list[str]:
 def describe(report: LoadReport) -> str:
     document = report.to_json()
     lines = [f"{document['completed']} flow(s) completed, {document['failed']} failed in {document['seconds']:.2f} s: "
-             f"{document['flows_per_second']:.1f} flows/s ({report.plan.concurrency} concurrent)"]
+             f"{document['flows_per_second']:.1f} flows/s ({report.plan.work.concurrency} concurrent)"]
     lines += _tally_lines(document, "  ")
     for node, tally in document["nodes"].items():
         lines.append(f"  node {node}:")
@@ -54,7 +54,7 @@ def run_load(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"mrtr-studio load: {exc}", file=sys.stderr)
         return 2
-    plan = LoadPlan(args.url, args.tool, arguments, args.concurrency, args.duration, args.rate, answers,
+    plan = LoadPlan(args.url, Workload(args.tool, arguments, args.concurrency, args.duration, args.rate), answers,
                     args.bearer, args.timeout)
     report = asyncio.run(LoadRun(plan, client=args.client).run())
     if args.json:

@@ -10,9 +10,9 @@ import json
 import sys
 from typing import Any
 
+from ..defaults import STATE_MAX_KEY_BYTES
 from ..states import Decoded, RequestContext, decode_state, parse_key
 from ..states.detect import printable
-from ..states.result import MAX_KEY_BYTES
 from ..trace.bounded_read import read_capped
 
 
@@ -29,7 +29,7 @@ def keys_of(args: argparse.Namespace, secrets: list[str]) -> list[bytes]:
             raise FlagError(f"argument --secret: {exc}") from None
     for name in args.key_file or []:
         try:
-            data = read_capped(name, MAX_KEY_BYTES, "argument --key-file")
+            data = read_capped(name, STATE_MAX_KEY_BYTES, "argument --key-file")
         except ValueError as exc:
             raise FlagError(str(exc)) from None
         if not data:

@@ -6,7 +6,7 @@ whether it passed, failed or could not be checked (no secret, no request to comp
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from .state_token import (
     CHECKS,
@@ -21,32 +21,29 @@ from .state_token import (
 )
 
 Status = Literal["pass", "fail", "unknown"]
+S = TypeVar("S", bound=str)
 
 
-@dataclass
-class Check:
+@dataclass(frozen=True)
+class NamedCheck(Generic[S]):
+    """One check of a state: its name, its status in the words of who checked (`S`: the engine's
+    inspection says "unknown" where the state decoders say "cannot-check") and why. One type for both,
+    so a check reads, converts and prints the same wherever it was made."""
+
     name: str
-    status: Status
+    status: S
     why: str
 
 
-class _Named(Protocol):
-    @property
-    def name(self) -> str: ...
-    @property
-    def status(self) -> str: ...
-    @property
-    def why(self) -> str: ...
+#: The engine's inspection's checks.
+Check = NamedCheck[Status]
 
 
-C = TypeVar("C", bound=_Named)
-
-
-class Checked(Generic[C]):
+class Checked(Generic[S]):
     """A list of checks and what they add up to: the engine's inspection and every state decoder's
     result read their checks this one way, so a verdict cannot mean two things."""
 
-    checks: list[C]
+    checks: list[NamedCheck[S]]
     #: The status of a check that could not be made (the verdict when nothing failed but one such is there).
     UNDECIDED: ClassVar[str] = "unknown"
 
@@ -55,7 +52,7 @@ class Checked(Generic[C]):
         statuses = {c.status for c in self.checks}
         return "fail" if "fail" in statuses else self.UNDECIDED if self.UNDECIDED in statuses else "pass"
 
-    def check(self, name: str) -> C:
+    def check(self, name: str) -> NamedCheck[S]:
         return next(c for c in self.checks if c.name == name)
 
     def checks_as_dicts(self) -> list[dict[str, str]]:
@@ -63,7 +60,7 @@ class Checked(Generic[C]):
 
 
 @dataclass
-class Inspection(Checked[Check]):
+class Inspection(Checked[Status]):
     token: str
     payload: dict[str, Any] | None
     checks: list[Check] = field(default_factory=list)

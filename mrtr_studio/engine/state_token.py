@@ -27,6 +27,7 @@ import orjson
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, hmac
 
+from .. import defaults
 from ..protocol import wire_json
 from ..protocol.call import Call
 from ..protocol.token_format import (
@@ -43,9 +44,8 @@ from .options import DEFAULT_STATE_TTL, check_state_ttl
 MAX_CLOCK_SKEW = 60
 #: The audience of a codec built without one (a bare StateCodec in tests and tools); servers pass their name.
 DEFAULT_AUDIENCE = "mrtr-studio"
-#: Longest token minted or read: a client echoes it every round, and an oversized one is refused as
-#: `malformed` before any base64 decoding or MAC work is spent on it.
-MAX_TOKEN_CHARS = 64 * 1024
+#: Longest token minted or read (defaults.py): an oversized one is refused as `malformed`.
+MAX_TOKEN_CHARS = defaults.STATE_MAX_TOKEN_CHARS
 #: The payload is our own flat object (its `k` map one level down); a deeper one is not a v1 state.
 _PAYLOAD_DEPTH = 4
 #: Verification checks in the order they run; `reason` names the first that fails.

@@ -37,16 +37,28 @@ NODE_HEADER = "x-served-by"
 
 
 @dataclass(frozen=True)
-class LoadPlan:
-    url: str
+class Workload:
+    """What a load run starts, wherever it runs (one server, each node of a cluster, a balancer): the
+    tool and its arguments, how many flows at once, for how long, how fast. The Cluster view's plan is
+    one (studio/cluster_load.py); each node's run gets its share of it as its own."""
+
     tool: str
-    arguments: dict[str, Any]
-    concurrency: int
-    duration: float
+    arguments: dict[str, Any] = field(default_factory=dict)
+    concurrency: int = defaults.LOAD_CONCURRENCY
+    duration: float = defaults.LOAD_DURATION
+    #: Flows started per second at most (None: as fast as the workers go).
     rate: float | None = None
+
+
+@dataclass(frozen=True)
+class LoadPlan:
+    """A workload against one URL, with what the answers and requests carry and each request's bounds."""
+
+    url: str
+    work: Workload
     answers: AnswersFile | None = None
     bearer: str | None = None
-    timeout: float = 30.0
+    timeout: float = defaults.REPLAY_TIMEOUT
     max_body_bytes: int = defaults.PEER_MAX_BODY_BYTES
 
 
@@ -100,8 +112,9 @@ class LoadReport:
         return self.completed / self.seconds if self.seconds > 0 else 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return {"url": self.plan.url, "tool": self.plan.tool, "concurrency": self.plan.concurrency,
-                "duration": self.plan.duration, "rate": self.plan.rate, "seconds": round(self.seconds, 3),
+        work = self.plan.work
+        return {"url": self.plan.url, "tool": work.tool, "concurrency": work.concurrency,
+                "duration": work.duration, "rate": work.rate, "seconds": round(self.seconds, 3),
                 "completed": self.completed, "failed": self.failed,
                 "flows_per_second": round(self.flows_per_second, 2), **self.total.to_json(),
                 "nodes": {name: tally.to_json() for name, tally in sorted(self.nodes.items())}}
@@ -149,10 +162,11 @@ class Poster:
         self.http: httpx.AsyncClient | None = None
         self.pool: asyncio.Queue[RawConnection] = asyncio.Queue()
         if self.raw:
-            for _ in range(plan.concurrency):
+            for _ in range(plan.work.concurrency):
                 self.pool.put_nowait(RawConnection(plan.url, plan.max_body_bytes))
         else:
-            limits = httpx.Limits(max_connections=plan.concurrency, max_keepalive_connections=plan.concurrency)
+            flows = plan.work.concurrency
+            limits = httpx.Limits(max_connections=flows, max_keepalive_connections=flows)
             self.http = httpx.AsyncClient(limits=limits, timeout=plan.timeout)
 
     async def __call__(self, message: Message) -> tuple[Message, str | None]:
@@ -204,7 +218,7 @@ class LoadRun:
 
     def _first(self) -> Message:
         return {"jsonrpc": "2.0", "id": self._next_id(), "method": "tools/call",
-                "params": {"name": self.plan.tool, "arguments": self.plan.arguments, "_meta": META}}
+                "params": {"name": self.plan.work.tool, "arguments": self.plan.work.arguments, "_meta": META}}
 
     def _answers(self, requests: dict[str, Any]) -> dict[str, Any]:
         if self.plan.answers is None:
@@ -260,8 +274,8 @@ class LoadRun:
         self._tallies(node, lambda t: t.error(label))
 
     async def run(self) -> LoadReport:
-        plan = self.plan
-        post = Poster(plan, self.client)
+        plan = self.plan.work
+        post = Poster(self.plan, self.client)
         try:
             began = self.clock()
             deadline = began + plan.duration

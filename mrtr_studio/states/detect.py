@@ -10,9 +10,10 @@ import time
 import unicodedata
 from collections.abc import Sequence
 
+from ..defaults import STATE_MAX_TOKEN_CHARS
 from . import jwt_state, opaque, python_sdk, studio, ts_sdk
 from .formats import FORMATS
-from .result import MAX_TOKEN_CHARS, Check, Decoded, RequestContext
+from .result import Check, Decoded, RequestContext
 
 
 def detect_format(token: str) -> str:
@@ -40,9 +41,9 @@ def decode_state(token: object, keys: Sequence[bytes] = (), format: str = "auto"
     if not isinstance(token, str):
         return Decoded(format if format != "auto" else "opaque", None,
                        [Check("shape", "fail", "a requestState must be a string")])
-    if len(token) > MAX_TOKEN_CHARS:
+    if len(token) > STATE_MAX_TOKEN_CHARS:
         return Decoded(format if format != "auto" else "opaque", None,
-                       [Check("shape", "fail", f"longer than {MAX_TOKEN_CHARS} characters: not read")])
+                       [Check("shape", "fail", f"longer than {STATE_MAX_TOKEN_CHARS} characters: not read")])
     chosen = detect_format(token) if format == "auto" else format
     key_list = list(keys)
     moment = time.time() if now is None else now  # one clock reading: every decoder takes it, none reads its own

@@ -12,27 +12,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from ..engine.state_inspect import Checked
+from .. import defaults
+from ..engine.state_inspect import Checked, NamedCheck
 from ..protocol import wire_json
 
 Status = Literal["pass", "fail", "cannot-check"]
-#: The longest token read (the engine's own limit): a peer's state is never decoded past this.
-MAX_TOKEN_CHARS = 64 * 1024
-#: States are small flat envelopes; a deeper payload is refused rather than walked.
-MAX_JSON_DEPTH = 16
-#: The largest key or key file (PEM, JWKS) accepted.
-MAX_KEY_BYTES = 64 * 1024
-
-
-@dataclass(frozen=True)
-class Check:
-    name: str
-    status: Status
-    why: str
+#: A decoder's checks (the engine's inspection's type, in the decoders' words).
+Check = NamedCheck[Status]
 
 
 @dataclass
-class Decoded(Checked[Check]):
+class Decoded(Checked[Status]):
     """One state taken apart: `payload` is None when it cannot be read (encrypted without the key, malformed)."""
 
     format: str
@@ -85,14 +75,14 @@ def parse_key(text: str) -> bytes:
         key = text.encode("utf-8")
     if not key:
         raise ValueError("the key is empty")
-    if len(key) > MAX_KEY_BYTES:
-        raise ValueError(f"the key is longer than {MAX_KEY_BYTES} bytes")
+    if len(key) > defaults.STATE_MAX_KEY_BYTES:
+        raise ValueError(f"the key is longer than {defaults.STATE_MAX_KEY_BYTES} bytes")
     return key
 
 
 def read_json(raw: bytes | str) -> Any:
     """Bounded JSON from a peer's bytes (size and depth); ValueError says what was wrong."""
-    return wire_json.loads(raw, max_bytes=MAX_TOKEN_CHARS, max_depth=MAX_JSON_DEPTH)
+    return wire_json.loads(raw, max_bytes=defaults.STATE_MAX_TOKEN_CHARS, max_depth=defaults.STATE_MAX_JSON_DEPTH)
 
 
 def b64url_loose(text: str) -> bytes:

@@ -16,23 +16,20 @@ when the run ends, however it ends.
 import asyncio
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .. import defaults
-from ..replay.load import LoadPlan, LoadReport, LoadRun, Tally
+from ..replay.load import LoadPlan, LoadReport, LoadRun, Tally, Workload
 from ..teaching.cluster import Cluster
 from ..teaching.cluster_services import Service, start_haproxy
 
 
 @dataclass(frozen=True)
-class ClusterLoadPlan:
-    tool: str
-    arguments: dict[str, Any] = field(default_factory=dict)
-    concurrency: int = defaults.LOAD_CONCURRENCY
-    duration: float = defaults.LOAD_DURATION
-    #: Flows started per second at most, over the whole cluster (None: as fast as the workers go).
-    rate: float | None = None
+class ClusterLoadPlan(Workload):
+    """The workload over the whole cluster (its rate the cluster's), each request's time bound, and
+    whether it goes through a balancer or to each node directly."""
+
     timeout: float = defaults.REPLAY_TIMEOUT
     through_balancer: bool = False
 
@@ -109,8 +106,9 @@ class ClusterLoad:
         self._stopping = False
 
     def _load_plan(self, url: str, concurrency: int, rate: float | None) -> LoadPlan:
-        p = self.plan
-        return LoadPlan(url, p.tool, dict(p.arguments), concurrency, p.duration, rate, timeout=p.timeout)
+        """One run's plan: its share of the workload (its workers, its part of the rate) against `url`."""
+        part = Workload(self.plan.tool, self.plan.arguments, concurrency, self.plan.duration, rate)
+        return LoadPlan(url, part, timeout=self.plan.timeout)
 
     def progress(self) -> LoadProgress:
         elapsed = 0.0 if self._began is None else self.clock() - self._began
@@ -150,8 +148,8 @@ class ClusterLoad:
         finally:
             if self.balancer is not None:
                 await self.balancer.stop()
-        whole = LoadPlan(", ".join(self.cluster.urls) if not p.through_balancer else via.split(" at ")[1], p.tool,
-                         dict(p.arguments), p.concurrency, p.duration, p.rate, timeout=p.timeout)
+        whole = self._load_plan(", ".join(self.cluster.urls) if not p.through_balancer else via.split(" at ")[1],
+                                p.concurrency, p.rate)
         if p.through_balancer:
             report = self.runs[""].report
             report.plan, report.seconds = whole, seconds

@@ -13,8 +13,8 @@ of any flow, and is not recorded; the server-initiated requests of a round are, 
 
 import asyncio
 import itertools
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, get_args
 
 from .. import defaults
@@ -73,18 +73,9 @@ class ReplayedFlow:
     replayed_id: str
 
 
-@dataclass
-class ReplayResult:
-    target: str
-    flows: list[ReplayedFlow] = field(default_factory=list)
-
-    @property
-    def differing(self) -> int:
-        return sum(flow.report.differs for flow in self.flows)
-
-    @property
-    def summary(self) -> str:
-        return f"{len(self.flows)} flow(s), {self.differing} differ"
+def summary_of(flows: Sequence[ReplayedFlow]) -> str:
+    """"N flow(s), M differ": a replay's line in the window, once it is done and while it runs."""
+    return f"{len(flows)} flow(s), {sum(flow.report.differs for flow in flows)} differ"
 
 
 class ReplayAgainst:
@@ -108,12 +99,13 @@ class ReplayAgainst:
         return flows
 
     async def run(self, target: str, operation_id: str | None = None,
-                  on_flow: Callable[[ReplayedFlow], None] | None = None) -> ReplayResult:
-        """Replay and record; ValueError for a bad target or nothing to replay, OSError/ConnectionError/
-        TimeoutError when the server cannot be reached (the flows recorded so far stay, ended)."""
+                  on_flow: Callable[[ReplayedFlow], None] | None = None) -> list[ReplayedFlow]:
+        """Replay and record: every flow replayed, in order (each also given to `on_flow` as it ends);
+        ValueError for a bad target or nothing to replay, OSError/ConnectionError/TimeoutError when the
+        server cannot be reached (the flows recorded so far stay, ended)."""
         entry = parse_target(target)
         flows = self.recorded_flows(operation_id)
-        result = ReplayResult(target.strip())
+        replayed: list[ReplayedFlow] = []
         placing = _Placing(self.store, self.timeout)
         label = server_label(entry)
 
@@ -133,7 +125,7 @@ class ReplayAgainst:
             replayed_id = placing.operations[report.operation_id]
             self.store.finish_operation(replayed_id, _outcome(report.outcome), "; ".join(_problems(report)) or None)
             done = ReplayedFlow(report, report.operation_id, replayed_id)
-            result.flows.append(done)
+            replayed.append(done)
             if on_flow is not None:
                 on_flow(done)
 
@@ -144,7 +136,7 @@ class ReplayAgainst:
             for replayed_id in placing.operations.values():  # a flow cut short (cancelled, unreachable)
                 if self.store.operation(replayed_id).outcome == "running":
                     self.store.finish_operation(replayed_id, "aborted", "the replay stopped before this flow ended")
-        return result
+        return replayed
 
 
 def _outcome(outcome: str) -> Outcome:

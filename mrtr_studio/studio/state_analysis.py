@@ -254,7 +254,7 @@ def _explain(inspection: Inspection, secrets: list[str]) -> None:
     """Say plainly what could not be checked, and why (the trace does not record who sent a request)."""
     for index, check in enumerate(inspection.checks):
         if check.name == "signature" and check.status == "unknown" and not secrets:
-            check.why = "the signature " + NO_SECRET
+            inspection.checks[index] = Check(check.name, check.status, "the signature " + NO_SECRET)
         if check.name == "principal" and inspection.payload is not None:
             inspection.checks[index] = Check(
                 "principal", "unknown", f"bound to {inspection.payload['p']!r}; the trace does not say who sent it")
@@ -275,7 +275,8 @@ def _overlay_verdict(inspection: Inspection, response: TraceMessage | None, reje
         if rejected is not None and check.name == rejected:
             inspection.checks[index] = Check(check.name, "fail", f"the server rejected it: {detail or rejected}")
         elif rejected is None and check.name == "signature" and check.status == "unknown":
-            check.why += " (the server itself accepted the request carrying it)"
+            inspection.checks[index] = Check(check.name, check.status,
+                                             check.why + " (the server itself accepted the request carrying it)")
         elif rejected is None and check.name in _SERVER_CHECKS and check.status == "unknown":
             inspection.checks[index] = Check(check.name, "pass", "the server accepted the request carrying it")
 

@@ -54,6 +54,11 @@ def report(text: str) -> None:
         sink(text)
 
 
+def in_flight(task: "asyncio.Task[Any] | None") -> bool:
+    """A panel's one task is running (started and not done): its Run waits, its Stop has work to stop."""
+    return task is not None and not task.done()
+
+
 def spawn(coro: Coroutine[Any, Any, T], what: str = "") -> "asyncio.Task[T]":
     """Run `coro` on the loop without waiting; exceptions go to the window's problems panel."""
     task = asyncio.ensure_future(coro)

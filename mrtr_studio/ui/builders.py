@@ -1,16 +1,16 @@
 """Small builders the window's panels share: a named button, a wrapping plain-text label, a row of buttons,
-a field with its button beside it, a named line edit, a pair of panes in a splitter, a panel's
-subscription for as long as it lives.
+a field with its button beside it, a named line edit, a pair of panes in a splitter, a panel's column
+of parts, a panel's subscription for as long as it lives.
 
 Each is the few lines every panel would otherwise write again, so the panels read as what they hold
 (and every field gets its object and accessible names the same way).
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QSplitter, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLayout, QLineEdit, QPushButton, QSplitter, QVBoxLayout, QWidget
 
 from .theme import status_colours
 
@@ -78,15 +78,34 @@ def line_edit(object_name: str, accessible: str, placeholder: str, tooltip: str 
     return edit
 
 
-def splitter(object_name: str, orientation: Qt.Orientation, first: QWidget, second: QWidget) -> QSplitter:
-    """Two panes that never collapse, the first taking what the splitter grows by."""
+def splitter(object_name: str, orientation: Qt.Orientation, first: QWidget, second: QWidget, *,
+             sizes: Sequence[int] = (), grow: int = 0) -> QSplitter:
+    """Two panes that never collapse, pane `grow` (the first by default) taking what the splitter grows
+    by; `sizes`, the panes' first sizes (their proportions until the person drags the handle)."""
     panes = QSplitter(orientation)
     panes.setObjectName(object_name)
     panes.setChildrenCollapsible(False)
     panes.addWidget(first)
     panes.addWidget(second)
-    panes.setStretchFactor(0, 1)
+    panes.setStretchFactor(grow, 1)
+    if sizes:
+        panes.setSizes(list(sizes))
     return panes
+
+
+def column_layout(owner: QWidget, *parts: QWidget | QLayout, margins: int | None = None) -> QVBoxLayout:
+    """`owner`'s layout: `parts` (widgets or rows) top to bottom, the last taking the room the others
+    leave (a panel's controls over its table or panes); `margins`, the room around them (else Qt's)."""
+    box = QVBoxLayout(owner)
+    if margins is not None:
+        box.setContentsMargins(margins, margins, margins, margins)
+    for index, part in enumerate(parts):
+        stretch = 1 if index == len(parts) - 1 else 0
+        if isinstance(part, QLayout):
+            box.addLayout(part, stretch)
+        else:
+            box.addWidget(part, stretch)
+    return box
 
 
 def subscribe_while_alive(widget: QObject, source: Any, listener: Callable[[Any], None]) -> None:

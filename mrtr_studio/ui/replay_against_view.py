@@ -14,26 +14,14 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import (
-    QDialog,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QLineEdit,
-    QMenu,
-    QPushButton,
-    QSplitter,
-    QTreeWidget,
-    QTreeWidgetItem,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QDialog, QHBoxLayout, QHeaderView, QLabel, QMenu, QTreeWidget, QTreeWidgetItem, QWidget
 
 from ..protocol.peer_text import printable
 from ..replay.against import FlowReport, RoundReport
-from ..studio.replay_against import ReplayAgainst, ReplayedFlow, ReplayResult
+from ..studio.replay_against import ReplayAgainst, ReplayedFlow, summary_of
 from . import tones
-from .async_bridge import spawn
+from .async_bridge import in_flight, spawn
+from .builders import column_layout, line_edit, push_button, splitter, text_label
 
 if TYPE_CHECKING:
     from .flow_compare_view import FlowCompareView
@@ -80,36 +68,26 @@ class ReplayAgainstView(QDialog):
         self.window_ = window
         self.operation_id = operation_id
         self.replay = ReplayAgainst(window.studio)
-        self.outcome: ReplayResult | None = None
+        #: Every flow of the last replay that ran to its end (None while one runs, or when it did not).
+        self.outcome: list[ReplayedFlow] | None = None
         #: The flows replayed so far, in the order of the flows list.
         self.replayed: list[ReplayedFlow] = []
-        self.task: asyncio.Task[ReplayResult | None] | None = None
+        self.task: asyncio.Task[list[ReplayedFlow] | None] | None = None
         self.compare: FlowCompareView | None = None
         self.closed = False
         store = window.studio.store
         what = (f"{store.operation(operation_id).method} {store.operation(operation_id).target} ({operation_id})"
                 if operation_id else "every recorded flow of the trace")
         self.setWindowTitle(f"Replay {what} against another server")
-        self.target = QLineEdit()
-        self.target.setObjectName("replayTarget")
-        self.target.setPlaceholderText(PLACEHOLDER)
-        self.target.setAccessibleName("Server to replay against")
+        self.target = line_edit("replayTarget", "Server to replay against", PLACEHOLDER)
         self.target.setText(str(window.settings.value("replay/target", "") or ""))
         self.target.returnPressed.connect(self.start)
-        self.run_button = QPushButton("&Replay")
-        self.run_button.setObjectName("replayRun")
-        self.run_button.clicked.connect(self.start)
-        self.stop_button = QPushButton("&Stop")
-        self.stop_button.setObjectName("replayStop")
-        self.stop_button.setEnabled(False)
-        self.stop_button.clicked.connect(self.stop)
-        self.status = QLabel(f"Replays {what} as `mrtr-studio replay --against` does, as the client panel's "
-                             f"identity ({window.studio.identity.name}); each replayed flow becomes an operation "
-                             "of the trace.")
-        self.status.setObjectName("replayStatus")
-        self.status.setWordWrap(True)
-        self.summary = QLabel("")
-        self.summary.setObjectName("replaySummary")
+        self.run_button = push_button("replayRun", "&Replay", self.start)
+        self.stop_button = push_button("replayStop", "&Stop", self.stop, enabled=False)
+        self.status = text_label("replayStatus", f"Replays {what} as `mrtr-studio replay --against` does, as the "
+                                 f"client panel's identity ({window.studio.identity.name}); each replayed flow "
+                                 "becomes an operation of the trace.")
+        self.summary = text_label("replaySummary")
         self.flows = self._tree("replayFlows", ["", "flow", "now", "recorded"])
         self.flows.currentItemChanged.connect(lambda *_: self._show_flow())
         flows = self.flows.header()
@@ -124,9 +102,8 @@ class ReplayAgainstView(QDialog):
         self.flows.setAccessibleName("Replayed flows")
         self.rounds.setAccessibleName("Rounds of the picked flow, recorded and now")
         self.compare_box = QWidget()
-        self.compare_layout = QVBoxLayout(self.compare_box)
-        self.compare_layout.setContentsMargins(0, 0, 0, 0)
-        self._build(what)
+        self.compare_layout = column_layout(self.compare_box, margins=0)
+        self._build()
 
     def _tree(self, name: str, headers: list[str]) -> QTreeWidget:
         tree = QTreeWidget()
@@ -139,33 +116,24 @@ class ReplayAgainstView(QDialog):
         header.setStretchLastSection(True)
         return tree
 
-    def _build(self, what: str) -> None:
+    def _build(self) -> None:
         row = QHBoxLayout()
         row.addWidget(QLabel("Server:"))
         row.addWidget(self.target, 1)
         row.addWidget(self.run_button)
         row.addWidget(self.stop_button)
-        details = QSplitter(Qt.Orientation.Vertical)
-        details.addWidget(self.rounds)
-        details.addWidget(self.compare_box)
-        details.setSizes([120, 480])
-        sides = QSplitter(Qt.Orientation.Horizontal)
-        sides.addWidget(self.flows)
-        sides.addWidget(details)
-        sides.setSizes([300, 1060])
-        layout = QVBoxLayout(self)
-        layout.addLayout(row)
-        layout.addWidget(self.status)
-        layout.addWidget(self.summary)
-        layout.addWidget(sides, 1)
+        details = splitter("replayDetails", Qt.Orientation.Vertical, self.rounds, self.compare_box,
+                           sizes=(120, 480), grow=1)
+        sides = splitter("replaySides", Qt.Orientation.Horizontal, self.flows, details, sizes=(300, 1060), grow=1)
+        column_layout(self, row, self.status, self.summary, sides)
 
     # --- running ------------------------------------------------------------------------------------
 
     @property
     def busy(self) -> bool:
-        return self.task is not None and not self.task.done()
+        return in_flight(self.task)
 
-    def start(self) -> "asyncio.Task[ReplayResult | None] | None":
+    def start(self) -> "asyncio.Task[list[ReplayedFlow] | None] | None":
         if self.busy:
             return None
         self.window_.settings.setValue("replay/target", self.target.text().strip())
@@ -180,7 +148,7 @@ class ReplayAgainstView(QDialog):
         return self.task
 
     def stop(self) -> None:
-        if self.task is not None and not self.task.done():
+        if self.busy and self.task is not None:
             self.task.cancel()
 
     def _running(self, on: bool) -> None:
@@ -192,7 +160,7 @@ class ReplayAgainstView(QDialog):
         self.status.setText(printable(text, 2000))
         self.status.setStyleSheet(f"color: {tones.tone(tones.ERROR, self)};" if error else "")
 
-    async def _run(self, target: str) -> ReplayResult | None:
+    async def _run(self, target: str) -> list[ReplayedFlow] | None:
         self._say(f"Replaying against {target.strip()}…")
         try:
             result = await self.replay.run(target, self.operation_id, on_flow=self._flow_done)
@@ -207,10 +175,10 @@ class ReplayAgainstView(QDialog):
             return None
         self.outcome = result
         self._running(False)
-        self.summary.setText(result.summary)
-        self._say(f"Replayed against {result.target}: {result.summary}. Pick a flow to see its rounds and "
+        self.summary.setText(summary_of(result))
+        self._say(f"Replayed against {target.strip()}: {summary_of(result)}. Pick a flow to see its rounds and "
                   "the recorded flow beside its replay.")
-        first = next((i for i, flow in enumerate(result.flows) if flow.report.differs), 0)
+        first = next((i for i, flow in enumerate(result) if flow.report.differs), 0)
         item = self.flows.topLevelItem(first)
         if item is not None:
             self.flows.setCurrentItem(item)
@@ -223,8 +191,7 @@ class ReplayAgainstView(QDialog):
         item.setToolTip(1, f"recorded {flow.recorded_id}, replayed {flow.replayed_id}")
         self.flows.addTopLevelItem(item)
         self.replayed.append(flow)
-        self.summary.setText(f"{len(self.replayed)} flow(s) so far, {sum(f.report.differs for f in self.replayed)} "
-                             "differ")
+        self.summary.setText(f"{summary_of(self.replayed)} so far")
 
     # --- showing --------------------------------------------------------------------------------
 

@@ -3,7 +3,7 @@ report whose whole-cluster figures come from every node's samples, and settings 
 
 import pytest
 
-from mrtr_studio.replay.load import LoadPlan, LoadRun, percentiles
+from mrtr_studio.replay.load import LoadPlan, LoadRun, Workload, percentiles
 from mrtr_studio.studio.cluster_load import ClusterLoad, ClusterLoadPlan, merged, share
 from mrtr_studio.teaching.cluster import Cluster
 
@@ -15,7 +15,7 @@ def test_workers_are_shared_out_as_evenly_as_whole_workers_go() -> None:
 
 
 def test_per_node_runs_merge_into_one_report() -> None:
-    plan = LoadPlan("http://127.0.0.1:1/mcp", "delete_file", {}, 2, 1.0)
+    plan = LoadPlan("http://127.0.0.1:1/mcp", Workload("delete_file", {}, 2, 1.0))
     runs = {"node0": LoadRun(plan), "node1": LoadRun(plan)}
     for run, flows in zip(runs.values(), ([10.0, 20.0], [30.0]), strict=True):
         run.report.completed = len(flows)

@@ -64,13 +64,25 @@ def wrap(text: str, metrics: QFontMetricsF, width: float, max_lines: int) -> lis
     return [metrics.elidedText(line, Qt.TextElideMode.ElideRight, width) for line in lines]
 
 
-class ArrowItem(QGraphicsItem):
+class DiagramItem(QGraphicsItem):
+    """What every item of the diagram starts from: the view's colours (one DiagramColours that the view
+    updates in place when the palette changes, so items repaint in the new theme without being made
+    again), the item's place in the stack, and whether it takes clicks (only arrows: a click anywhere
+    else reaches the view)."""
+
+    def __init__(self, colours: DiagramColours, *, z: float = 0.0, clickable: bool = False) -> None:
+        super().__init__()
+        self.colours = colours
+        self.setZValue(z)
+        self.setAcceptedMouseButtons(Qt.MouseButton.LeftButton if clickable else Qt.MouseButton.NoButton)
+
+
+class ArrowItem(DiagramItem):
     """One message (or interaction) arrow with its label above and summary below."""
 
     def __init__(self, arrow: Arrow, geometry: LaneGeometry, colours: DiagramColours) -> None:
-        super().__init__()
+        super().__init__(colours, clickable=True)
         self.arrow = arrow
-        self.colours = colours
         self.highlighted = False
         #: A colouring rule's tint behind the label (ui/colour_links.py), None: the diagram's background.
         self.tint: QColor | None = None
@@ -78,7 +90,6 @@ class ArrowItem(QGraphicsItem):
         self.sub_lines: list[str] = []
         self._measured: tuple[str, str] | None = None
         self._label_w = self._sub_w = 0.0
-        self.setAcceptedMouseButtons(Qt.MouseButton.LeftButton)
         self.setCursor(Qt.CursorShape.PointingHandCursor if arrow.seq is not None else Qt.CursorShape.ArrowCursor)
         self.relayout(geometry)
 
@@ -200,18 +211,15 @@ class ArrowItem(QGraphicsItem):
         painter.fillRect(QRectF(centre - width / 2, top + 1, width, height - 1), colour)
 
 
-class LaneHeaderItem(QGraphicsItem):
+class LaneHeaderItem(DiagramItem):
     """The title and the lane boxes, drawn over the rows: the view keeps it at the top while scrolling."""
 
     BOX_W, BOX_H, BOX_Y = 110.0, 26.0, 26.0
 
     def __init__(self, geometry: LaneGeometry, colours: DiagramColours) -> None:
-        super().__init__()
+        super().__init__(colours, z=10)
         self.geometry = geometry
-        self.colours = colours
         self.title = ""
-        self.setZValue(10)
-        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
 
     def set_geometry(self, geometry: LaneGeometry) -> None:
         self.prepareGeometryChange()

@@ -9,10 +9,10 @@ the line is drawn as two segments that stop GAP short of the label's ink on eith
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QPen
-from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
+from PySide6.QtWidgets import QStyleOptionGraphicsItem, QWidget
 
 from ...trace.diagram_layout import Separator
-from .items import LABEL_FONT
+from .items import LABEL_FONT, DiagramItem
 from .palette import DiagramColours
 
 MARGIN = 10.0  # the line starts and ends this far from the diagram's edges
@@ -20,17 +20,14 @@ LEAD = 14.0  # the stretch of line before the label, so the label reads as the l
 GAP = 6.0  # clear room between the line and the label's text, left and right
 
 
-class SeparatorItem(QGraphicsItem):
+class SeparatorItem(DiagramItem):
     """One separator at `separator.y`, as wide as the diagram (`set_width` when the lanes spread)."""
 
     def __init__(self, separator: Separator, width: float, colours: DiagramColours) -> None:
-        super().__init__()
+        super().__init__(colours, z=-1)  # under the arrows and their labels
         self.separator = separator
-        self.colours = colours
         self.width = width
         self.font = QFont(LABEL_FONT)
-        self.setZValue(-1)  # under the arrows and their labels
-        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.setToolTip(separator.label)
 
     @property

@@ -9,12 +9,12 @@ import json
 from typing import Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QCheckBox, QLabel, QPlainTextEdit, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QPlainTextEdit, QStackedWidget, QVBoxLayout, QWidget
 
 from mrtr_studio.client.forms.validation import FORM_KEY, validate_content
 
 from .editors import parse_json_text
-from .schema_form import SchemaForm, error_style
+from .schema_form import SchemaForm, error_line
 
 
 class ArgumentsForm(QWidget):
@@ -37,9 +37,7 @@ class ArgumentsForm(QWidget):
         self.stack.addWidget(self.form)
         self.stack.addWidget(self.text)
         layout.addWidget(self.stack, 1)
-        self.error = QLabel("", self)
-        self.error.setStyleSheet(error_style())
-        self.error.setWordWrap(True)
+        self.error = error_line(self)
         layout.addWidget(self.error)
         self.form.changed.connect(self.changed)
         self.text.textChanged.connect(self.changed)

@@ -37,7 +37,7 @@ from ..focus_order import present
 from .elicitation_page import ElicitationPage, action_buttons, header_label
 from .roots_page import RootsPage
 from .sampling_page import SamplingPage
-from .schema_form import error_style
+from .schema_form import error_line
 from .url_consent import UrlConsentPage
 
 SKIPPED: Any = None  # a skipped key is recorded as None and left out of inputResponses
@@ -62,8 +62,7 @@ class RawResultPage(QWidget):
         self.text.setTabChangesFocus(True)
         self.text.setAccessibleName(f"Result for {key} (JSON object)")
         layout.addWidget(self.text)
-        self.error = QLabel("", self)
-        self.error.setStyleSheet(error_style())
+        self.error = error_line(self)
         layout.addWidget(self.error)
         row, (send, skip) = action_buttons(self, "&Send result", "S&kip")
         layout.addLayout(row)

@@ -12,10 +12,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
-    QHBoxLayout,
     QHeaderView,
-    QLabel,
-    QPushButton,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -25,9 +22,10 @@ from PySide6.QtWidgets import (
 from mrtr_studio.client.forms.roots import list_roots_result, path_to_uri, root_problem
 from mrtr_studio.protocol.models import Root
 
+from ..builders import button_row, push_button
 from .answer_page import AnswerPage
 from .elicitation_page import action_buttons, header_label
-from .schema_form import error_style
+from .schema_form import error_line
 
 BAD_CELL = QColor("#ffd6d6")
 
@@ -48,21 +46,12 @@ class RootsEditor(QWidget):
         self.table.setAccessibleName("Roots")
         self.table.setTabKeyNavigation(False)
         layout.addWidget(self.table)
-        buttons = QHBoxLayout()
-        self.add_button = QPushButton("Add &root", self)
-        self.folder_button = QPushButton("Add &folder…", self)
-        self.remove_button = QPushButton("Re&move", self)
-        for button in (self.add_button, self.folder_button, self.remove_button):
-            buttons.addWidget(button)
-        buttons.addStretch(1)
-        layout.addLayout(buttons)
-        self.error = QLabel("", self)
-        self.error.setStyleSheet(error_style())
-        self.error.setWordWrap(True)
+        self.add_button = push_button("rootsAdd", "Add &root", self._add_and_edit)
+        self.folder_button = push_button("rootsAddFolder", "Add &folder…", self._choose_folder)
+        self.remove_button = push_button("rootsRemove", "Re&move", self._remove_selected)
+        layout.addLayout(button_row(self.add_button, self.folder_button, self.remove_button))
+        self.error = error_line(self)
         layout.addWidget(self.error)
-        self.add_button.clicked.connect(self._add_and_edit)
-        self.folder_button.clicked.connect(self._choose_folder)
-        self.remove_button.clicked.connect(self._remove_selected)
         self.table.itemChanged.connect(self._on_item_changed)
         self.set_roots(roots or [])
 

@@ -36,7 +36,7 @@ from mrtr_studio.client.forms.sampling import (
 
 from .answer_page import AnswerPage
 from .elicitation_page import action_buttons
-from .schema_form import error_style
+from .schema_form import error_line
 
 
 def request_html(params: dict[str, Any], server_name: str = "") -> str:
@@ -104,8 +104,7 @@ class SamplingPage(AnswerPage):
         stop_label.setBuddy(self.stop_reason)
         form.addRow(stop_label, self.stop_reason)
         layout.addLayout(form)
-        self.error = QLabel("", self)
-        self.error.setStyleSheet(error_style())
+        self.error = error_line(self)
         self.error.setVisible(False)
         layout.addWidget(self.error)
         row, (self.send_button, self.skip_button) = action_buttons(self, "&Send reply", "S&kip")

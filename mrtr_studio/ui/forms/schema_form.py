@@ -27,6 +27,15 @@ def error_style() -> str:
     return color_style(ERROR)
 
 
+def error_line(parent: QWidget) -> QLabel:
+    """The line where a form or page says what is wrong with its input: in the error colour, wrapping
+    (a long validation message stays inside the dialog), empty until there is something to say."""
+    label = QLabel("", parent)
+    label.setStyleSheet(error_style())
+    label.setWordWrap(True)
+    return label
+
+
 def with_mnemonic(text: str, used: set[str]) -> str:
     """Escape `&` and mark the first letter not yet taken as the Alt+letter mnemonic."""
     escaped = text.replace("&", "&&")
@@ -81,10 +90,8 @@ class SchemaForm(QWidget):
     def _error_label(self, key: str, reserve: bool = False) -> QLabel:
         """The line under a field that validation fills in; `reserve` keeps its line even when empty,
         so an error appearing never pushes the fields (or buttons) below it from under the mouse."""
-        label = QLabel(self)
+        label = error_line(self)
         label.setObjectName(f"error:{key}")
-        label.setStyleSheet(error_style())
-        label.setWordWrap(True)
         if reserve:
             label.setMinimumHeight(label.fontMetrics().lineSpacing())
         else:

@@ -38,7 +38,7 @@ from ...teaching.cluster import Cluster, cluster_lanes, node_lane, run_round_rob
 from ...teaching.cluster_services import free_port
 from ...trace import TraceStore
 from ...trace.diagram_layout import message_summary
-from ..async_bridge import spawn
+from ..async_bridge import in_flight, spawn
 from ..diagram import SequenceDiagramView
 from ..diagram.zoom import forward_zoom_keys
 from ..selection import Selection
@@ -144,7 +144,7 @@ class ClusterView(OwnTracePage):
 
     @property
     def busy(self) -> bool:
-        return self.task is not None and not self.task.done()
+        return in_flight(self.task)
 
     def _spawn(self, coro: Coroutine[Any, Any, Any], what: str) -> "asyncio.Task[Any] | None":
         if self.busy:

@@ -14,7 +14,6 @@ from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QDoubleSpinBox,
     QFormLayout,
@@ -23,12 +22,9 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QProgressBar,
-    QPushButton,
     QSpinBox,
-    QSplitter,
     QTableWidget,
     QTableWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -37,7 +33,9 @@ from ...protocol.peer_text import printable
 from ...studio.cluster_load import ClusterLoad, ClusterLoadPlan, ClusterLoadResult
 from ...teaching.cluster import Cluster
 from ...teaching.cluster_services import missing_programs
-from ..async_bridge import spawn
+from ..async_bridge import in_flight, spawn
+from ..builders import column_layout, named, push_button, splitter, text_label
+from ..tables import read_only_table
 from .load_chart import LatencyChart
 
 NODE_COLUMNS = ("Node", "Flows", "Flows/s", "Failed", "Flow p50 ms", "p90", "p99", "Errors")
@@ -50,12 +48,8 @@ def _cell(text: str) -> QTableWidgetItem:
     return item
 
 
-def _table(name: str, columns: tuple[str, ...]) -> QTableWidget:
-    table = QTableWidget(0, len(columns))
-    table.setObjectName(name)
-    table.setHorizontalHeaderLabels(list(columns))
-    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    table.horizontalHeader().setStretchLastSection(True)
+def _table(columns: tuple[str, ...], name: str, accessible: str) -> QTableWidget:
+    table = named(read_only_table(columns, accessible), name)
     table.verticalHeader().setVisible(False)
     table.setWordWrap(False)
     return table
@@ -71,55 +65,37 @@ class LoadPanel(QWidget):
         self.load: ClusterLoad | None = None
         self.result: ClusterLoadResult | None = None
         self.task: asyncio.Task[ClusterLoadResult | None] | None = None
-        self.tool = QLineEdit("delete_file")
-        self.tool.setObjectName("loadTool")
-        self.arguments = QLineEdit('{"path": "/tmp/report.txt"}')
-        self.arguments.setObjectName("loadArguments")
-        self.concurrency = QSpinBox()
-        self.concurrency.setObjectName("loadConcurrency")
+        self.tool = named(QLineEdit("delete_file"), "loadTool", "Tool to call under load")
+        self.arguments = named(QLineEdit('{"path": "/tmp/report.txt"}'), "loadArguments", "Arguments (JSON)")
+        self.concurrency = named(QSpinBox(), "loadConcurrency", "Concurrency: flows in flight")
         self.concurrency.setRange(1, 256)
         self.concurrency.setValue(defaults.LOAD_CONCURRENCY)
-        self.duration = QDoubleSpinBox()
-        self.duration.setObjectName("loadDuration")
+        self.duration = named(QDoubleSpinBox(), "loadDuration", "Duration")
         self.duration.setRange(0.1, defaults.LOAD_MAX_DURATION)
         self.duration.setValue(defaults.LOAD_DURATION)
         self.duration.setSuffix(" s")
-        self.rate = QDoubleSpinBox()
-        self.rate.setObjectName("loadRate")
+        self.rate = named(QDoubleSpinBox(), "loadRate", "Rate: flows started per second")
         self.rate.setRange(0, 100000)
         self.rate.setSpecialValueText("as fast as it goes")
         self.rate.setSuffix(" flows/s")
-        self.balanced = QCheckBox("Through HAProxy in front of the nodes")
-        self.balanced.setObjectName("loadThroughBalancer")
+        self.balanced = named(QCheckBox("Through HAProxy in front of the nodes"), "loadThroughBalancer")
         has_haproxy = "haproxy" not in missing_programs(("haproxy",))
         self.balanced.setEnabled(has_haproxy)
         self.balanced.setToolTip("Each request balanced on its own; the node of each answer from x-served-by."
                                  if has_haproxy else "haproxy is not installed (Debian package: haproxy)")
-        self.run_button = QPushButton("▶ Run load")
-        self.run_button.setObjectName("loadRun")
-        self.run_button.clicked.connect(self.start)
-        self.stop_button = QPushButton("Stop load")
-        self.stop_button.setObjectName("loadStop")
-        self.stop_button.clicked.connect(self.stop)
-        self.progress = QProgressBar()
-        self.progress.setObjectName("loadProgress")
+        self.run_button = push_button("loadRun", "▶ Run load", self.start)
+        self.stop_button = push_button("loadStop", "Stop load", self.stop)
+        self.progress = named(QProgressBar(), "loadProgress", "Load progress")
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(True)
-        self.status = QLabel("Start the cluster, then run MRTR flows against it under load.")
-        self.status.setObjectName("loadStatus")
-        self.status.setWordWrap(True)
+        self.status = text_label("loadStatus", "Start the cluster, then run MRTR flows against it under load.")
         self.chart = LatencyChart()
-        self.nodes = _table("loadNodes", NODE_COLUMNS)
-        self.errors = _table("loadErrors", ERROR_COLUMNS)
+        self.nodes = _table(NODE_COLUMNS, "loadNodes", "Figures per node")
+        self.errors = _table(ERROR_COLUMNS, "loadErrors", "Errors by code and reason")
         errors = self.errors.horizontalHeader()
         errors.setStretchLastSection(False)
         errors.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         errors.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        for widget, name in ((self.tool, "Tool to call under load"), (self.arguments, "Arguments (JSON)"),
-                             (self.concurrency, "Concurrency: flows in flight"), (self.duration, "Duration"),
-                             (self.rate, "Rate: flows started per second"), (self.progress, "Load progress"),
-                             (self.nodes, "Figures per node"), (self.errors, "Errors by code and reason")):
-            widget.setAccessibleName(name)
         self._timer = QTimer(self)
         self._timer.setInterval(200)
         self._timer.timeout.connect(self._show_progress)
@@ -140,23 +116,13 @@ class LoadPanel(QWidget):
         for button in (self.balanced, self.run_button, self.stop_button):
             buttons.addWidget(button)
         buttons.addWidget(self.progress, 1)
-        tables = QSplitter()
-        tables.addWidget(self.nodes)
-        tables.addWidget(self.errors)
-        tables.setSizes([640, 300])
-        figures = QSplitter(Qt.Orientation.Vertical)
-        figures.addWidget(self.chart)
-        figures.addWidget(tables)
-        figures.setSizes([260, 140])
-        box = QVBoxLayout(self)
-        box.addLayout(form)
-        box.addLayout(buttons)
-        box.addWidget(self.status)
-        box.addWidget(figures, 1)
+        tables = splitter("loadTables", Qt.Orientation.Horizontal, self.nodes, self.errors, sizes=(640, 300))
+        figures = splitter("loadFigures", Qt.Orientation.Vertical, self.chart, tables, sizes=(260, 140))
+        column_layout(self, form, buttons, self.status, figures)
 
     @property
     def busy(self) -> bool:
-        return self.task is not None and not self.task.done()
+        return in_flight(self.task)
 
     def update_controls(self) -> None:
         up = self.cluster() is not None
@@ -207,7 +173,7 @@ class LoadPanel(QWidget):
     def shutdown(self) -> None:
         """The view closes or the app quits: the load's task is cancelled (its balancer stopped)."""
         self._timer.stop()
-        if self.task is not None and not self.task.done():
+        if self.busy and self.task is not None:
             self.task.cancel()
 
     def _say(self, text: str) -> None:
@@ -242,7 +208,7 @@ class LoadPanel(QWidget):
         stopped = " (stopped)" if result.stopped else ""
         self._say(f"{document['completed']} flow(s) completed, {document['failed']} failed in "
                   f"{document['seconds']:.2f} s{stopped}: {document['flows_per_second']:.1f} flows/s "
-                  f"({result.report.plan.concurrency} concurrent, {result.via}).")
+                  f"({result.report.plan.work.concurrency} concurrent, {result.via}).")
         self.chart.show_report(document, f"{document['flows_per_second']:.1f} flows/s · latency, ms")
         self._fill_nodes(document)
         errors = document["errors"]

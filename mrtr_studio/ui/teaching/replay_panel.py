@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from ...teaching.cluster_services import PACKAGES, install_hint, missing_programs
 from ...teaching.replay_across import Attempt, ReplayReport
 from ...teaching.replay_lab import LabOutcome, ReplayLab
-from ..async_bridge import spawn
+from ..async_bridge import in_flight, spawn
 from .common import ReportBox
 from .task_across_box import TaskAcrossBox
 
@@ -111,7 +111,7 @@ class ReplayPanel(QWidget):
 
     @property
     def busy(self) -> bool:
-        return self.task is not None and not self.task.done()
+        return in_flight(self.task)
 
     def run(self) -> "asyncio.Task[Any] | None":
         return self._start(self._run(self.balancer.isChecked()), "replay across nodes")
