@@ -50,7 +50,7 @@ _HEAD_START = b'{"format":'
 _JOURNAL_START = b'{"type":'
 _OPERATIONS = b'"operations":[\n'
 _MESSAGES = b'"messages":[\n'
-_CHUNK = 4096
+_CHUNK = 512
 
 __all__ = ["FORMAT", "SUFFIX", "VERSION", "Opened", "TraceFileError", "load_into", "open_trace", "read_trace", "save",
            "to_document"]
