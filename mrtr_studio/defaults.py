@@ -49,3 +49,10 @@ PEER_MAX_BODY_BYTES = 16 * 1024 * 1024
 CLIENT_IDLE_TIMEOUT = 30.0
 #: Silence the proxy allows on an upstream POST response.
 PROXY_IDLE_TIMEOUT = 300.0
+
+# --- opening traces ----------------------------------------------------------------------------------
+#: Memory a trace file takes once open, per byte of the file, with headroom (tools/bench_trace_load.py
+#: measures about 1.3x for the record-per-line layout); a file is refused when this much is not available.
+TRACE_MEMORY_PER_BYTE = 2.0
+#: The same for a file in another layout, read and parsed whole (its text and its tree at once).
+TRACE_MEMORY_PER_BYTE_WHOLE = 6.0
