@@ -18,6 +18,10 @@ from ..trace.filter import BoundFilter, Completion, Filter, FilterError, TraceIn
 
 SAVED_KEY = "filters/saved"
 MAX_SAVED = 30
+#: On a trace this big a keystroke's filter waits `DEBOUNCE_MS` for the next one (typing "delete"
+#: filters once, not six times); checking the expression and showing a mistake stay immediate.
+DEBOUNCE_ABOVE = 20_000
+DEBOUNCE_MS = 40
 
 
 class FilterBar(QWidget):
@@ -62,6 +66,11 @@ class FilterBar(QWidget):
         layout.setSpacing(1)
         layout.addLayout(row)
         layout.addWidget(self.error)
+        self._pending: Filter | None = None
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(DEBOUNCE_MS)
+        self._debounce.timeout.connect(lambda: self._apply(self._pending))
         self.edit.textChanged.connect(self._text_changed)
         self.edit.textEdited.connect(lambda _text: QTimer.singleShot(0, self, self.offer_completions))
 
@@ -72,6 +81,7 @@ class FilterBar(QWidget):
 
     def _text_changed(self, text: str) -> None:
         if not text.strip():
+            self._debounce.stop()
             self._show_error(None)
             self._apply(None)
             return
@@ -81,7 +91,11 @@ class FilterBar(QWidget):
             self._show_error(exc)
             return  # the last valid filter stays applied
         self._show_error(None)
-        self._apply(compiled)
+        if len(self.store.messages) >= DEBOUNCE_ABOVE:
+            self._pending = compiled
+            self._debounce.start()
+        else:
+            self._apply(compiled)
 
     def _show_error(self, exc: FilterError | None) -> None:
         if exc is None:
