@@ -26,7 +26,7 @@ every other term as "some message of it matches", so `-kind:error` lists operati
 import fnmatch
 import json
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -337,7 +337,7 @@ _VALUE_HINTS: dict[str, tuple[str, ...]] = {
 }
 
 
-def complete(source: str, cursor: int, known: dict[str, Iterable[str]] | None = None) -> list[Completion]:
+def complete(source: str, cursor: int, known: Mapping[str, Iterable[str]] | None = None) -> list[Completion]:
     """Field names, then values, for the word that ends at `cursor`; `known` adds values seen in the
     trace (`{"tool": [...], "op": [...], "principal": [...]}`)."""
     cursor = max(0, min(cursor, len(source)))

@@ -8,7 +8,7 @@ to whoever listens (`changed`) as a BoundFilter: the log hides what does not mat
 list dims it (`ui/filter_links.py` wires them).
 """
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterator, Mapping
 
 from PySide6.QtCore import QSettings, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtWidgets import QCompleter, QHBoxLayout, QLabel, QLineEdit, QMenu, QToolButton, QVBoxLayout, QWidget
@@ -22,6 +22,25 @@ MAX_SAVED = 30
 #: filters once, not six times); checking the expression and showing a mistake stay immediate.
 DEBOUNCE_ABOVE = 20_000
 DEBOUNCE_MS = 40
+_KNOWN_FIELDS = ("tool", "op", "task", "principal")
+
+
+class _Known(Mapping[str, list[str]]):
+    """The trace's values for complete(), found only for the field being completed."""
+
+    def __init__(self, find: Callable[[str], list[str]]) -> None:
+        self._find = find
+
+    def __getitem__(self, name: str) -> list[str]:
+        if name not in _KNOWN_FIELDS:
+            raise KeyError(name)
+        return self._find(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_KNOWN_FIELDS)
+
+    def __len__(self) -> int:
+        return len(_KNOWN_FIELDS)
 
 
 class FilterBar(QWidget):
@@ -35,7 +54,7 @@ class FilterBar(QWidget):
         self.filter: Filter | None = None
         self._bound: BoundFilter | None = None
         self._completions: list[Completion] = []
-        self._principal_cache: tuple[tuple[int, int], set[str]] = ((-1, -1), set())
+        self._known_cache: tuple[tuple[int, int], dict[str, list[str]]] = ((-1, -1), {})
         self.edit = QLineEdit()
         self.edit.setObjectName("filterExpression")
         self.edit.setPlaceholderText("Filter: tool:delete_file round:>1 -kind:auth state:altered duration:>500ms…")
@@ -125,26 +144,32 @@ class FilterBar(QWidget):
 
     def known_values(self) -> dict[str, set[str]]:
         """Values from this trace for the fields whose values no list can know in advance."""
-        ops = self.store.operations
-        return {"tool": {op.target for op in ops if op.method == "tools/call" and op.target},
-                "op": {op.id for op in ops}, "task": {op.task_id for op in ops if op.task_id},
-                "principal": self._principals()}
+        return {name: set(self._known(name)) for name in _KNOWN_FIELDS}
+
+    def _known(self, name: str) -> list[str]:
+        """One field's values, sorted, found once per size of the trace: a keystroke must not walk
+        250,000 operations (or 1,000,000 messages, for the principals) again."""
+        size = (len(self.store.operations), len(self.store.messages))
+        if self._known_cache[0] != size:
+            self._known_cache = (size, {})
+        values = self._known_cache[1]
+        if name not in values:
+            ops = self.store.operations
+            found = {op.target for op in ops if op.method == "tools/call" and op.target} if name == "tool" else \
+                {op.id for op in ops} if name == "op" else {op.task_id for op in ops if op.task_id} \
+                if name == "task" else self._principals()
+            values[name] = sorted(v for v in found if v)
+        return values[name]
 
     def _principals(self) -> set[str]:
-        """Who the operations ran as (the recorder's metadata, else the studio's requestState), found
-        once per size of the trace: a keystroke must not walk 100,000 messages."""
-        size = (len(self.store.operations), len(self.store.messages))
-        if self._principal_cache[0] != size:
-            index = TraceIndex(self.store.operations, self.store.messages)
-            found = {index.principal(op.id) for op in self.store.operations}
-            self._principal_cache = (size, {p for p in found if p})
-        return self._principal_cache[1]
+        """Who the operations ran as (the recorder's metadata, else the studio's requestState)."""
+        index = TraceIndex(self.store.operations, self.store.messages)
+        return {p for p in (index.principal(op.id) for op in self.store.operations) if p}
 
     def offer_completions(self) -> list[Completion]:
         """complete()'s suggestions for the word at the cursor, shown in the completer's popup."""
         text, cursor = self.edit.text(), self.edit.cursorPosition()
-        known: dict[str, Iterable[str]] = {name: sorted(values) for name, values in self.known_values().items()}
-        self._completions = complete(text, cursor, known)[:50]
+        self._completions = complete(text, cursor, _Known(self._known))[:50]
         model = self.completer.model()
         assert isinstance(model, QStringListModel)
         model.setStringList([c.label or c.replacement for c in self._completions])

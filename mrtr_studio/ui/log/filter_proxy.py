@@ -15,7 +15,7 @@ import contextlib
 import threading
 from array import array
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from PySide6.QtCore import QAbstractProxyModel, QModelIndex, QObject, QPersistentModelIndex, Signal
@@ -57,6 +57,7 @@ class TraceFilterProxy(QAbstractProxyModel):
         self._running = 0  # the generation a worker is computing (0: none)
         self._last: tuple[Any, Selected] | None = None  # (criteria, result) of the last finished run
         self._executor: ThreadPoolExecutor | None = None
+        self._prepared: Future[int] | None = None
         self._lock = threading.Lock()
         self._finished.connect(self._swap_in)
 
@@ -183,11 +184,15 @@ class TraceFilterProxy(QAbstractProxyModel):
         columns = self._columns
         if self._executor is None:
             self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="log-filter")
-        self._executor.submit(columns.sync)
+        self._prepared = self._executor.submit(columns.sync)
 
     def busy(self) -> bool:
         """A filter is being computed on the worker (the log still shows the one before)."""
         return self._running != 0
+
+    def ready(self) -> bool:
+        """Nothing on the worker: no filter being computed, the columns prepared."""
+        return not self.busy() and (self._prepared is None or self._prepared.done())
 
     def _swap_in(self, generation: int, outcome: tuple[Any, Selected | None]) -> None:
         if generation != self._generation:
