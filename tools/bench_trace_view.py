@@ -296,7 +296,7 @@ def typing(path: str, typed: tuple[tuple[str, str], ...] = TYPED) -> None:
     box with QTest.keyClicks, one at a time. Printed per keystroke: the time until the log shows that
     keystroke's result (the debounce, the worker's run, the swap), and over each sequence the GUI's
     longest stall, measured by a 10 ms QTimer heartbeat (its longest gap past 10 ms)."""
-    from PySide6.QtCore import QRect, QSettings, QTimer
+    from PySide6.QtCore import QEventLoop, QRect, QSettings, QTimer
     from PySide6.QtTest import QTest
 
     from mrtr_studio.studio.controller import Studio
@@ -336,14 +336,23 @@ def typing(path: str, typed: tuple[tuple[str, str], ...] = TYPED) -> None:
     heart.timeout.connect(beat)
     heart.start()
 
+    def settled(before: int) -> bool:
+        if not bar.error.isHidden() and not bar._debounce.isActive():
+            return True  # a half-typed term: the mistake is shown, the last filter stays
+        return swaps[0] > before and not bar._debounce.isActive() and proxy.ready()
+
     def settle(before: int) -> None:
-        deadline = time.perf_counter() + 60
-        while time.perf_counter() < deadline:
-            app.processEvents()
-            if not bar.error.isHidden() and not bar._debounce.isActive():
-                return  # a half-typed term: the mistake is shown, the last filter stays
-            if swaps[0] > before and not bar._debounce.isActive() and proxy.ready():
-                return
+        """Wait in Qt's event loop (idle, as a window waiting for a person is, not spinning) until the
+        keystroke's result is shown, or 60 s."""
+        loop, poll, deadline = QEventLoop(), QTimer(), time.perf_counter() + 60
+        poll.setInterval(2)
+        poll.timeout.connect(lambda: loop.quit() if settled(before) or time.perf_counter() > deadline else None)
+        poll.start()
+        if not settled(before):
+            loop.exec()
+        poll.stop()
+        if not settled(before):
+            print("  (no result within 60 s)")
 
     worst = 0.0
     for prefix, keys in typed:
