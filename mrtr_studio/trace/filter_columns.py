@@ -172,6 +172,11 @@ class _Run:
             text = b"\x00".join(parts).lower()  # no compact JSON holds a raw NUL: hits never span two
             ends = list(itertools.accumulate(len(part) + 1 for part in parts))
             for pattern in patterns:
+                if text.count(pattern) > len(rows) // 8:  # hits everywhere: test each lowered message once
+                    for row, part in zip(rows, text.split(b"\x00"), strict=True):
+                        if pattern in part:
+                            found[row] = 1
+                    continue
                 at = text.find(pattern)
                 while at != -1:
                     hit = bisect.bisect_right(ends, at)
