@@ -75,3 +75,10 @@ EXPORT_PREVIEW_CHARS = 64 * 1024
 #: and the widest its preview in the redaction dialog is drawn.
 PICTURE_MAX_PIXELS = 24_000_000
 PICTURE_PREVIEW_WIDTH = 760
+
+# --- opening traces ----------------------------------------------------------------------------------
+#: Memory a trace file takes once open, per byte of the file, with headroom (tools/bench_trace_load.py
+#: measures about 1.3x for the record-per-line layout); a file is refused when this much is not available.
+TRACE_MEMORY_PER_BYTE = 2.0
+#: The same for a file in another layout, read and parsed whole (its text and its tree at once).
+TRACE_MEMORY_PER_BYTE_WHOLE = 6.0

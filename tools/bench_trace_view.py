@@ -287,13 +287,118 @@ def window_trace(operations: int) -> list[tuple[str, float]]:
     return results
 
 
+#: (already in the box, then typed a key at a time): a free-text word, then a term after a narrowing one.
+TYPED = (("", "f1234"), ("kind:request ", "round:2"))
+
+
+def typing(path: str, typed: tuple[tuple[str, str], ...] = TYPED) -> None:
+    """Typing as typing: a trace file opened in the whole window, then keys typed into the real filter
+    box with QTest.keyClicks, one at a time. Printed per keystroke: the time until the log shows that
+    keystroke's result (the debounce, the worker's run, the swap), and over each sequence the GUI's
+    longest stall, measured by a 10 ms QTimer heartbeat (its longest gap past 10 ms)."""
+    from PySide6.QtCore import QEventLoop, QRect, QSettings, QTimer
+    from PySide6.QtTest import QTest
+
+    from mrtr_studio.studio.controller import Studio
+    from mrtr_studio.ui.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication(sys.argv)
+    scratch = tempfile.mkdtemp(prefix="mrtr-bench-")
+    settings = QSettings(os.path.join(scratch, "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(Studio(), settings, interactive_answers=False, available=QRect(0, 0, 1366, 768))
+    window.show()
+    app.processEvents()
+    began = time.perf_counter()
+    window.open_trace(path)
+    store, log = window.studio.store, window.log
+    while not store.messages or log.model.rowCount() < len(store.messages):
+        app.processEvents()
+    log.table.viewport().repaint()
+    opened = time.perf_counter() - began
+    proxy, bar = log.proxy, log.filter_bar
+    while not proxy.ready():
+        app.processEvents()
+        time.sleep(0.005)
+    print(f"typing: {len(store.messages):,} messages opened in the window in {opened:.1f} s; the filter's columns "
+          f"ready {time.perf_counter() - began - opened:.1f} s later (on the worker)")
+    swaps = [0]
+    proxy.filtered.connect(lambda: swaps.__setitem__(0, swaps[0] + 1))
+    gaps: list[float] = []
+    last = [time.perf_counter()]
+
+    def beat() -> None:
+        now = time.perf_counter()
+        gaps.append(now - last[0])
+        last[0] = now
+
+    heart = QTimer()
+    heart.setInterval(10)
+    heart.timeout.connect(beat)
+    heart.start()
+
+    def settled(before: int) -> bool:
+        if not bar.error.isHidden() and not bar._debounce.isActive():
+            return True  # a half-typed term: the mistake is shown, the last filter stays
+        return swaps[0] > before and not bar._debounce.isActive() and proxy.ready()
+
+    def settle(before: int) -> None:
+        """Wait in Qt's event loop (idle, as a window waiting for a person is, not spinning) until the
+        keystroke's result is shown, or 60 s."""
+        loop, poll, deadline = QEventLoop(), QTimer(), time.perf_counter() + 60
+        poll.setInterval(2)
+        poll.timeout.connect(lambda: loop.quit() if settled(before) or time.perf_counter() > deadline else None)
+        poll.start()
+        if not settled(before):
+            loop.exec()
+        poll.stop()
+        if not settled(before):
+            print("  (no result within 60 s)")
+
+    worst = 0.0
+    for prefix, keys in typed:
+        if prefix:
+            before = swaps[0]
+            bar.set_text(prefix)
+            settle(before)
+        bar.edit.setFocus()
+        bar.edit.end(False)
+        gaps.clear()
+        last[0] = time.perf_counter()
+        for key in keys:
+            before = swaps[0]
+            bar.completer.popup().hide()  # a person types on past the completions; so does the bench
+            started = time.perf_counter()
+            QTest.keyClicks(bar.edit, key)
+            settle(before)
+            took = time.perf_counter() - started
+            worst = max(worst, took)
+            half = not bar.error.isHidden()
+            state = "a half-typed term (shown as a mistake)" if half else f"{proxy.rowCount():,} rows"
+            print(f"  typed {bar.edit.text()!r:24} -> shown in {took * 1000:7.1f} ms, {state}")
+        stall = max(gaps, default=0.0) - 0.010
+        print(f"  longest GUI stall while typing {keys!r}: {stall * 1000:.1f} ms (10 ms heartbeat)")
+        before = swaps[0]
+        bar.set_text("")
+        settle(before)
+    heart.stop()
+    print(f"  RATIO: slowest keystroke {worst:.3f} s (goal < 0.2 s a keystroke)")
+    window.close()
+    window.deleteLater()
+    app.processEvents()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--operations", type=int, default=2500, help="two-round operations (4 messages each)")
     parser.add_argument("--diagram-messages", type=int, default=1200, help="messages in the zoomed diagram")
     parser.add_argument("--big", type=int, default=25000, help="operations in the big trace (0 to skip)")
     parser.add_argument("--launches", type=int, default=3, help="fresh interpreters timed to the first paint")
+    parser.add_argument("--typing", metavar="TRACE", help="only type filters into the window over this trace file "
+                        "(tools/synthetic_trace.py's save_synthetic writes a 1,000,000-message one)")
     args = parser.parse_args()
+    if args.typing:
+        typing(args.typing)
+        return
     results = launch(args.launches) if args.launches else []
     results += bench(args.operations)
     if args.big:

@@ -100,7 +100,7 @@ class CompiledRules:
     def bind(self, operations: Iterable[Operation], messages: Sequence[TraceMessage]) -> "BoundRules":
         ops = list(operations)
         index = TraceIndex(ops, messages)  # one for every rule: what it finds (replies, altered states) once
-        return BoundRules(self.rules, tuple(f.bind(ops, messages, index) for f in self.filters))
+        return BoundRules(self.rules, tuple(f.bind(ops, messages, index=index) for f in self.filters))
 
 
 def compile_rules(rules: Sequence[ColourRule]) -> CompiledRules:

@@ -28,8 +28,7 @@ from .model import Direction, Finding, MessageKind, Operation, Outcome, Severity
 
 FORMAT = "mrtr-studio-trace"
 VERSION = format_version.MAJOR
-#: Ceilings for one file and for one record (an operation or a message) in it.
-MAX_TRACE_BYTES = 1024 * 1024 * 1024
+#: The ceiling for one record (an operation or a message); a whole file's is the memory it needs (memory_fit).
 MAX_RECORD_BYTES = 256 * 1024 * 1024
 
 _STRICT = ConfigDict(extra="forbid", strict=True)

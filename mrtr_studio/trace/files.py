@@ -36,10 +36,12 @@ from typing import IO, Any
 
 from pydantic import ValidationError
 
+from .. import defaults
 from . import autosave, file_format, format_version
-from .file_format import FORMAT, MAX_RECORD_BYTES, MAX_TRACE_BYTES, VERSION, Contents, TraceFileError
+from .file_format import FORMAT, MAX_RECORD_BYTES, VERSION, Contents, TraceFileError
 from .file_format import NotOneRecordPerLine as _OtherLayout
 from .format_version import Newer
+from .memory_fit import check_fits
 from .model import Operation, TraceMessage, encode
 from .origin import FileRef, Origin
 from .private_files import private_writer
@@ -50,7 +52,7 @@ _HEAD_START = b'{"format":'
 _JOURNAL_START = b'{"type":'
 _OPERATIONS = b'"operations":[\n'
 _MESSAGES = b'"messages":[\n'
-_CHUNK = 4096
+_CHUNK = 512
 
 __all__ = ["FORMAT", "SUFFIX", "VERSION", "Opened", "TraceFileError", "load_into", "open_trace", "read_trace", "save",
            "to_document"]
@@ -193,9 +195,7 @@ def read_trace(path: str | Path) -> Opened:
             raise ValueError(f"{source} is not a regular file")
         with open(path, "rb") as handle, _no_cyclic_gc():
             status = os.fstat(handle.fileno())
-            if status.st_size > MAX_TRACE_BYTES:
-                raise ValueError(f"{source} is {status.st_size} bytes, over the limit of {MAX_TRACE_BYTES} bytes "
-                                 "for a trace")
+            check_fits(source, status.st_size, defaults.TRACE_MEMORY_PER_BYTE)  # no other ceiling on its size
             file = FileRef.of(path, status)
             if handle.read(len(_JOURNAL_START)) == _JOURNAL_START:
                 return _journal(path, source, file)
@@ -203,8 +203,12 @@ def read_trace(path: str | Path) -> Opened:
             try:
                 contents = _read_by_records(handle, source)
             except _OtherLayout:
+                check_fits(source, status.st_size, defaults.TRACE_MEMORY_PER_BYTE_WHOLE)  # text and tree at once
                 handle.seek(0)
-                contents = file_format.document_from(handle.read(MAX_TRACE_BYTES + 1), source)
+                text = handle.read(status.st_size + 1)
+                if len(text) > status.st_size:
+                    raise ValueError(f"{source} grew while it was being read; open it once written") from None
+                contents = file_format.document_from(text, source)
             return Opened(contents.operations, contents.messages, contents.newer, file)
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from exc

@@ -26,7 +26,7 @@ every other term as "some message of it matches", so `-kind:error` lists operati
 import fnmatch
 import json
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,13 +62,18 @@ class TraceIndex:
     """What terms need beyond one message (its operation, its reply, the state before it), computed
     once per trace and only as far as a filter asks for it."""
 
-    def __init__(self, operations: Iterable[Operation], messages: Sequence[TraceMessage]) -> None:
-        self.operations = {op.id: op for op in operations}
+    def __init__(self, operations: Iterable[Operation], messages: Sequence[TraceMessage],
+                 by_id: Mapping[str, Operation] | None = None,
+                 messages_of: Callable[[str], Sequence[TraceMessage]] | None = None) -> None:
+        """`by_id` and `messages_of`: what a store already knows (the operations by id, an operation's
+        messages), so binding a filter at each keystroke does not walk a million messages again."""
+        self.operations: Mapping[str, Operation] = by_id if by_id is not None else {op.id: op for op in operations}
         self.messages = messages
         self._replies: dict[int, TraceMessage] | None = None
         self._altered: set[int] | None = None
         self._principals: dict[str, str] | None = None
         self._by_operation: dict[str, list[TraceMessage]] | None = None
+        self._messages_of = messages_of
 
     def operation(self, entry: TraceMessage) -> Operation | None:
         return self.operations.get(entry.operation_id)
@@ -125,7 +130,9 @@ class TraceIndex:
                     found[entry.operation_id] = principal
         return found
 
-    def messages_of(self, operation_id: str) -> list[TraceMessage]:
+    def messages_of(self, operation_id: str) -> Sequence[TraceMessage]:
+        if self._messages_of is not None:
+            return self._messages_of(operation_id)
         if self._by_operation is None:
             self._by_operation = {}
             for entry in self.messages:
@@ -289,9 +296,12 @@ class Filter:
     ast: Node
 
     def bind(self, operations: Iterable[Operation], messages: Sequence[TraceMessage],
+             by_id: Mapping[str, Operation] | None = None,
+             messages_of: Callable[[str], Sequence[TraceMessage]] | None = None, *,
              index: "TraceIndex | None" = None) -> "BoundFilter":
-        """`index`: one already made for this trace, shared by several filters (the colouring rules)."""
-        index = index if index is not None else TraceIndex(operations, messages)
+        """`index`: one already made for this trace, shared by several filters (the colouring rules);
+        `by_id` and `messages_of`: the store's own lookups, so binding walks no message."""
+        index = index if index is not None else TraceIndex(operations, messages, by_id, messages_of)
         return BoundFilter(self, index, _build(self.ast, index), _build_operation(self.ast, index))
 
     def messages(self, operations: Iterable[Operation], messages: Sequence[TraceMessage]) -> list[TraceMessage]:
@@ -339,7 +349,7 @@ _VALUE_HINTS: dict[str, tuple[str, ...]] = {
 }
 
 
-def complete(source: str, cursor: int, known: dict[str, Iterable[str]] | None = None) -> list[Completion]:
+def complete(source: str, cursor: int, known: Mapping[str, Iterable[str]] | None = None) -> list[Completion]:
     """Field names, then values, for the word that ends at `cursor`; `known` adds values seen in the
     trace (`{"tool": [...], "op": [...], "principal": [...]}`)."""
     cursor = max(0, min(cursor, len(source)))

@@ -12,6 +12,7 @@ from typing import Any, Literal
 import orjson
 
 from ..protocol.roundtrip import result_type_of
+from . import transport_shapes
 
 Direction = Literal["client->server", "server->client"]
 MessageKind = Literal[
@@ -68,6 +69,14 @@ def pack(value: Any) -> Any:
 _NO_TRANSPORT = PackedJson(b"{}")
 
 
+def _pack_transport(transport: dict[str, Any] | None) -> Any:
+    """Transport metadata as kept on a message: its shared shape (trace/transport_shapes.py), else packed."""
+    if not transport:
+        return _NO_TRANSPORT
+    shared = transport_shapes.share(transport)
+    return shared if shared is not None else pack(transport)
+
+
 class _NoFindings(list):
     """The findings of every message that has none: one shared empty list (a list per message was 5%
     of a loaded trace's memory). It refuses to change; TraceStore.add_findings gives the message its own."""
@@ -117,8 +126,9 @@ class TraceMessage:
         self.timestamp = timestamp
         self.method = method
         self.jsonrpc_id = jsonrpc_id
-        # Packed like the message: per-message dicts of headers took twice the memory of the messages.
-        self._transport: Any = _NO_TRANSPORT if not transport else pack(transport)
+        # Shared between messages of the same shape: per-message dicts of headers took twice the memory
+        # of the messages, and even packed one by one they took more than the messages.
+        self._transport: Any = _pack_transport(transport)
         self.findings: list[Finding] = NO_FINDINGS if findings is None else findings
         #: Fields a newer studio wrote that this one does not know: kept to be written back (format_version).
         self.extra = extra
@@ -131,11 +141,14 @@ class TraceMessage:
         """What the transport knew of the message (exchange, HTTP status, masked headers...), decoded anew
         when packed: change it by assigning a whole dict."""
         value = self._transport
-        return orjson.loads(memoryview(value)) if type(value) is PackedJson else value
+        kind = type(value)
+        if kind is PackedJson:
+            return orjson.loads(memoryview(value))
+        return value.decode() if kind in transport_shapes.SHARED_TYPES else value
 
     @transport.setter
     def transport(self, value: dict[str, Any]) -> None:
-        self._transport = _NO_TRANSPORT if not value else pack(value)
+        self._transport = _pack_transport(value)
 
     @property
     def method_name(self) -> str | None:

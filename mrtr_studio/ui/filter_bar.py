@@ -8,16 +8,40 @@ to whoever listens (`changed`) as a BoundFilter: the log hides what does not mat
 list dims it (`ui/filter_links.py` wires them).
 """
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterator, Mapping
 
 from PySide6.QtCore import QSettings, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtWidgets import QCompleter, QHBoxLayout, QLabel, QLineEdit, QMenu, QToolButton, QVBoxLayout, QWidget
 
 from ..trace import TraceStore
 from ..trace.filter import BoundFilter, Completion, Filter, FilterError, TraceIndex, compile_filter, complete
+from ..trace.model import Operation
 
 SAVED_KEY = "filters/saved"
 MAX_SAVED = 30
+#: On a trace this big a keystroke's filter waits `DEBOUNCE_MS` for the next one (typing "delete"
+#: filters once, not six times); checking the expression and showing a mistake stay immediate.
+DEBOUNCE_ABOVE = 20_000
+DEBOUNCE_MS = 40
+_KNOWN_FIELDS = ("tool", "op", "task", "principal")
+
+
+class _Known(Mapping[str, list[str]]):
+    """The trace's values for complete(), found only for the field being completed."""
+
+    def __init__(self, find: Callable[[str], list[str]]) -> None:
+        self._find = find
+
+    def __getitem__(self, name: str) -> list[str]:
+        if name not in _KNOWN_FIELDS:
+            raise KeyError(name)
+        return self._find(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_KNOWN_FIELDS)
+
+    def __len__(self) -> int:
+        return len(_KNOWN_FIELDS)
 
 
 class FilterBar(QWidget):
@@ -31,7 +55,8 @@ class FilterBar(QWidget):
         self.filter: Filter | None = None
         self._bound: BoundFilter | None = None
         self._completions: list[Completion] = []
-        self._principal_cache: tuple[tuple[int, int], set[str]] = ((-1, -1), set())
+        self._by_id: tuple[int, dict[str, Operation]] = (-1, {})
+        self._known_cache: tuple[tuple[int, int], dict[str, list[str]]] = ((-1, -1), {})
         self.edit = QLineEdit()
         self.edit.setObjectName("filterExpression")
         self.edit.setPlaceholderText("Filter: tool:delete_file round:>1 -kind:auth state:altered duration:>500ms…")
@@ -62,6 +87,11 @@ class FilterBar(QWidget):
         layout.setSpacing(1)
         layout.addLayout(row)
         layout.addWidget(self.error)
+        self._pending: Filter | None = None
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(DEBOUNCE_MS)
+        self._debounce.timeout.connect(lambda: self._apply(self._pending))
         self.edit.textChanged.connect(self._text_changed)
         self.edit.textEdited.connect(lambda _text: QTimer.singleShot(0, self, self.offer_completions))
 
@@ -72,6 +102,7 @@ class FilterBar(QWidget):
 
     def _text_changed(self, text: str) -> None:
         if not text.strip():
+            self._debounce.stop()
             self._show_error(None)
             self._apply(None)
             return
@@ -81,7 +112,11 @@ class FilterBar(QWidget):
             self._show_error(exc)
             return  # the last valid filter stays applied
         self._show_error(None)
-        self._apply(compiled)
+        if len(self.store.messages) >= DEBOUNCE_ABOVE:
+            self._pending = compiled
+            self._debounce.start()
+        else:
+            self._apply(compiled)
 
     def _show_error(self, exc: FilterError | None) -> None:
         if exc is None:
@@ -101,36 +136,54 @@ class FilterBar(QWidget):
 
     def rebind(self) -> None:
         """Bind again to the store as it is now (messages arrived, a file opened) and tell the views."""
-        self._bound = None if self.filter is None else self.filter.bind(self.store.operations, self.store.messages)
+        if self.filter is None:
+            self._bound = None
+        else:
+            store = self.store
+            self._bound = self.filter.bind(store.operations, store.messages, self._operations_by_id(),
+                                           store.live_messages_of)
         self.changed.emit()
 
     def bound(self) -> BoundFilter | None:
         return self._bound
 
+    def _operations_by_id(self) -> dict[str, Operation]:
+        """The operations by id, made once per number of operations (250,000 of them at 1M messages)."""
+        ops = self.store.operations
+        if self._by_id[0] != len(ops) or (ops and self._by_id[1].get(ops[-1].id) is not ops[-1]):
+            self._by_id = (len(ops), {op.id: op for op in ops})
+        return self._by_id[1]
+
     # --- completion -------------------------------------------------------------------------
 
     def known_values(self) -> dict[str, set[str]]:
         """Values from this trace for the fields whose values no list can know in advance."""
-        ops = self.store.operations
-        return {"tool": {op.target for op in ops if op.method == "tools/call" and op.target},
-                "op": {op.id for op in ops}, "task": {op.task_id for op in ops if op.task_id},
-                "principal": self._principals()}
+        return {name: set(self._known(name)) for name in _KNOWN_FIELDS}
+
+    def _known(self, name: str) -> list[str]:
+        """One field's values, sorted, found once per size of the trace: a keystroke must not walk
+        250,000 operations (or 1,000,000 messages, for the principals) again."""
+        size = (len(self.store.operations), len(self.store.messages))
+        if self._known_cache[0] != size:
+            self._known_cache = (size, {})
+        values = self._known_cache[1]
+        if name not in values:
+            ops = self.store.operations
+            found = {op.target for op in ops if op.method == "tools/call" and op.target} if name == "tool" else \
+                {op.id for op in ops} if name == "op" else {op.task_id for op in ops if op.task_id} \
+                if name == "task" else self._principals()
+            values[name] = sorted(v for v in found if v)
+        return values[name]
 
     def _principals(self) -> set[str]:
-        """Who the operations ran as (the recorder's metadata, else the studio's requestState), found
-        once per size of the trace: a keystroke must not walk 100,000 messages."""
-        size = (len(self.store.operations), len(self.store.messages))
-        if self._principal_cache[0] != size:
-            index = TraceIndex(self.store.operations, self.store.messages)
-            found = {index.principal(op.id) for op in self.store.operations}
-            self._principal_cache = (size, {p for p in found if p})
-        return self._principal_cache[1]
+        """Who the operations ran as (the recorder's metadata, else the studio's requestState)."""
+        index = TraceIndex(self.store.operations, self.store.messages)
+        return {p for p in (index.principal(op.id) for op in self.store.operations) if p}
 
     def offer_completions(self) -> list[Completion]:
         """complete()'s suggestions for the word at the cursor, shown in the completer's popup."""
         text, cursor = self.edit.text(), self.edit.cursorPosition()
-        known: dict[str, Iterable[str]] = {name: sorted(values) for name, values in self.known_values().items()}
-        self._completions = complete(text, cursor, known)[:50]
+        self._completions = complete(text, cursor, _Known(self._known))[:50]
         model = self.completer.model()
         assert isinstance(model, QStringListModel)
         model.setStringList([c.label or c.replacement for c in self._completions])

@@ -32,6 +32,7 @@ class MessageLogView(QWidget):
         self.model = TraceMessageModel(store, self)
         self.proxy = TraceFilterProxy(self)
         self.proxy.setSourceModel(self.model)
+        self.proxy.filtered.connect(lambda: self._show_message(self.selection.message_seq))
         self._syncing = False
         self._build()
         self.model.rowsInserted.connect(self._on_rows_inserted)
@@ -83,12 +84,10 @@ class MessageLogView(QWidget):
             finding=self.finding_box.currentData() or "",
             operation=self.selection.operation_id if self.only_operation.isChecked() else "",
             text=self.text_edit.text(),
-        )
-        self._show_message(self.selection.message_seq)
+            bound=self.filter_bar.bound(),
+        )  # the selection is shown again once the matching rows are in (`filtered`)
 
     def _apply_expression(self) -> None:
-        bound = self.filter_bar.bound()
-        self.proxy.predicate = bound.matches if bound is not None else None
         self._apply_filters()
 
     def _on_operation(self, _operation_id: str) -> None:

@@ -120,7 +120,10 @@ class TraceMessageModel(QAbstractTableModel):
 
     def search_text(self, row: int) -> str:
         """Lower-cased text the free-text filter matches, computed once per row on demand."""
-        entry = self.rows[row]
+        return self.search_text_of(self.rows[row])
+
+    def search_text_of(self, entry: TraceMessage) -> str:
+        """`search_text` of a message (the filter's worker thread reads it by message, not row)."""
         text = self._search.get(entry.seq)
         if text is None:
             text = " ".join((str(entry.seq), self.method_of(entry), str(entry.jsonrpc_id), entry.kind,

@@ -1,0 +1,93 @@
+"""The filter language over columns picks exactly the messages the per-message predicate picks."""
+
+import pytest
+
+from mrtr_studio.trace.filter import compile_filter
+from mrtr_studio.trace.filter_columns import Cancelled, Columns, Condition, context_free, narrows, select
+from mrtr_studio.trace.filter_syntax import parse
+from mrtr_studio.trace.model import Finding, Operation, TraceMessage, pack
+from mrtr_studio.trace.store import link_replies
+from tools.bench_filter import build
+
+EXPRESSIONS = [
+    "kind:error", "kind:complete", "-kind:request", "dir:s2c", "dir:c2s round:2", "round:>1", "round:<=1",
+    "method:tools/call", "method:tools/*", "-method:tools/call", "tool:delete_file", "tool:deploy*", "op:op00000003",
+    "era:modern", "era:legacy", "principal:nobody", "task:*", "code:-32602", "code:<0", "finding:error",
+    "finding:lint-*", "state:present", "state:absent", "state:altered", "duration:>100ms", "size:>200B",
+    "production", "PRODUCTION", "text:\"File deleted\"", "f", "deploy_wizard", "no", "état", '"quote\\"d"',
+    "kind:error or finding:warning", "not (kind:complete or kind:request)", "tool:delete_file -text:production",
+    "(dir:s2c or round:1) and -code:-32602", "round:2 kind:request state:present",
+]
+
+
+def trace() -> tuple[list[Operation], list[TraceMessage]]:
+    operations, messages = build(400)
+    messages[5].findings = [Finding("lint-state", "error", "bad")]
+    messages[9].findings = [Finding("lint-echo", "warning", "odd")]
+    odd = Operation("odd", "prompts/get", "p", {}, "legacy", "embedded", started=0.0, ended=1.0)
+    operations.append(odd)
+    for seq, (direction, body) in enumerate([
+            ("client->server", {"jsonrpc": "2.0", "id": "x", "method": "prompts/get", "params": {"name": "état"}}),
+            ("server->client", {"jsonrpc": "2.0", "id": "x", "result": {"text": 'a "quote\\"d" here'}})],
+            start=len(messages)):
+        kind = "request" if direction == "client->server" else "complete"
+        messages.append(TraceMessage(seq, "odd", 1, direction, kind, pack(body), 1000.0 + seq,  # type: ignore[arg-type]
+                                     body.get("method"), "x"))
+    return operations, link_replies(messages)
+
+
+@pytest.mark.parametrize("expression", EXPRESSIONS)
+def test_the_columns_pick_what_the_predicate_picks(expression: str) -> None:
+    operations, messages = trace()
+    bound = compile_filter(expression).bind(operations, messages)
+    expected = [row for row, entry in enumerate(messages) if bound.matches(entry)]
+    selected = select(Columns(messages), bound)
+    assert list(selected.rows) == expected
+    assert selected.mask == bytes(1 if row in set(expected) else 0 for row in range(len(messages)))
+
+
+def test_the_log_boxes_are_conditions_beside_the_expression() -> None:
+    operations, messages = trace()
+    columns = Columns(messages)
+    conditions = [Condition("direction", "server->client"), Condition("method", "tools/call"),
+                  Condition("finding", test=lambda m: bool(m.findings))]
+    assert list(select(columns, None, conditions).rows) == [5, 9]
+    bound = compile_filter("kind:error").bind(operations, messages)
+    assert list(select(columns, bound, [Condition("operation", "op00000010")]).rows) == [43]
+
+
+def test_a_domain_limits_the_run_and_rows_past_it_are_tested() -> None:
+    operations, messages = trace()
+    columns = Columns(messages[:8])
+    bound = compile_filter("kind:request").bind(operations, messages)
+    first = select(columns, bound)
+    assert list(first.rows) == [0, 2, 4, 6]
+    columns.messages = messages  # appended to: the new rows are coded and tested, the old ones kept
+    narrower = compile_filter("kind:request round:2").bind(operations, messages)
+    again = select(columns, narrower, domain=first.mask)
+    assert list(again.rows) == [row for row, m in enumerate(messages) if narrower.matches(m)]
+    only = select(Columns(messages), bound, domain=b"\x00" * 4 + b"\x01" * (len(messages) - 4))
+    assert list(only.rows)[:2] == [4, 6]
+
+
+def test_a_cancelled_run_stops() -> None:
+    operations, messages = trace()
+    bound = compile_filter("production").bind(operations, messages)
+    with pytest.raises(Cancelled):
+        select(Columns(messages), bound, cancelled=lambda: True)
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    ("f1", "f12", True), ("text:f1", "F12", True), ("f12", "f1", False), ("", "kind:error", True),
+    ("kind:error", "kind:error f", True), ("kind:error f", "f1   kind:error", True),
+    ("kind:error", "kind:complete", False),
+    ("kind:error or f", "kind:error or f1", False), ("-f", "-f1", False), ("round:>1", "round:>1 tool:x", True),
+])
+def test_what_narrows(old: str, new: str, expected: bool) -> None:
+    assert narrows(parse(old), parse(new)) is expected
+
+
+def test_context_free() -> None:
+    assert context_free(parse("kind:error -f round:>1"))
+    assert not context_free(parse("kind:error -duration:>1s"))
+    assert not context_free(parse("kind:error or state:altered"))

@@ -1,0 +1,83 @@
+"""Transport metadata is kept once per shape, shared by the messages that have it, and reads back exactly."""
+
+import math
+
+import pytest
+
+from mrtr_studio.trace import files, transport_shapes
+from mrtr_studio.trace.model import PackedJson, TraceMessage
+from mrtr_studio.trace.store import TraceStore
+
+HEADERS = {"host": "127.0.0.1:8765", "content-type": "application/json", "authorization": "Bearer ***"}
+
+
+def request_meta(exchange: object) -> dict[str, object]:
+    return {"transport": "http-proxy", "exchange": exchange, "http_method": "POST", "http_path": "/mcp",
+            "request_headers": dict(HEADERS)}
+
+
+def message(seq: int, transport: dict[str, object] | None) -> TraceMessage:
+    return TraceMessage(seq, "op1", 1, "client->server", "request", {"jsonrpc": "2.0", "id": seq, "method": "ping"},
+                        1.0 + seq, "ping", seq, transport)
+
+
+def test_messages_of_one_shape_share_it_and_read_back_their_own_exchange_in_order() -> None:
+    before = transport_shapes.live_shapes()
+    entries = [message(seq, request_meta(1000 + seq)) for seq in range(500)]
+    assert transport_shapes.live_shapes() - before <= 1
+    for seq, entry in enumerate(entries):
+        assert entry.transport == request_meta(1000 + seq)
+        assert list(entry.transport) == list(request_meta(0))  # keys in their recorded order
+
+
+def test_a_shape_lasts_only_while_a_message_holds_it() -> None:
+    unusual = {"transport": "stdio", "exchange": 7, "only-here": "test_a_shape_lasts"}
+    before = transport_shapes.live_shapes()
+    entry = message(1, unusual)
+    assert transport_shapes.live_shapes() == before + 1
+    del entry
+    assert transport_shapes.live_shapes() == before
+
+
+@pytest.mark.parametrize("transport", [
+    {"transport": "stdio"},  # no exchange: the whole dict is the shape
+    {"exchange": True, "x": 1},  # a bool is not an exchange number
+    {"exchange": 2**70, "x": 1},  # past 64 bits: orjson cannot write it
+    {"exchange": 3, "n": math.nan},  # NaN would come back null
+    {"exchange": "\x00mrtr-exchange\x00", "header": "\x00mrtr-exchange\x00"},  # the mark itself, recorded
+    {"exchange": 5, "header": "\x00mrtr-exchange\x00"},
+    {"exchange": -4, "nested": {"exchange": 9, "list": [1, {"a": None}]}},
+    {1: "a non-string key"},
+])
+def test_unusual_metadata_reads_back_as_recorded(transport: dict[object, object]) -> None:
+    entry = message(1, transport)  # type: ignore[arg-type]
+    got = entry.transport
+    if any(isinstance(v, float) and math.isnan(v) for v in transport.values()):
+        assert math.isnan(got["n"]) and got["exchange"] == 3
+    else:
+        assert got == transport and list(got) == list(transport)
+
+
+def test_live_messages_are_kept_like_loaded_ones(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    store = TraceStore()
+    op = store.begin_operation("tools/call", "t", {}, "modern", "http://127.0.0.1:1/mcp")
+    before = transport_shapes.live_shapes()
+    for exchange in range(200):
+        store.record(op.id, 1, "client->server", {"jsonrpc": "2.0", "id": exchange, "method": "tools/call"},
+                     **request_meta(exchange))
+    assert transport_shapes.live_shapes() - before <= 1
+    live = store.messages[-1]
+    assert type(live._message) is PackedJson  # the message packed as a loaded one is
+    path = files.save(tmp_path / "t.mrtr.json", store)
+    reopened = TraceStore()
+    files.load_into(reopened, path)
+    assert [m.transport for m in reopened.messages] == [request_meta(x) for x in range(200)]
+    assert [m.to_json() for m in reopened.messages] == [m.to_json() for m in store.messages]
+
+
+def test_assigning_transport_replaces_it_whole() -> None:
+    entry = message(1, request_meta(1))
+    entry.transport = {**entry.transport, "http_status": 200}
+    assert entry.transport == {**request_meta(1), "http_status": 200}
+    entry.transport = {}
+    assert entry.transport == {}
