@@ -22,7 +22,7 @@ from . import tones
 from .builders import named
 from .diagram.diagram_view import SequenceDiagramView
 from .diagram.published import draw_picture
-from .redaction_preview import Done, RedactionPreview, in_background
+from .redaction_preview import Done, RedactionPreview, in_background, show_preview
 
 if TYPE_CHECKING:
     from .main_window import MainWindow
@@ -128,7 +128,8 @@ def preview_picture(window: "MainWindow", kind: PictureKind, diagram: SequenceDi
 
 def preview_in_window(diagram: SequenceDiagramView, kind: str) -> bool:
     """A diagram's own toolbar export, when the diagram is in the window (a lesson, the Lab, the Cluster,
-    a comparison): its picture previewed like the window's. False outside a window (nothing to ask)."""
+    a comparison): its picture, or its Mermaid text from the diagram's own store, previewed like the
+    window's. False outside a window (nothing to ask)."""
     from .main_window import MainWindow  # lazily: the window imports this module
 
     widget = diagram.parentWidget()
@@ -136,5 +137,17 @@ def preview_in_window(diagram: SequenceDiagramView, kind: str) -> bool:
         widget = widget.parentWidget()
     if widget is None:
         return False
+    if kind == "mmd":
+        window = widget
+        operation_id = diagram.operation_id
+        if not operation_id:
+            window.show_error("Run or select a flow to export first.")
+            return True
+
+        def saved(prepared: PreparedExport, path: str | None) -> None:
+            window.show_info(f"Exported the flow to {path} (masked: {prepared.tally.summary()}).")
+        show_preview(window, ExportRequest("mermaid", operation_id), saved,
+                     ("Mermaid (*.mmd *.md)", f"operation-{operation_id}.mmd"), store=diagram.store)
+        return True
     preview_picture(widget, "png" if kind == "png" else "svg", diagram)
     return True

@@ -46,6 +46,7 @@ from . import file_dialogs, tones
 from .builders import named, push_button, text_label
 
 if TYPE_CHECKING:
+    from ..trace.store import TraceStore
     from .main_window import MainWindow
 
 PROFILES_KEY = "redaction/profiles"
@@ -106,9 +107,11 @@ def saved_profiles(window: "MainWindow") -> list[RedactionProfile]:
 class RedactionPreview(QDialog):
     def __init__(self, window: "MainWindow", request: ExportRequest, done: Done,
                  prepared: PreparedExport | None = None, save_as: tuple[str, str] = ("All files (*)", "export"),
-                 ) -> None:
+                 store: "TraceStore | None" = None) -> None:
         super().__init__(window)
         self.window_ = window
+        #: The trace exported: the window's, or a lesson's, the Lab's, a comparison's own store.
+        self.store = store if store is not None else window.studio.store
         self.save_as = save_as  # (file-dialog filter, default file name)
         self.request = request
         self.done_ = done
@@ -178,7 +181,7 @@ class RedactionPreview(QDialog):
         self.prepared = None
         self.action.setEnabled(False)
         self.masked.clear()
-        store = self.window_.studio.store
+        store = self.store
         operations, messages = list(store.operations), list(store.messages)  # the snapshot the worker reads
         if self.request.is_copy:
             self._finished(lambda: prepare(operations, messages, self.request, profile))
@@ -269,12 +272,13 @@ class RedactionPreview(QDialog):
 
 
 def show_preview(window: "MainWindow", request: ExportRequest, done: Done,
-                 save_as: tuple[str, str] = ("All files (*)", "export")) -> RedactionPreview | None:
+                 save_as: tuple[str, str] = ("All files (*)", "export"), store: "TraceStore | None" = None,
+                 ) -> RedactionPreview | None:
     """Open the preview (kept as `window.redaction_preview`); a copy that cannot be made is refused
     with the reason, and no dialog opens."""
     prepared = None
     if request.is_copy:
-        store = window.studio.store
+        store = store if store is not None else window.studio.store
         profiles = saved_profiles(window)
         last = str(window.settings.value(LAST_KEY, "default"))
         profile = next((p for p in profiles if p.name == last), profiles[0])
@@ -285,7 +289,7 @@ def show_preview(window: "MainWindow", request: ExportRequest, done: Done,
             return None
     from .focus_order import present
 
-    dialog = RedactionPreview(window, request, done, prepared, save_as)
+    dialog = RedactionPreview(window, request, done, prepared, save_as, store)
     window.redaction_preview = dialog
     present(dialog)
     return dialog

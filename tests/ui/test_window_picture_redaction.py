@@ -174,3 +174,33 @@ def test_a_comparisons_diagram_is_previewed_too_and_a_lone_view_asks_for_a_file(
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_a: (str(tmp_path / "lone.png"), ""))
     lone.png_action.trigger()
     assert (tmp_path / "lone.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_diagram_over_its_own_store_exports_mermaid_through_the_preview(
+        qtbot: Any, window: MainWindow, tmp_path: Path, monkeypatch: Any) -> None:
+    """A lesson's, the Lab's or the Cluster's diagram holds its own store: its toolbar's Mermaid is
+    previewed from that store, masked, like the window's own."""
+    from mrtr_studio.trace import TraceStore
+    from mrtr_studio.ui.diagram import SequenceDiagramView
+    from mrtr_studio.ui.redaction_preview import RedactionPreview
+    from mrtr_studio.ui.selection import Selection
+
+    own = TraceStore()
+    operation = run_flow(own, "delete_file", arguments={"path": "/z", "password": "swordfish"})
+    view = SequenceDiagramView(own, Selection())
+    view.setParent(window)  # inside the window, as the teaching pages' diagrams are
+    from PySide6.QtWidgets import QFileDialog
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_a: ("", ""))  # asking directly is the failure
+    qtbot.waitUntil(lambda: view.operation_id == operation.id)
+    view.mermaid_action.trigger()
+    dialog = window.redaction_preview
+    assert isinstance(dialog, RedactionPreview) and dialog.store is own
+    qtbot.waitUntil(lambda: dialog.prepared is not None)
+    assert dialog.prepared is not None
+    assert dialog.request.kind == "mermaid" and dialog.request.operation_id == operation.id
+    monkeypatch.setattr(file_dialogs, "ask_save", lambda *_a: str(tmp_path / "own.mmd"))
+    qtbot.mouseClick(dialog.action, Qt.MouseButton.LeftButton)
+    text = (tmp_path / "own.mmd").read_text()
+    assert stat.S_IMODE((tmp_path / "own.mmd").stat().st_mode) == 0o600
+    assert "sequenceDiagram" in text and "swordfish" not in text
+    assert any(line.startswith("$..password") for line in dialog.prepared.tally.lines())  # from its own store

@@ -473,8 +473,8 @@ class SequenceDiagramView(QWidget):
 
     def _export(self, filter_text: str, suffix: str) -> None:
         from ..picture_preview import preview_in_window  # lazily: that module draws with this view
-        if suffix != "mmd" and preview_in_window(self, suffix):
-            return  # in the window, a picture is shown with its redaction first
+        if preview_in_window(self, suffix):
+            return  # in the window, the export is shown with its redaction first
         path, _ = QFileDialog.getSaveFileName(self, "Export diagram", f"operation-{self.operation_id}.{suffix}",
                                               filter_text)
         if not path:
