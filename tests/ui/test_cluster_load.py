@@ -71,6 +71,7 @@ def expected_bars(document: dict[str, Any]) -> list[Bar]:
 def test_load_directly_to_each_node_draws_the_report(qtbot: Any, loop: asyncio.AbstractEventLoop,
                                                      view: ClusterView) -> None:
     start(qtbot, loop, view, nodes=2)
+    assert view.load.status.text().startswith("Run MRTR flows against the running cluster")  # the hint follows
     document = run_load(qtbot, loop, view, concurrency=4, duration=1.0)
     panel = view.load
     assert document["failed"] == 0 and document["completed"] >= 4
@@ -128,8 +129,10 @@ def test_stop_ends_the_load_with_the_figures_so_far(qtbot: Any, loop: asyncio.Ab
 def test_a_bad_setting_is_said_inline(qtbot: Any, loop: asyncio.AbstractEventLoop, view: ClusterView) -> None:
     panel = view.load
     assert not panel.run_button.isEnabled()  # no cluster yet
+    assert panel.status.text().startswith("Start the cluster, then")
     assert panel.start() is None and panel.status.text() == "✖ Start the cluster first."
     start(qtbot, loop, view, nodes=1)
+    assert panel.run_button.isEnabled() and not panel.status.text().startswith("✖")  # no stale refusal
     panel.arguments.setText("[1]")
     qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
     assert not panel.busy and panel.status.text().startswith("✖ Arguments: a JSON object")

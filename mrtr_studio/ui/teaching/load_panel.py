@@ -38,6 +38,10 @@ from ..builders import column_layout, named, push_button, splitter, text_label
 from ..tables import read_only_table
 from .load_chart import LatencyChart
 
+NEED_CLUSTER = "✖ Start the cluster first."
+NO_CLUSTER = "Start the cluster, then run MRTR flows against it under load."
+READY = ("Run MRTR flows against the running cluster under load: every round of each flow, figures per round "
+         "and per node.")
 NODE_COLUMNS = ("Node", "Flows", "Flows/s", "Failed", "Flow p50 ms", "p90", "p99", "Errors")
 ERROR_COLUMNS = ("Error (code and reason)", "Flows")
 
@@ -88,7 +92,7 @@ class LoadPanel(QWidget):
         self.progress = named(QProgressBar(), "loadProgress", "Load progress")
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(True)
-        self.status = text_label("loadStatus", "Start the cluster, then run MRTR flows against it under load.")
+        self.status = text_label("loadStatus", NO_CLUSTER)
         self.chart = LatencyChart()
         self.nodes = _table(NODE_COLUMNS, "loadNodes", "Figures per node")
         self.errors = _table(ERROR_COLUMNS, "loadErrors", "Errors by code and reason")
@@ -126,6 +130,8 @@ class LoadPanel(QWidget):
 
     def update_controls(self) -> None:
         up = self.cluster() is not None
+        if self.status.text() in (NO_CLUSTER, NEED_CLUSTER, READY):  # the hint follows the cluster; results stay
+            self.status.setText(READY if up else NO_CLUSTER)
         self.run_button.setEnabled(up and not self.busy)
         self.stop_button.setEnabled(self.busy)
 
@@ -148,7 +154,7 @@ class LoadPanel(QWidget):
         if self.busy:
             return None
         if cluster is None:
-            self._say("✖ Start the cluster first.")
+            self._say(NEED_CLUSTER)
             return None
         try:
             self.load = ClusterLoad(cluster, self.plan(), self.balancer_port())
