@@ -1,4 +1,4 @@
-"""`--otlp-endpoint URL` for `serve` and `proxy`: live spans of the handled traffic (proxy/live_spans.py).
+"""`--otlp-endpoint URL` for `serve`, `proxy` and `wrap`: live spans of the handled traffic (proxy/live_spans.py).
 
 The OpenTelemetry SDK is imported only when the flag is given, so a plain `serve` starts as fast as before.
 """

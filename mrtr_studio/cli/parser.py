@@ -91,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_check_parser(commands)
     add_baseline_flags(commands.choices["check"])
     add_wrap_parser(commands)
+    add_otlp_flag(commands.choices["wrap"])
     add_wrap_config_parser(commands)
     add_check_client_parser(commands)
     add_replay_server_parser(commands)

@@ -1,4 +1,5 @@
-"""`mrtr-studio wrap [--trace FILE] [--no-feed] -- COMMAND ARGS...`: the recording stdio wrapper.
+"""`mrtr-studio wrap [--trace FILE] [--no-feed] [--otlp-endpoint URL] -- COMMAND ARGS...`: the recording
+stdio wrapper (with --otlp-endpoint, a live span per relayed JSON-RPC request, as `proxy` sends).
 
 A desktop client's config names `mrtr-studio` with `["wrap", "--", "python", "server.py"]` in place
 of the server. Standard output is the protocol's, so the wrapper says nothing there; its own
@@ -23,6 +24,7 @@ from ..proxy.local_feed import private_dir, studio_home
 from ..proxy.recorder_process import RecorderProcess
 from ..proxy.shutdown import StopRequests
 from ..proxy.stdio_wrap import relay
+from .otlp_flag import live_spans_of, tee_sink
 
 
 def default_trace(command: list[str]) -> Path:
@@ -41,6 +43,11 @@ def run_wrap(args: argparse.Namespace) -> int:
         trace = Path(args.trace) if args.trace else default_trace(command)
     except OSError as exc:
         print(f"mrtr-studio wrap: cannot prepare the trace folder: {exc}", file=sys.stderr)
+        return 2
+    try:
+        spans = live_spans_of(args, "mrtr-studio wrap")  # --otlp-endpoint: spans of the relayed requests
+    except ValueError as exc:
+        print(f"mrtr-studio wrap: {exc}", file=sys.stderr)
         return 2
     # The recording runs in a process of its own: the relay only splits lines and queues them.
     recorder = RecorderProcess(f"stdio {' '.join(command)}", "wrapped", trace, quiet=True,
@@ -62,7 +69,7 @@ def run_wrap(args: argparse.Namespace) -> int:
         stop.when_at_once(stop_relay)  # again: the server is not waited for any longer
         if stop.signals:
             stop_relay()  # a signal came before the loop started
-        return await relay(command, recorder.put)
+        return await relay(command, tee_sink(recorder.put, spans))
 
     try:
         return asyncio.run(main())
@@ -71,4 +78,6 @@ def run_wrap(args: argparse.Namespace) -> int:
     finally:
         for line in recorder.close():
             print(f"mrtr-studio wrap: {line}", file=sys.stderr)
+        if spans is not None:
+            spans.close()
         stop.done()

@@ -113,3 +113,35 @@ def test_proxy_sends_a_span_per_relayed_request(collector: Collector, tmp_path: 
 def test_a_bad_endpoint_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["serve", "--port", "0", "--otlp-endpoint", "collector:4318"]) == 2
     assert "--otlp-endpoint must be an http(s) URL" in capsys.readouterr().err
+
+
+ANSWER_ONE = ("import sys, json\nline = sys.stdin.readline()\nrequest = json.loads(line)\n"
+              "print(json.dumps({'jsonrpc': '2.0', 'id': request['id'], 'result': {'resultType': 'complete', "
+              "'content': []}}), flush=True)\nsys.stdin.read()\n")
+
+
+def test_wrap_sends_a_span_per_relayed_request(collector: Collector, tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    trace_id, span_id = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+               "params": {"name": "delete_file", "arguments": {"path": "/a"},
+                          "_meta": {"traceparent": f"00-{trace_id}-{span_id}-01"}}}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+           "MRTR_STUDIO_HOME": str(tmp_path / "home")}
+    done = subprocess.run([sys.executable, "-m", "mrtr_studio", "wrap", "--no-feed", "--otlp-endpoint", collector.url,
+                           "--trace", str(tmp_path / "w.mrtr.json"), "--", sys.executable, "-c", ANSWER_ONE],
+                          input=(json.dumps(request) + "\n").encode(), capture_output=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr
+    assert b'"resultType": "complete"' in done.stdout
+    spans = calls_of(collector)
+    assert [(s.trace_id.hex(), s.parent_span_id.hex()) for s in spans] == [(trace_id, span_id)]  # type: ignore[attr-defined]
+    resource = {kv.key: kv.value.string_value for kv in collector.requests[0].resource_spans[0].resource.attributes}
+    assert resource["service.name"] == "mrtr-studio wrap"
+
+
+def test_a_bad_wrap_endpoint_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["wrap", "--otlp-endpoint", "collector:4318", "--", "true"]) == 2
+    assert "--otlp-endpoint must be an http(s) URL" in capsys.readouterr().err
