@@ -32,6 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="open the window as on a screen of this size (e.g. 1366x768), for screenshots")
     parser.add_argument("--install-desktop", action="store_true",
                         help="add a desktop entry and the .mrtr.json file type for this user, then exit")
+    parser.add_argument("--otlp-endpoint", metavar="URL",
+                        help="send a span per JSON-RPC request the window sends over OTLP/HTTP to this collector "
+                             "URL (e.g. http://127.0.0.1:4318/v1/traces), in the trace of its _meta.traceparent")
     commands = parser.add_subparsers(dest="command")
 
     serve = commands.add_parser("serve", help="serve the demo server on Streamable HTTP at /mcp")

@@ -1,4 +1,5 @@
-"""Live OpenTelemetry spans of the traffic a server or proxy handles (`serve|proxy --otlp-endpoint URL`).
+"""Live OpenTelemetry spans of the traffic a server, proxy or wrapper handles (`serve|proxy|wrap
+--otlp-endpoint URL`), or the window sends (`mrtr-studio --otlp-endpoint URL`, studio/live_spans.py).
 
 One SERVER span per JSON-RPC request, from the request to its response, sent over OTLP/HTTP with the
 opentelemetry-sdk (a batch processor: a slow or absent collector never delays a request; what does not
@@ -44,7 +45,9 @@ def checked_endpoint(url: str) -> str:
 class LiveSpans:
     """A tap listener (WireEvent) or proxy sink turning requests and responses into spans."""
 
-    def __init__(self, endpoint: str, service: str) -> None:
+    def __init__(self, endpoint: str, service: str, kind: SpanKind = SpanKind.SERVER) -> None:
+        #: SERVER for what a server or a proxy in front of one handles; CLIENT for what the window sends.
+        self.kind = kind
         resource = Resource.create({"service.name": service, "service.version": __version__})
         self.provider = TracerProvider(resource=resource)
         self.provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(
@@ -88,7 +91,7 @@ class LiveSpans:
         attributes = {"mcp.method.name": method, "jsonrpc.request.id": str(message["id"])}
         if method == "tools/call" and isinstance(name, str):
             attributes["mcp.tool.name"] = name
-        span = self.tracer.start_span(f"{method} {name}" if isinstance(name, str) else method, kind=SpanKind.SERVER,
+        span = self.tracer.start_span(f"{method} {name}" if isinstance(name, str) else method, kind=self.kind,
                                       context=_PROPAGATOR.extract(carrier), attributes=attributes)
         old = self._open.pop(key, None)
         if old is not None:

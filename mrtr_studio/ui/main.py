@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication
 
 from ..studio.controller import Studio, describe_error
 from ..studio.demo_runs import DEMO_RUNS, DemoRun
+from ..studio.live_spans import WindowSpans
 from ..studio.oauth_demo import SCENARIO as OAUTH_SCENARIO
 from ..studio.oauth_demo import ProtectedDemo
 from ..studio.trace_argument import open_on_start
@@ -173,8 +174,13 @@ def run_gui(args: argparse.Namespace) -> int:
     scenario = getattr(args, "scenario", None)
     auto = bool(getattr(args, "auto", False))
     shots_dir = getattr(args, "screenshot_dir", None)
+    endpoint = getattr(args, "otlp_endpoint", None)
     try:
         screen = parse_screen_size(getattr(args, "screen_size", None))
+        if endpoint:
+            from ..proxy.live_spans import checked_endpoint
+
+            checked_endpoint(endpoint)
     except ValueError as exc:
         print(exc, file=sys.stderr)
         return 2
@@ -253,6 +259,7 @@ def run_gui(args: argparse.Namespace) -> int:
         return int(await closed)
 
     protected = ProtectedDemo() if scenario == OAUTH_SCENARIO else None
+    live_spans = WindowSpans(studio.store, endpoint) if endpoint else None  # --otlp-endpoint
     try:
         if protected is not None:
             protected.start()
@@ -263,4 +270,6 @@ def run_gui(args: argparse.Namespace) -> int:
         release_signals()
         if protected is not None:
             protected.stop()
+        if live_spans is not None:
+            live_spans.close()
     return code
