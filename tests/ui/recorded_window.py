@@ -33,13 +33,19 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 @pytest.fixture
 def opened(qtbot: Any, tmp_path: Path, recorded: Path) -> MainWindow:
     """The window (not connected anywhere) showing the recording, its one operation selected."""
+    window = window_on(qtbot, tmp_path, recorded)
+    window.selection.select_operation(window.studio.store.operations[0].id)
+    return window
+
+
+def window_on(qtbot: Any, tmp_path: Path, trace: Path) -> MainWindow:
+    """A window (not connected anywhere) that opened `trace`, its log filled."""
     window = MainWindow(Studio(), QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat),
                         interactive_answers=False)
     qtbot.addWidget(window)
     window.show()
-    window.open_trace(str(recorded))
+    window.open_trace(str(trace))
     qtbot.waitUntil(lambda: window.log.model.rowCount() > 0)
-    window.selection.select_operation(window.studio.store.operations[0].id)
     return window
 
 

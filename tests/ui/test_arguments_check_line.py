@@ -1,32 +1,14 @@
 """The verdict on the selected tool's arguments is in view without scrolling at 1366x768 (and 1920x1080):
 a fixed two-line line above the form, so it never moves the field being typed in."""
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
-from PySide6.QtCore import QPoint, QRect, QSettings, Qt
+from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
 
-from mrtr_studio.studio.controller import Studio
 from mrtr_studio.ui.main_window import MainWindow
 from tests.ui.test_main_window import Runner, arun  # noqa: F401  (fixtures)
-
-SIZES = [(1366, 768), (1920, 1080)]
-
-
-@pytest.fixture(params=SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
-def win(request: Any, qtbot: Any, arun: Runner, tmp_path: Path) -> Iterator[MainWindow]:  # noqa: F811
-    settings = QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(Studio(), settings, interactive_answers=False, available=QRect(0, 0, *request.param))
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    arun(window.start())
-    QApplication.processEvents()
-    yield window
-    arun(window.studio.close())
+from tests.ui.test_side_column_steady import win  # noqa: F401  (the window at both sizes)
 
 
 def seen_whole(widget: QWidget) -> bool:
@@ -38,7 +20,7 @@ def at(widget: QWidget, window: QWidget) -> QRect:
     return QRect(widget.mapTo(window, QPoint(0, 0)), widget.size())
 
 
-def test_the_schema_warning_shows_without_scrolling_and_moves_no_field(win: MainWindow, qtbot: Any) -> None:
+def test_the_schema_warning_shows_without_scrolling_and_moves_no_field(win: MainWindow, qtbot: Any) -> None:  # noqa: F811
     panel = win.arguments
     assert win.explorer.select("delete_file", "tool")
     QApplication.processEvents()
@@ -60,7 +42,7 @@ def test_the_schema_warning_shows_without_scrolling_and_moves_no_field(win: Main
     assert line.text().startswith("⚠") and at(field, win) == where and line.height() == height
 
 
-def test_a_long_verdict_stays_two_lines_with_the_whole_text_in_its_tooltip(win: MainWindow) -> None:
+def test_a_long_verdict_stays_two_lines_with_the_whole_text_in_its_tooltip(win: MainWindow) -> None:  # noqa: F811
     line = win.arguments.message
     height = line.height()
     long = "Does not match the input schema (it can still be sent): " + "; ".join(
@@ -75,7 +57,7 @@ def test_a_long_verdict_stays_two_lines_with_the_whole_text_in_its_tooltip(win: 
     assert seen_whole(line)
 
 
-def test_every_tools_form_fits_its_scroll_box_so_nothing_is_cut_at_the_right(win: MainWindow) -> None:
+def test_every_tools_form_fits_its_scroll_box_so_nothing_is_cut_at_the_right(win: MainWindow) -> None:  # noqa: F811
     panel = win.arguments
     panel.body.setFixedHeight(4 * panel.fontMetrics().lineSpacing())  # a short box: the forms scroll in it
     tree = win.explorer.tree
@@ -93,7 +75,7 @@ def test_every_tools_form_fits_its_scroll_box_so_nothing_is_cut_at_the_right(win
         assert at(panel.title, win).right() <= at(viewport, win).right(), name
 
 
-def test_a_picked_tools_fields_show_at_once(win: MainWindow) -> None:
+def test_a_picked_tools_fields_show_at_once(win: MainWindow) -> None:  # noqa: F811
     panel = win.arguments
     assert win.explorer.select("deploy_wizard", "tool")
     assert win.explorer.select("delete_file", "tool")

@@ -4,39 +4,20 @@ scrolling, at 1366x768 and 1920x1080; in Debug it is a tab of the centre column 
 which takes it to Learn. F5 on the Eras tab runs the comparison, not the explorer's tool."""
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QRect, QRectF, QSettings, Qt
+from PySide6.QtCore import QRect, QRectF, Qt
 from PySide6.QtWidgets import QApplication, QWidget
 
-from mrtr_studio.studio.controller import Studio
-from mrtr_studio.trace import TraceStore
 from mrtr_studio.ui.diagram import SequenceDiagramView
 from mrtr_studio.ui.diagram.items import ArrowItem
 from mrtr_studio.ui.main_window import MainWindow
 from mrtr_studio.ui.mode_layouts import shows_without_scrolling
 from mrtr_studio.ui.modes import TAB_KEYS
-from tests.ui.test_teaching_loop import qt_loop, run_until
-
-
-@pytest.fixture
-def loop(qapp: Any) -> Iterator[asyncio.AbstractEventLoop]:
-    with qt_loop(qapp) as running:
-        yield running
-
-
-def open_window(qtbot: Any, path: Path, room: QRect) -> MainWindow:
-    settings = QSettings(str(path), QSettings.Format.IniFormat)
-    window = MainWindow(Studio(store=TraceStore()), settings, interactive_answers=False, available=room)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    window.teaching  # noqa: B018  (built, as right after the first paint)
-    settle()
-    return window
+from tests.ui.test_modes import loop, open_window  # noqa: F401  (the loop fixture)
+from tests.ui.test_teaching_loop import run_until
 
 
 def settle() -> None:
@@ -66,7 +47,7 @@ def click_tab(qtbot: Any, win: MainWindow, key: str) -> None:
     settle()
 
 
-def press_f5_and_wait(qtbot: Any, win: MainWindow, loop: asyncio.AbstractEventLoop) -> None:
+def press_f5_and_wait(qtbot: Any, win: MainWindow, loop: asyncio.AbstractEventLoop) -> None:  # noqa: F811
     eras = win.teaching.eras
     before = len(win.studio.store.operations)
     qtbot.keyClick(win, Qt.Key.Key_F5)
@@ -79,9 +60,10 @@ def press_f5_and_wait(qtbot: Any, win: MainWindow, loop: asyncio.AbstractEventLo
 
 
 @pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)])
-def test_learn_shows_both_whole_flows_side_by_side(qtbot: Any, loop: asyncio.AbstractEventLoop, tmp_path: Path,
+def test_learn_shows_both_whole_flows_side_by_side(qtbot: Any, loop: asyncio.AbstractEventLoop, tmp_path: Path,  # noqa: F811
                                                    size: tuple[int, int]) -> None:
     win = open_window(qtbot, tmp_path / "studio.ini", QRect(0, 0, *size))
+    settle()
     qtbot.keyClick(win, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)  # Learn
     settle()
     bar = win.modes.pinned
@@ -114,9 +96,10 @@ def test_learn_shows_both_whole_flows_side_by_side(qtbot: Any, loop: asyncio.Abs
     win.close()
 
 
-def test_debug_tab_stacks_and_show_wide_takes_it_to_learn(qtbot: Any, loop: asyncio.AbstractEventLoop,
+def test_debug_tab_stacks_and_show_wide_takes_it_to_learn(qtbot: Any, loop: asyncio.AbstractEventLoop,  # noqa: F811
                                                            tmp_path: Path) -> None:
     win = open_window(qtbot, tmp_path / "studio.ini", QRect(0, 0, 1366, 768))
+    settle()
     assert win.modes.current == "debug"
     click_tab(qtbot, win, "eras")
     eras = win.teaching.eras
@@ -141,9 +124,10 @@ def test_debug_tab_stacks_and_show_wide_takes_it_to_learn(qtbot: Any, loop: asyn
     win.close()
 
 
-def test_teach_menu_eras_from_lab_goes_to_learn(qtbot: Any, loop: asyncio.AbstractEventLoop,
+def test_teach_menu_eras_from_lab_goes_to_learn(qtbot: Any, loop: asyncio.AbstractEventLoop,  # noqa: F811
                                                 tmp_path: Path) -> None:
     win = open_window(qtbot, tmp_path / "studio.ini", QRect(0, 0, 1366, 768))
+    settle()
     win.modes.switch("lab")
     settle()
     assert not win.modes.pinned.isVisible()  # one view: no tab bar

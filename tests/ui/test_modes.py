@@ -29,9 +29,10 @@ def loop(qapp: Any) -> Iterator[asyncio.AbstractEventLoop]:
         yield running
 
 
-def open_window(qtbot: Any, path: Path) -> MainWindow:
+def open_window(qtbot: Any, path: Path, room: QRect = ROOM) -> MainWindow:
+    """The window on a screen of `room`, its teaching views built, as right after the first paint."""
     settings = QSettings(str(path), QSettings.Format.IniFormat)
-    window = MainWindow(Studio(store=TraceStore()), settings, interactive_answers=False, available=ROOM)
+    window = MainWindow(Studio(store=TraceStore()), settings, interactive_answers=False, available=room)
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)

@@ -82,6 +82,19 @@ def test_round_labels_scale_with_the_other_labels_and_the_line_leaves_them_room(
         assert item.segments()[-1].x2() == pytest.approx(view.geometry_now.width - 10)
 
 
+def presented(qtbot: Any, lesson: str, width: int) -> LessonView:
+    """A lesson view in presentation mode showing `lesson`'s handler, its code box `width` wide."""
+    view = LessonView()
+    qtbot.addWidget(view)
+    view.resize(1366, 700)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_presentation(True)
+    view.select_lesson(lesson)
+    view.source.setFixedWidth(width)
+    return view
+
+
 def line_breaks(view: LessonView) -> list[tuple[str, int]]:
     """Each wrapped line's text and where a continuation starts in it."""
     breaks = []
@@ -97,14 +110,8 @@ def line_breaks(view: LessonView) -> list[tuple[str, int]]:
 @pytest.mark.parametrize("width", [420, 640])
 def test_presented_code_wraps_between_words_never_inside_an_identifier(
         qtbot: Any, presenting_font: None, width: int) -> None:
-    view = LessonView()
-    qtbot.addWidget(view)
-    view.resize(1366, 700)
-    view.show()
-    qtbot.waitExposed(view)
-    view.set_presentation(True)
-    view.select_lesson("wizard")  # long lines: response.input_required.add_elicitation(key, message, schema)
-    view.source.setFixedWidth(width)
+    # long lines: response.input_required.add_elicitation(key, message, schema)
+    view = presented(qtbot, "wizard", width)
     settle()
     breaks = line_breaks(view)
     assert breaks, "at this width and size the long handler lines wrap"
@@ -132,14 +139,7 @@ def test_copied_code_is_the_code_as_written(qtbot: Any, presenting_font: None) -
 
 
 def test_a_word_wider_than_the_code_view_scrolls_sideways(qtbot: Any, presenting_font: None) -> None:
-    view = LessonView()
-    qtbot.addWidget(view)
-    view.resize(1366, 700)
-    view.show()
-    qtbot.waitExposed(view)
-    view.set_presentation(True)
-    view.select_lesson("wizard")
-    view.source.setFixedWidth(260)  # narrower than "response.input_required.add_elicitation(key,"
+    view = presented(qtbot, "wizard", 260)  # narrower than "response.input_required.add_elicitation(key,"
     settle()
     scroll = view.source.horizontalScrollBar()
     assert scroll.maximum() > 0  # the overlong word is reachable, not cut
@@ -148,14 +148,7 @@ def test_a_word_wider_than_the_code_view_scrolls_sideways(qtbot: Any, presenting
 
 
 def test_every_code_line_is_as_tall_as_the_code_font_makes_it(qtbot: Any, presenting_font: None) -> None:
-    view = LessonView()
-    qtbot.addWidget(view)
-    view.resize(1366, 700)
-    view.show()
-    qtbot.waitExposed(view)
-    view.set_presentation(True)
-    view.select_lesson("wizard")
-    view.source.setFixedWidth(420)
+    view = presented(qtbot, "wizard", 420)
     settle()
     heights: dict[bool, set[float]] = {True: set(), False: set()}  # holding a soft break or not
     block = view.source.document().begin()
@@ -173,14 +166,7 @@ def test_a_ran_line_is_highlighted_on_every_row_it_wraps_to(qtbot: Any, presenti
 
     from mrtr_studio.ui.diagram.palette import line_highlight
 
-    view = LessonView()
-    qtbot.addWidget(view)
-    view.resize(1366, 700)
-    view.show()
-    qtbot.waitExposed(view)
-    view.set_presentation(True)
-    view.select_lesson("confirm-delete")
-    view.source.setFixedWidth(420)
+    view = presented(qtbot, "confirm-delete", 420)
     view._show_source(0, [38, 44], 2)  # the lines a round ran (▶), as a step shows them
     settle()
     assert view.highlighted_code()[0] == 'if not request.has_input_response("confirm"):'  # no soft breaks

@@ -8,17 +8,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from mrtr_studio.studio.controller import Studio
 from mrtr_studio.studio.replay_against import REPLAY_LABEL
 from mrtr_studio.ui.main_window import MainWindow
 from mrtr_studio.ui.replay_against_view import ReplayAgainstView, open_replay
 from tests.cli.test_serve_command import serve
 from tests.replay.processes import SDK_TEXTS, record_sdk_flows
 
-from .recorded_window import opened, recorded  # noqa: F401 - fixtures
+from .recorded_window import opened, recorded, window_on  # noqa: F401 - fixtures
 from .test_main_window import Runner, arun, until  # noqa: F401 - fixtures
 from .test_window_copy_as import click_entry, right_click
 
@@ -147,12 +146,7 @@ def sdk_trace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_sdk_clients_flows_replayed_against_a_fresh_serve_are_the_same(
         qtbot: Any, tmp_path: Path, sdk_trace: Path, arun: Runner) -> None:  # noqa: F811
-    window = MainWindow(Studio(), QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat),
-                        interactive_answers=False)
-    qtbot.addWidget(window)
-    window.show()
-    window.open_trace(str(sdk_trace))
-    qtbot.waitUntil(lambda: window.log.model.rowCount() > 0)
+    window = window_on(qtbot, tmp_path, sdk_trace)
     view = open_replay(window, None)
     try:
         with serve() as (_, url):
