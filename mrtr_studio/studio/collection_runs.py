@@ -64,6 +64,8 @@ class AssertionChoice:
 
 @dataclass(frozen=True)
 class Saved:
+    """What saving did, for the window to say: the file, the call's name in it, whether the file is new."""
+
     path: Path
     name: str
     created: bool
