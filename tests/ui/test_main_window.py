@@ -64,6 +64,15 @@ async def until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
     await asyncio.wait_for(poll(), timeout)
 
 
+async def held_at_round_two(win: MainWindow) -> None:
+    """Step delete_file until its round-2 retry is held (the state in it, ready to tamper with)."""
+    assert win.explorer.select("delete_file", "tool")
+    win.controls.step.trigger()
+    await until(lambda: win.studio.pending is not None and win.studio.pending.round == 1)
+    win.controls.step.trigger()
+    await until(lambda: win.studio.pending is not None and win.studio.pending.round == 2)
+
+
 async def run_tool(win: MainWindow, name: str, arguments: dict[str, Any] | None = None) -> Any:
     assert win.explorer.select(name, "tool")
     if arguments is not None:
@@ -114,11 +123,7 @@ def test_unticked_elicitation_gets_32021(window: MainWindow, arun: Runner) -> No
 
 def test_tampered_state_is_rejected_and_the_failed_check_highlighted(window: MainWindow, arun: Runner) -> None:
     async def body() -> None:
-        assert window.explorer.select("delete_file", "tool")
-        window.controls.step.trigger()
-        await until(lambda: window.studio.pending is not None and window.studio.pending.round == 1)
-        window.controls.step.trigger()
-        await until(lambda: window.studio.pending is not None and window.studio.pending.round == 2)
+        await held_at_round_two(window)
         window.controls.tampers["signature"].trigger()
         assert "signature" in window.step_editor.text() or window.studio.pending is not None
         window.controls.continue_.trigger()

@@ -9,7 +9,7 @@ from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QApplication, QTableWidget
 
 from mrtr_studio.ui.main_window import MainWindow
-from tests.ui.test_main_window import Runner, arun, settings, until, window  # noqa: F401  (fixtures)
+from tests.ui.test_main_window import Runner, arun, held_at_round_two, settings, until, window  # noqa: F401
 
 
 def in_view(win: MainWindow, table: QTableWidget, row: int) -> bool:
@@ -27,11 +27,7 @@ def test_a_rejection_brings_the_failed_check_into_view(window: MainWindow, arun:
     QApplication.processEvents()
 
     async def body() -> None:
-        assert window.explorer.select("delete_file", "tool")
-        window.controls.step.trigger()
-        await until(lambda: window.studio.pending is not None and window.studio.pending.round == 1)
-        window.controls.step.trigger()
-        await until(lambda: window.studio.pending is not None and window.studio.pending.round == 2)
+        await held_at_round_two(window)
         bar = inspector.scroll_area.verticalScrollBar()
         await until(lambda: bar.maximum() > 0)
         bar.setValue(bar.maximum())  # the person had scrolled down, to the diff
