@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from mrtr_studio.trace import files
+from tests.cli.test_serve_command import serve
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -23,16 +24,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
 @pytest.fixture(scope="module")
 def upstream() -> Iterator[str]:
-    proc = subprocess.Popen([sys.executable, "-m", "mrtr_studio", "serve", "--port", "0"], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True, env=ENV)
-    try:
-        assert proc.stdout is not None
-        found = re.search(r"listening on (http://\S+)", proc.stdout.readline())
-        assert found
-        yield found.group(1)
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    with serve(env={"PYTHONPATH": str(ROOT)}) as (_, url):
+        yield url
 
 
 def start(command: list[str]) -> tuple["subprocess.Popen[str]", str]:
