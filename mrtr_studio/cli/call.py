@@ -29,6 +29,7 @@ from ..protocol.peer_text import printable
 from ..protocol.roundtrip import result_type_of
 from ..trace import files
 from ..transport.base import TransportError
+from .check_report import terminal_text
 from .flags.auth import oauth_client_of, oauth_settings_of
 from .targets import UsageError, limits_from, make_transport
 
@@ -218,6 +219,12 @@ def run_call(args: argparse.Namespace) -> int:
         return EXIT_BROKEN_PIPE
 
 
+def answer_warning(line: str) -> str:
+    """A warning about an answer, as stderr shows it: the line quotes the server's schema (its patterns,
+    formats), so it is escaped for the terminal."""
+    return f"mrtr-studio call: warning: {terminal_text(line)}"
+
+
 def _run_call(args: argparse.Namespace) -> int:
     try:
         arguments = json.loads(args.args)
@@ -226,7 +233,7 @@ def _run_call(args: argparse.Namespace) -> int:
         flags = parse_flags(args.caps)
         answers = R.AnswersFile.load(args.answers) if args.answers else None
         if answers is not None:  # an answer that breaks its question's schema is sent, and said so
-            answers.warn = lambda line: print(f"mrtr-studio call: warning: {line}", file=sys.stderr)
+            answers.warn = lambda line: print(answer_warning(line), file=sys.stderr)
         settings = ClientSettings(era=args.era, capabilities=flags, bearer_token=args.bearer, user=args.bearer or "",
                                   max_rounds=getattr(args, "max_rounds", 10), limits=limits_from(args))
         oauth_settings = oauth_settings_of(args)

@@ -3,8 +3,9 @@
 Why: `call --answers` sent `"confirm": "yes"` where the elicitation's requestedSchema says boolean,
 without a word; the server's rejection then looked like the server's fault. A debugger must be able
 to send a wrong answer on purpose, so nothing is blocked: each mismatch is one line on stderr naming
-the input key, the field and the schema's type. Names and values are JSON-escaped before they
-reach the terminal (the schema comes from the peer).
+the input key, the field and the schema's type. Names and values are JSON-escaped; the schema's own
+words a problem quotes (a pattern, a format) are escaped by whoever prints the line
+(`cli/call.answer_warning`), since the schema comes from the peer.
 """
 
 import json

@@ -46,3 +46,13 @@ def test_the_checks_themselves() -> None:
     [missing] = answer_warnings("k", request, {"action": "accept", "content": {}})
     assert '"age"' in missing
     assert answer_warnings("k", {"method": "sampling/createMessage"}, {"whatever": 1}) == []
+
+
+def test_a_pattern_from_the_server_is_escaped_before_the_terminal() -> None:
+    from mrtr_studio.cli.call import answer_warning
+
+    request = {"method": "elicitation/create", "params": {"message": "m", "requestedSchema": {
+        "type": "object", "properties": {"code": {"type": "string", "pattern": "^x\u001b[2Jz$"}}}}}
+    [line] = answer_warnings("k", request, {"action": "accept", "content": {"code": "y"}})
+    shown = answer_warning(line)
+    assert "\u001b" not in shown and "[2J" in shown and shown.startswith("mrtr-studio call: warning: ")
