@@ -20,7 +20,7 @@ from ..client import responders as R
 from ..client.session import ClientSession
 from ..client.settings import ClientSettings
 from ..protocol.peer_text import printable
-from ..studio.interface_listing import LISTINGS, Interface, list_interface
+from ..studio.interface_listing import LISTING_KEYS, LISTINGS, Interface, list_interface
 from ..transport.base import TransportLimits
 from .check_report import terminal_text
 from .targets import UsageError, make_transport
@@ -57,8 +57,6 @@ def _line(entry: dict[str, Any], key: str) -> str:
 def describe(interface: Interface) -> str:
     info = interface.server.get("serverInfo") or {}
     lines = [terminal_text(f"server: {info.get('name', '?')} {info.get('version', '')} (era {interface.era})")]
-    keys = {"tools": "name", "prompts": "name", "resources": "uri", "resourceTemplates": "uriTemplate",
-            "skills": "uri"}
     for name, entries in interface.listings.items():
         title = {"resourceTemplates": "resource templates"}.get(name, name)
         if entries is None:
@@ -66,7 +64,7 @@ def describe(interface: Interface) -> str:
             lines.append(f"{title}: " + (terminal_text(f"failed: {why}") if why else "not offered"))
             continue
         lines.append(f"{title} ({len(entries)}):")
-        lines += [_line(entry, keys[name]) for entry in entries]
+        lines += [_line(entry, LISTING_KEYS[name]) for entry in entries]
     if "server" in interface.problems:
         lines.append(terminal_text(f"server/discover failed: {interface.problems['server']}"))
     return "\n".join(lines) + "\n"

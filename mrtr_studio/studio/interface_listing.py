@@ -18,6 +18,9 @@ MAX_PAGES = 100
 LISTINGS = {"tools": ("tools/list", "tools"), "prompts": ("prompts/list", "prompts"),
             "resources": ("resources/list", "resources"),
             "resourceTemplates": ("resources/templates/list", "resourceTemplates"), "skills": ("skills/list", "skills")}
+#: Listing name -> the field that names an entry (what two interfaces' entries are paired by).
+LISTING_KEYS = {"tools": "name", "prompts": "name", "resources": "uri", "resourceTemplates": "uriTemplate",
+                "skills": "uri"}
 
 
 @dataclass

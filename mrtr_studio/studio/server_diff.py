@@ -23,14 +23,11 @@ from typing import Any
 from ..trace.model import Operation, TraceMessage, result_of
 from . import diff_severity as severity_of
 from .diff_severity import SEVERITIES, Severity
+from .interface_listing import LISTING_KEYS, LISTINGS
 from .json_diff import json_diff
 
-LISTING_KEYS = {"tools": "name", "prompts": "name", "resources": "uri", "resourceTemplates": "uriTemplate",
-                "skills": "uri"}
-LISTING_METHODS = {"tools/list": ("tools", "tools"), "prompts/list": ("prompts", "prompts"),
-                   "resources/list": ("resources", "resources"),
-                   "resources/templates/list": ("resourceTemplates", "resourceTemplates"),
-                   "skills/list": ("skills", "skills")}
+#: A listing method -> (listing name, key of the entries in its result): LISTINGS read the other way.
+LISTING_METHODS = {method: (name, key) for name, (method, key) in LISTINGS.items()}
 #: Discovery fields compared (serverInfo is only shown).
 SERVER_FIELDS = ("supportedVersions", "protocolVersion", "capabilities")
 MAX_SHOWN = 160
