@@ -37,8 +37,8 @@ def with_password(url: str, password: str | None) -> str:
     parts = urlsplit(url)
     if not password or parts.password is not None or parts.scheme not in ("redis", "rediss"):
         return url
-    user = quote(parts.username or "", safe="")
-    return parts._replace(netloc=f"{user}:{quote(password, safe='')}@{parts.netloc}").geturl()
+    user, _, host = parts.netloc.rpartition("@")  # a user already in the URL stays, as written
+    return parts._replace(netloc=f"{user}:{quote(password, safe='')}@{host}").geturl()
 
 
 def store_prefix(server: McpServer, prefix: str | None) -> str:
