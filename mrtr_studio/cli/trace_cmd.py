@@ -167,9 +167,9 @@ def run_copy(args: argparse.Namespace) -> int:
         raise _Usage(f"--seq: no message {args.seq} in {args.file} (seq runs "
                      f"{messages[0].seq}..{messages[-1].seq})" if messages else f"--seq: {args.file} has no messages")
     operation = next((op for op in operations if op.id == entry.operation_id), None)
-    if not credentials:  # a revealed credential is asked for by name: the profile would mask it again
-        redacted = redact_trace([operation] if operation else [], [entry], _profile(args.redact))
-        entry, operation = redacted.messages[0], (redacted.operations[0] if redacted.operations else None)
+    # The profile masks the body's credentials either way; a revealed header is put back by copy_as, after it.
+    redacted = redact_trace([operation] if operation else [], [entry], _profile(args.redact))
+    entry, operation = redacted.messages[0], (redacted.operations[0] if redacted.operations else None)
     try:
         sys.stdout.write(copy_as(entry, args.style, operation, reveal=bool(credentials), credentials=credentials))
     except CopyError as exc:

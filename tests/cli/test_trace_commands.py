@@ -217,3 +217,19 @@ def test_export_takes_one_operation_or_a_filter(recorded: Path, tmp_path: Path,
     assert code == 2 and "--op: no operation 'nope'" in err
     code, _, err = run(capsys, "trace", "export", str(recorded), "--html", str(tmp_path / "missing" / "x.html"))
     assert code == 2 and "cannot write" in err
+
+
+def test_a_revealed_header_leaves_the_bodys_credentials_masked(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from mrtr_studio.trace import TraceStore
+    from tests.trace.view_flows import run_flow
+
+    store = TraceStore()
+    run_flow(store, "delete_file", arguments={"path": "/a", "password": "hunter2"})
+    trace = tmp_path / "secret.mrtr.json"
+    files.save(trace, store)
+    seq = str(_first_request_seq(trace))
+    code, text, err = run(capsys, "trace", "copy", str(trace), "--seq", seq, "--as", "call",
+                          "--reveal", "Authorization:Bearer alice-token")
+    assert code == 0, err
+    assert "hunter2" not in text and '"password":"***"' in text  # the body still as the profile masks it
