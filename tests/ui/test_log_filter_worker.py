@@ -94,3 +94,18 @@ def test_live_rows_join_and_the_selection_comes_back(qtbot, big) -> None:  # typ
     assert shown(view)[-1] == store.messages[-2].seq
     view.filter_bar.set_text("")
     qtbot.waitUntil(lambda: view.proxy.rowCount() == 1002)
+
+
+def test_a_repaint_of_every_row_reaches_the_rows_shown(qtbot, big) -> None:  # type: ignore[no-untyped-def]
+    """A colouring rule repaints rows 0..last of the source; the filter hides both ends (the first
+    message is a request, the last a complete), yet the shown rows between are repainted."""
+    view, store, _ = big
+    view.filter_bar.set_text("kind:input_required")
+    qtbot.waitUntil(lambda: settled(view) and view.proxy.rowCount() == 250)
+    repainted: list[tuple[int, int]] = []
+    view.proxy.dataChanged.connect(lambda first, last, *_: repainted.append((first.row(), last.row())))
+    model = view.model
+    model.dataChanged.emit(model.index(0, 0), model.index(model.rowCount() - 1, model.columnCount() - 1))
+    assert repainted == [(0, 249)]
+    model.dataChanged.emit(model.index(2, 0), model.index(2, 0))  # a hidden row alone: nothing to repaint
+    assert repainted == [(0, 249)]

@@ -282,10 +282,13 @@ class TraceFilterProxy(QAbstractProxyModel):
 
     def _source_changed(self, top_left: QModelIndex, bottom_right: QModelIndex, roles: Any = ()) -> None:
         self._last = None  # a finding added: the last run's verdicts may not hold
-        first = self.mapFromSource(top_left)
-        last = self.mapFromSource(bottom_right)
-        if first.isValid() and last.isValid():
-            self.dataChanged.emit(first, last)
+        top, bottom = top_left.row(), bottom_right.row()
+        if self._rows is None:  # everything shown: the rows are the source's own
+            first, last = top, min(bottom, self._count - 1)
+        else:  # the shown rows within the changed range, even when its ends are filtered out
+            first, last = bisect.bisect_left(self._rows, top), bisect.bisect_right(self._rows, bottom) - 1
+        if 0 <= first <= last:
+            self.dataChanged.emit(self.index(first, top_left.column()), self.index(last, bottom_right.column()))
 
     # --- QAbstractProxyModel ----------------------------------------------------------------
 
