@@ -38,7 +38,7 @@ from ..studio.collection_runs import (
     run_settings,
     save_call,
 )
-from .async_bridge import spawn
+from .async_bridge import in_flight, spawn
 from .builders import button_row, push_button, text_label
 from .file_dialogs import ask_open, ask_save
 from .focus_order import present
@@ -52,6 +52,8 @@ FILTERS = "Collections (*.json);;All files (*)"
 OperationRole = Qt.ItemDataRole.UserRole + 1
 NO_ENVIRONMENT = "(no environment: the collection's variables)"
 
+
+RUNNING = "A collection is running: Stop it before running another."
 
 class SaveToCollectionDialog(QDialog):
     """Where to save one operation, under which name and environment, with which assertions."""
@@ -172,6 +174,11 @@ class CollectionPanel(QWidget):
         layout.addWidget(self.tree, 1)
 
     def run_file(self, path: str, environment: str | None = None) -> "asyncio.Task[list[CallResult] | None]":
+        """Run the file's calls (the task running them); while one runs, it is the one returned, and the
+        second is refused inline: two runs would share the buttons and Stop would end only one."""
+        if self.task is not None and in_flight(self.task):
+            self.error.setText(RUNNING)
+            return self.task
         self.error.setText("")
         self.tree.clear()
         self.results = []
@@ -203,7 +210,7 @@ class CollectionPanel(QWidget):
 
     def stop(self) -> None:
         """Cancel the run: the running call ends aborted, the connection is given back, no more calls run."""
-        if self.task is not None and not self.task.done():
+        if self.task is not None and in_flight(self.task):
             self.task.cancel()
 
     def _add(self, result: CallResult) -> None:
@@ -255,6 +262,9 @@ def add_to_menu(window: "MainWindow", menu: QMenu, operation_id: str) -> None:
 
 def ask_and_run(window: "MainWindow") -> None:
     """Pick a collection file and, when it has environments, one of them; then run it."""
+    if in_flight(window.collection_panel.task):
+        show_panel(window).error.setText(RUNNING)
+        return
     path = ask_open(window, "Run collection", FILTERS, "collections")
     if not path:
         return

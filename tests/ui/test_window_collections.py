@@ -138,6 +138,8 @@ def test_a_call_keeps_to_its_round_limit_and_a_run_can_be_stopped(window: MainWi
     async def stop_while_waiting() -> None:
         task = panel.run_file(str(hanging))
         await until(lambda: studio.busy and studio.entry.kind == "stdio")
+        assert panel.run_file(str(limited)) is task  # a second run is refused while one runs
+        assert panel.error.text() == "A collection is running: Stop it before running another."
         assert panel.stop_button.isEnabled()
         panel.stop_button.click()
         with contextlib.suppress(asyncio.CancelledError):
