@@ -28,7 +28,7 @@ from ..protocol.versions import (
 )
 from . import subscriptions
 from .completion import Completer, CompletionKey, complete
-from .drafts import bound_arguments, extensions_for, listed_tool, secure_call
+from .drafts import bound_arguments, check_secure_schema, extensions_for, listed_tool, secure_call
 from .handler_api import Notify, Response
 from .legacy import LegacyRequests, call_outbound
 from .listen import LIST_CHANGED, ListenStreams
@@ -79,6 +79,9 @@ class McpServer(LegacyRequests):
 
     def tool(self, name: str, description: str = "", input_schema: dict[str, Any] | None = None,
              **extra: Any) -> Callable[[Handler], Handler]:
+        if extra.get("secure_input_schema") is not None:  # refused when registered, not when first called
+            check_secure_schema(extra["secure_input_schema"], name)
+
         def register(handler: Handler) -> Handler:
             entry = ToolEntry(name=name, handler=handler, description=description, **extra)
             if input_schema is not None:

@@ -114,3 +114,11 @@ def test_without_url_elicitation_the_denial_is_undisclosed_not_unavailable() -> 
     body = result.drive.result
     assert body["isError"] and body["_meta"][AUTHORIZATION_META]["remediation"] == "undisclosed"
     assert "remediationHints" not in body["_meta"][AUTHORIZATION_META]
+
+
+@pytest.mark.parametrize("schema", [{"type": "string"}, {"type": "object", "properties": {"a": {"type": 5}}}, []])
+def test_a_bad_secure_input_schema_is_refused_when_the_tool_is_registered(schema: Any) -> None:
+    from mrtr_studio.engine.server import McpServer
+
+    with pytest.raises(ValueError, match="tool 'bad': secureInputSchema"):
+        McpServer().tool("bad", input_schema={"type": "object"}, secure_input_schema=schema)
