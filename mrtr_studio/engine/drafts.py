@@ -25,8 +25,9 @@ from .registry import ToolEntry
 from .server_session import Session
 
 SECURE_EXTENSION = EXTENSIONS[SEP_3221]
-DENIALS_EXTENSION = EXTENSIONS[SEP_2643]
 #: The key secure arguments take inside the state's binding (no tool argument can be named so).
+#: What a client declares to be shown secure tools (SEP-3221).
+SECURE_DECLARED: dict[str, Any] = {"extensions": {SECURE_EXTENSION: {}}}
 BOUND_KEY = "\u0000" + SECURE_ARGUMENTS
 
 
@@ -51,17 +52,12 @@ def _secure_names(entry: ToolEntry) -> set[str]:
     return set(properties) if isinstance(properties, dict) else set()
 
 
-def declares(client_capabilities: dict[str, Any], extension: str) -> bool:
-    extensions = client_capabilities.get("extensions")
-    return isinstance(extensions, dict) and isinstance(extensions.get(extension), dict)
-
-
 def listed_tool(entry: ToolEntry, caps: dict[str, Any], drafts: frozenset[str]) -> dict[str, Any] | None:
     """The tool as `tools/list` shows it to this client, or None to leave it out."""
     wire = entry.wire()
     if entry.secure_input_schema is None:
         return wire
-    if SEP_3221 not in drafts or not declares(caps, SECURE_EXTENSION):
+    if SEP_3221 not in drafts or not capabilities.declares(caps, SECURE_DECLARED):
         return None  # a client that cannot send secureArguments never sees a tool it could not call
     return {**wire, SECURE_SCHEMA: entry.secure_input_schema}
 
@@ -71,7 +67,7 @@ def secure_call(entry: ToolEntry, params: dict[str, Any], arguments: dict[str, A
     """The call's verified secureArguments (None for a tool without secure parameters)."""
     if entry.secure_input_schema is None or SEP_3221 not in drafts:
         return None
-    if not declares(caps, SECURE_EXTENSION):
+    if not capabilities.declares(caps, SECURE_DECLARED):
         raise McpError(MISSING_REQUIRED_CLIENT_CAPABILITY,
                        f"Missing required client capability: {SECURE_EXTENSION}",
                        {"requiredCapabilities": {"extensions": {SECURE_EXTENSION: {}}}})

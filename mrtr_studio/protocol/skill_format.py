@@ -61,11 +61,3 @@ def parse_frontmatter(text: str) -> dict[str, Any]:
         raise FrontmatterError("the frontmatter is not a mapping")
     return parsed
 
-
-def skill_name_of(uri: str) -> str | None:
-    """The skill name a SKILL.md URI carries (its final skill-path segment), or None when it has none."""
-    _, sep, rest = uri.partition("://")
-    segments = [s for s in rest.split("/") if s] if sep else []
-    if len(segments) < 2 or segments[-1] != SKILL_FILE:
-        return None
-    return segments[-2]

@@ -99,7 +99,7 @@ def test_live_rows_join_and_the_selection_comes_back(qtbot, big) -> None:  # typ
 def test_a_repaint_of_every_row_reaches_the_rows_shown(qtbot, big) -> None:  # type: ignore[no-untyped-def]
     """A colouring rule repaints rows 0..last of the source; the filter hides both ends (the first
     message is a request, the last a complete), yet the shown rows between are repainted."""
-    view, store, _ = big
+    view, _, _ = big
     view.filter_bar.set_text("kind:input_required")
     qtbot.waitUntil(lambda: settled(view) and view.proxy.rowCount() == 250)
     repainted: list[tuple[int, int]] = []
