@@ -24,7 +24,7 @@ from ..protocol.roundtrip import NeedInput, RoundTrip
 from ..trace import TraceStore
 from ..trace.recorder import Recorder
 from ..transport.base import ClientTransport
-from .lab import Attack, AttackResult, classify, judge
+from .lab import Attack, AttackResult, classify, finish_attack, judge
 
 SEP = "https://github.com/modelcontextprotocol/modelcontextprotocol/pull/3221"
 MRTR = "https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#error-handling"
@@ -126,7 +126,6 @@ class SecureParamsLab:
         with self.recorder.at(op.id, asked.round + 1):
             reply = await transport.send(retry)
         status, answer = classify(reply)
-        outcome = "error" if status == "rejected" else "complete" if status == "accepted" else "aborted"
-        self.store.finish_operation(op.id, outcome, f"{attack.title}: {answer}")  # type: ignore[arg-type]
+        finish_attack(self.store, op.id, attack, status, answer)
         return AttackResult(attack, status, judge(attack, status), answer, op.id)
 

@@ -24,6 +24,7 @@ from ..protocol import jsonrpc
 from ..protocol.roundtrip import Failed, NeedInput, RoundTrip, Send, result_type_of
 from ..protocol.spec_links import MRTR
 from ..trace import TraceStore
+from ..trace.model import Outcome
 from ..trace.recorder import Recorder
 from ..transport.base import ClientTransport
 
@@ -105,6 +106,13 @@ class LabRun:
         return all(r.status in ("rejected", "re-asked") or r.status == "skipped" for r in self.results)
 
 
+
+
+def finish_attack(store: TraceStore, op_id: str, attack: Attack, status: Status, answer: str) -> None:
+    """End an attack's operation as the server's answer ended it: a rejection is an error, an accepted
+    forgery completes, anything else was aborted by the lab."""
+    outcome: Outcome = "error" if status == "rejected" else "complete" if status == "accepted" else "aborted"
+    store.finish_operation(op_id, outcome, f"{attack.title}: {answer}")
 
 
 def classify(reply: Message | None) -> tuple[Status, str]:
@@ -231,8 +239,7 @@ class Lab:
         retry = machine.retry_for(answers, self.ids())
         status, answer, detail = await self._deliver(attack, retry, asked.body, transport, op.id, method, target,
                                                     other_target, asked.round + 1)
-        outcome = "error" if status == "rejected" else "complete" if status == "accepted" else "aborted"
-        self.store.finish_operation(op.id, outcome, f"{attack.title}: {answer}")  # type: ignore[arg-type]
+        finish_attack(self.store, op.id, attack, status, answer)
         code, reason = self._last_error(op.id)
         return AttackResult(attack, status, judge(attack, status), answer, op.id, detail, code, reason)
 

@@ -16,7 +16,7 @@ from ..protocol import jsonrpc
 from ..protocol.roundtrip import result_type_of
 from ..trace import TraceStore
 from ..transport.base import ClientTransport
-from .lab import Attack, AttackResult, Lab, LabRun, LabTarget, Status, judge
+from .lab import Attack, AttackResult, Lab, LabRun, LabTarget, Status, finish_attack, judge
 
 TASKS = "https://modelcontextprotocol.io/extensions/tasks/overview"
 TASK_ATTACKS: tuple[Attack, ...] = (
@@ -76,8 +76,7 @@ class TaskLab(Lab):
             status, answer, detail = await self._strike(attack, transport, task_id, asked, target, arguments, op.id)
         finally:
             await self._send(transport, self._task_request("tasks/cancel", {"taskId": task_id}), op.id, 3)
-        outcome = "error" if status == "rejected" else "complete" if status == "accepted" else "aborted"
-        self.store.finish_operation(op.id, outcome, f"{attack.title}: {answer}")  # type: ignore[arg-type]
+        finish_attack(self.store, op.id, attack, status, answer)
         return AttackResult(attack, status, judge(attack, status), answer, op.id, detail)
 
     async def _start(self, transport: ClientTransport, target: str, arguments: dict[str, Any],
