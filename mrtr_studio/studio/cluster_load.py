@@ -124,11 +124,13 @@ class ClusterLoad:
 
     async def run(self) -> ClusterLoadResult:
         p = self.plan
+        # what the whole run is reported against: the balancer, or every node
+        target = ", ".join(self.cluster.urls)
         try:
             if p.through_balancer:
                 assert self.balancer_port is not None
                 self.balancer = await start_haproxy(self.cluster.urls, port=self.balancer_port)
-                balancer_url = f"http://127.0.0.1:{self.balancer_port}/mcp"
+                balancer_url = target = f"http://127.0.0.1:{self.balancer_port}/mcp"
                 via = f"HAProxy at {balancer_url}"
                 self.runs = {"": LoadRun(self._load_plan(balancer_url, p.concurrency, p.rate), self.clock)}
             else:
@@ -148,8 +150,7 @@ class ClusterLoad:
         finally:
             if self.balancer is not None:
                 await self.balancer.stop()
-        whole = self._load_plan(", ".join(self.cluster.urls) if not p.through_balancer else via.split(" at ")[1],
-                                p.concurrency, p.rate)
+        whole = self._load_plan(target, p.concurrency, p.rate)
         if p.through_balancer:
             report = self.runs[""].report
             report.plan, report.seconds = whole, seconds

@@ -40,6 +40,7 @@ from ..client.collection import (
     read_document,
 )
 from ..client.collection_run import outcome_of, respond_for, verdicts_for
+from ..protocol.versions import MRTR_METHODS
 from ..trace import TraceStore
 from ..trace.model import result_of
 from ..trace.private_files import write_private
@@ -163,7 +164,7 @@ def call_from(store: TraceStore, row: OperationRow, name: str,
               choice: AssertionChoice) -> tuple[dict[str, Any], Identity]:
     """The call, written literally (target, identity as they are), and the identity it ran as."""
     op = row.operation
-    if op.method not in ("tools/call", "prompts/get", "resources/read"):
+    if op.method not in MRTR_METHODS:
         raise CollectionError(f"only tools/call, prompts/get and resources/read can be saved, not {op.method}")
     settings = row.settings
     client = settings.client if settings is not None else {}

@@ -20,6 +20,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..protocol.versions import MRTR_METHODS
 from ..trace.model import Operation, TraceMessage, result_of
 from . import diff_severity as severity_of
 from .diff_severity import SEVERITIES, Severity
@@ -108,7 +109,7 @@ def flows_of(operations: list[Operation], messages: list[TraceMessage]) -> list[
         by_operation.setdefault(entry.operation_id, []).append(entry)
     flows = []
     for op in operations:
-        if op.method not in ("tools/call", "prompts/get", "resources/read"):
+        if op.method not in MRTR_METHODS:
             continue
         entries = by_operation.get(op.id, [])
         asked = []
