@@ -47,7 +47,7 @@ from ..trace.private_files import write_private
 from .controller import Studio
 from .identities import IDENTITY_PRESETS, Identity, custom_identity
 from .operations import OperationRow, RunSettings
-from .server_entries import EMBEDDED, ServerEntry, http_entry, stdio_entry
+from .server_entries import ServerEntry, target_entry
 
 _COLLECTION_CAPABILITIES = frozenset({"elicitation", "elicitation.url", "sampling", "roots", "tasks"})
 _NAME = re.compile(r"[^A-Za-z0-9_]+")
@@ -239,13 +239,13 @@ def environments(path: str | Path) -> list[str]:
 # --- running ---------------------------------------------------------------------------------------
 
 def entry_for(target: str) -> ServerEntry:
-    if target == "memory:":
-        return EMBEDDED
-    if target.startswith(("http://", "https://")):
-        return http_entry(target)
-    if target.startswith("stdio:"):
-        return stdio_entry(target[len("stdio:"):])
-    raise CollectionError(f"unsupported target {target!r}: use http(s)://…, stdio:COMMAND or memory:")
+    try:
+        entry = target_entry(target)
+    except ValueError as exc:  # stdio: without a command, an unclosed quote
+        raise CollectionError(f"target {target!r}: {exc}") from None
+    if entry is None:
+        raise CollectionError(f"unsupported target {target!r}: use http(s)://…, stdio:COMMAND or memory:")
+    return entry
 
 
 def run_settings(call: SavedCall) -> RunSettings:

@@ -27,7 +27,7 @@ from ..trace.recorder import Recorder
 from ..transport.base import ClientTransport, WireEvent
 from .connection import TransportFactory
 from .identities import Identity
-from .server_entries import EMBEDDED, ServerEntry, http_entry, stdio_entry
+from .server_entries import EMBEDDED, ServerEntry, target_entry
 
 #: The operation label of a replayed flow: "replay of <recorded operation id>".
 REPLAY_LABEL = "replay of "
@@ -45,12 +45,9 @@ class ReplayHost(Protocol):
 def parse_target(text: str) -> ServerEntry:
     """`http(s)://…`, `stdio:COMMAND ARGS` or `embedded`; ValueError saying which forms are understood."""
     text = text.strip()
-    if text in ("embedded", "memory:"):
-        return EMBEDDED
-    if text.startswith(("http://", "https://")):
-        return http_entry(text)
-    if text.startswith("stdio:"):
-        return stdio_entry(text[len("stdio:"):])
+    entry = EMBEDDED if text == "embedded" else target_entry(text)
+    if entry is not None:
+        return entry
     raise ValueError(f"replay against http(s)://…, stdio:COMMAND or embedded, not {text!r}" if text
                      else "name the server to replay against: http(s)://…, stdio:COMMAND or embedded")
 

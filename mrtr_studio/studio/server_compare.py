@@ -11,7 +11,6 @@ line, for the view to show inline.
 """
 
 import asyncio
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -27,7 +26,7 @@ from .diff_sides import FILE_FORMS, file_side, interface_side
 from .identities import Identity
 from .interface_listing import list_interface
 from .server_diff import DiffReport, Side, compare, trace_side
-from .server_entries import EMBEDDED, ServerEntry, http_entry, stdio_entry
+from .server_entries import ServerEntry, target_entry
 
 SourceKind = Literal["connection", "trace", "server", "file"]
 FORMS = f"http(s)://…, stdio:COMMAND, memory:, or the path of one of the {FILE_FORMS}"
@@ -60,17 +59,11 @@ def parse_source(text: str) -> CompareSource:
     if not text:
         raise ValueError(f"nothing typed: use {FORMS}")
     try:
-        if text.startswith(("http://", "https://")):
-            return CompareSource("server", entry=http_entry(text), text=text)
-        if text.startswith("stdio:"):
-            command = text[len("stdio:"):]
-            if not shlex.split(command):
-                raise ValueError("stdio: needs a command, e.g. stdio:python server.py")
-            return CompareSource("server", entry=stdio_entry(command), text=text)
-    except ValueError as exc:  # shlex: an unclosed quote
+        entry = target_entry(text)
+    except ValueError as exc:  # stdio: without a command, an unclosed quote
         raise ValueError(f"{text}: {exc}") from exc
-    if text == "memory:":
-        return CompareSource("server", entry=EMBEDDED, text=text)
+    if entry is not None:
+        return CompareSource("server", entry=entry, text=text)
     if not Path(text).is_file():
         raise ValueError(f"{text!r} is not a server or a file: use {FORMS}")
     return CompareSource("file", path=text, text=text)

@@ -69,6 +69,24 @@ def stdio_entry(command_line: str, name: str = "", env: dict[str, str] | None = 
     return ServerEntry("stdio", name=name, command=parts[0], args=parts[1:], env=dict(env or {}))
 
 
+def target_entry(text: str) -> ServerEntry | None:
+    """The server a target in the command line's forms names (cli/targets.py): `http(s)://…`,
+    `stdio:COMMAND ARGS` or `memory:` (the window's own engine); None for text in none of them.
+    ValueError for a stdio: command that is empty or has an unclosed quote. Compare servers, Replay
+    against… and collections all read their targets here."""
+    text = text.strip()
+    if text == "memory:":
+        return EMBEDDED
+    if text.startswith(("http://", "https://")):
+        return http_entry(text)
+    if text.startswith("stdio:"):
+        command = text[len("stdio:"):]
+        if not shlex.split(command):
+            raise ValueError("stdio: needs a command, e.g. stdio:python server.py")
+        return stdio_entry(command)
+    return None
+
+
 def _strings(value: Any, what: str, name: str) -> list[str]:
     if value is None:
         return []
