@@ -17,9 +17,9 @@ from ..proxy.recorder_process import RecorderProcess
 from ..proxy.shutdown import StopRequests
 from ..trace.redaction import Redaction
 from ..transport.base import Tap
-from ..transport.http_host import bind, make_server
+from ..transport.http_host import make_server
 from .otlp_flag import live_spans_of, tee_sink
-from .serve import _run, serve_until_stopped
+from .serve import _run, listen_or_say, serve_until_stopped
 
 LABEL = "proxied client"
 
@@ -34,6 +34,7 @@ def run_proxy(args: argparse.Namespace) -> int:
     # The trace names the upstream: an `?api_key=` in it is masked like any other.
     server = "forward proxy" if args.forward else f"proxy to {redaction.url(args.upstream)}"
     recorder = RecorderProcess(server, LABEL, args.trace, quiet=args.quiet)
+    spans = None
     try:
         spans = live_spans_of(args, "mrtr-studio proxy")  # --otlp-endpoint: spans of the relayed requests
         sink = tee_sink(recorder.put, spans)
@@ -42,11 +43,13 @@ def run_proxy(args: argparse.Namespace) -> int:
                      redaction=redaction)
     except ValueError as exc:
         print(f"mrtr-studio proxy: {exc}", file=sys.stderr)
+        if spans is not None:  # its exporter's thread started: ended, not left to the interpreter's exit
+            spans.close()
         return 2
-    try:
-        sock = bind(host, port)
-    except OSError as exc:
-        print(f"mrtr-studio proxy: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
+    sock = listen_or_say("proxy", host, port)
+    if sock is None:
+        if spans is not None:
+            spans.close()
         return 1
     recorder.start()
     uv = make_server(app, protocol=forward_protocol() if args.forward else None)
