@@ -21,22 +21,24 @@ is how the tests hold the document to the schema.
 import base64
 import hashlib
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-from google.protobuf import json_format
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
 
 from .. import __version__
 from ..protocol.roundtrip import result_type_of
 from ..protocol.trace_context import parse_traceparent, trace_id_of
 from .model import Operation, TraceMessage, params_of
 
+if TYPE_CHECKING:
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
 _ID_FIELDS = ("traceId", "spanId", "parentSpanId")
-_CLIENT = int(Span.SpanKind.SPAN_KIND_CLIENT)
-_OK = int(Status.StatusCode.STATUS_CODE_OK)
-_ERROR = int(Status.StatusCode.STATUS_CODE_ERROR)
+# opentelemetry-proto's enums (trace.proto: SPAN_KIND_CLIENT, STATUS_CODE_OK / _ERROR), as OTLP/JSON writes
+# them: written as numbers so an export loads no protobuf (tests/trace/test_otlp_document.py holds them to it)
+_CLIENT = 3
+_OK = 1
+_ERROR = 2
 
 
 def _value(value: Any) -> dict[str, Any]:
@@ -167,7 +169,7 @@ def otlp_text(operations: Iterable[Operation], messages: Sequence[TraceMessage])
     return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode(), spans
 
 
-def to_request(operations: Iterable[Operation], messages: Sequence[TraceMessage]) -> ExportTraceServiceRequest:
+def to_request(operations: Iterable[Operation], messages: Sequence[TraceMessage]) -> "ExportTraceServiceRequest":
     """The same trace as the official protobuf message (what a collector receives)."""
     return from_otlp_json(otlp_document(operations, messages))
 
@@ -180,14 +182,19 @@ def _ids(value: Any, convert: Any) -> Any:
     return value
 
 
-def to_otlp_json(request: ExportTraceServiceRequest) -> dict[str, Any]:
+def to_otlp_json(request: "ExportTraceServiceRequest") -> dict[str, Any]:
     """OTLP/JSON: protobuf's JSON mapping with hex ids and integer enums."""
+    from google.protobuf import json_format
+
     mapped = json_format.MessageToDict(request, use_integers_for_enums=True)
     return dict(_ids(mapped, lambda v: base64.b64decode(v).hex()))
 
 
-def from_otlp_json(document: Any) -> ExportTraceServiceRequest:
+def from_otlp_json(document: Any) -> "ExportTraceServiceRequest":
     """Parse OTLP/JSON (hex ids) back into the protobuf message; ValueError when it is not one."""
+    from google.protobuf import json_format
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
     try:
         converted = _ids(document, lambda v: base64.b64encode(bytes.fromhex(v)).decode())
         return json_format.ParseDict(converted, ExportTraceServiceRequest())

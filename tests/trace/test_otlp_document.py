@@ -52,3 +52,12 @@ def test_the_text_is_json_and_counts_its_spans():
     text, spans = otlp_text(operations, messages)
     assert spans == 9
     assert json.loads(text) == otlp_document(operations, messages)
+
+
+def test_the_enum_numbers_written_are_the_official_ones() -> None:
+    from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
+
+    from mrtr_studio.trace import otlp
+
+    assert (otlp._CLIENT, otlp._OK, otlp._ERROR) == (Span.SpanKind.SPAN_KIND_CLIENT, Status.StatusCode.STATUS_CODE_OK,
+                                                     Status.StatusCode.STATUS_CODE_ERROR)
