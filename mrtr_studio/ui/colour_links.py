@@ -20,7 +20,7 @@ from ..studio.colour_rules import (
     rules_to_json,
 )
 from . import colouring
-from .copy_as_menu import message_by_seq
+from .store_bridge import message_by_seq
 
 if TYPE_CHECKING:
     from .main_window import MainWindow

@@ -14,9 +14,8 @@ from PySide6.QtWidgets import QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
 
 from ..trace import StoreEvent, TraceStore
 from ..trace.model import TraceMessage
-from .copy_as_menu import message_by_seq
 from .selection import Selection
-from .store_bridge import StoreBridge
+from .store_bridge import StoreBridge, message_by_seq
 from .trace_panel import TracePanel
 
 SEVERITIES = ("error", "warning", "info")

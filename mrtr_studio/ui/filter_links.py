@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer
 
-from .copy_as_menu import message_by_seq
+from .store_bridge import message_by_seq
 
 if TYPE_CHECKING:
     from .main_window import MainWindow

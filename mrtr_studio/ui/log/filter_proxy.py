@@ -12,7 +12,6 @@ a term added) tests only the rows that matched before. Live rows are tested one 
 
 import bisect
 import contextlib
-import threading
 from array import array
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -58,14 +57,9 @@ class TraceFilterProxy(QAbstractProxyModel):
         self._last: tuple[Any, Selected] | None = None  # (criteria, result) of the last finished run
         self._executor: ThreadPoolExecutor | None = None
         self._prepared: Future[int] | None = None
-        self._lock = threading.Lock()
         self._finished.connect(self._swap_in)
 
     # --- the criteria -----------------------------------------------------------------------
-
-    @property
-    def predicate(self) -> Callable[[TraceMessage], bool] | None:
-        return self.bound.matches if self.bound is not None else None
 
     def set_filter(self, bound: BoundFilter | object | None = ..., **criteria: str) -> None:
         """Change the expression (`bound`) and/or the boxes (method, direction, operation, finding,

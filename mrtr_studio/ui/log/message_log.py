@@ -61,7 +61,7 @@ class MessageLogView(QWidget):
         self.text_edit.textChanged.connect(self._apply_filters)
 
         self.filter_bar = FilterBar(self.store)  # the filter language; the boxes below narrow further
-        self.filter_bar.changed.connect(self._apply_expression)
+        self.filter_bar.changed.connect(self._apply_filters)
         self.table = fixed_row_table(self.proxy, COLUMNS, _WIDTHS, 120, QAbstractItemView.SelectionMode.SingleSelection)
         self.table.selectionModel().currentRowChanged.connect(self._on_current)
 
@@ -86,9 +86,6 @@ class MessageLogView(QWidget):
             text=self.text_edit.text(),
             bound=self.filter_bar.bound(),
         )  # the selection is shown again once the matching rows are in (`filtered`)
-
-    def _apply_expression(self) -> None:
-        self._apply_filters()
 
     def _on_operation(self, _operation_id: str) -> None:
         if self.only_operation.isChecked():
