@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QCompleter, QHBoxLayout, QLabel, QLineEdit, QMenu,
 from ..trace import TraceStore
 from ..trace.filter import BoundFilter, Completion, Filter, FilterError, TraceIndex, compile_filter, complete
 from ..trace.model import Operation
+from . import tones
 
 SAVED_KEY = "filters/saved"
 MAX_SAVED = 30
@@ -63,7 +64,7 @@ class FilterBar(QWidget):
         self.edit.setClearButtonEnabled(True)
         self.error = QLabel("")
         self.error.setObjectName("filterError")
-        self.error.setStyleSheet("color: #c62828;")
+        self.error.setStyleSheet(tones.color_style(tones.ERROR, self))
         self.error.setTextFormat(Qt.TextFormat.PlainText)
         self.error.hide()
         self.completer = QCompleter(QStringListModel(self), self)

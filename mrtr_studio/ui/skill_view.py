@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from ..client.skill_checks import FileReport, SkillReport, inspect_file, inspect_skill
 from ..client.skills import Skill, SkillRejected, SkillsClient
+from . import tones
 from .async_bridge import spawn
 from .server_explorer import FIXTURES_GROUP
 
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
 SkillRole = Qt.ItemDataRole.UserRole + 2
 FileRole = Qt.ItemDataRole.UserRole + 3
 GROUP = "Skills"
-_GOOD, _BAD = "#2e7d32", "#c62828"
 
 
 class SkillView(QWidget):
@@ -112,10 +112,10 @@ class SkillView(QWidget):
 
     def _file_item(self, label: str, report: FileReport, expanded: bool) -> QTreeWidgetItem:
         top = QTreeWidgetItem(self.checks, [label, "✓ verified" if report.ok else "✗ rejected", "", report.problem])
-        top.setForeground(1, QBrush(QColor(_GOOD if report.ok else _BAD)))
+        top.setForeground(1, QBrush(QColor(tones.tone(tones.PASS if report.ok else tones.ERROR, self))))
         for check in report.checks:
             row = QTreeWidgetItem(top, [check.name, "✓" if check.ok else "✗", check.expected, check.found])
-            row.setForeground(1, QBrush(QColor(_GOOD if check.ok else _BAD)))
+            row.setForeground(1, QBrush(QColor(tones.tone(tones.PASS if check.ok else tones.ERROR, self))))
             for column in (2, 3):
                 row.setToolTip(column, row.text(column)[:2000])
         top.setExpanded(expanded)
