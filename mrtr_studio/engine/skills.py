@@ -14,6 +14,7 @@ import base64
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from ..protocol.errors import INVALID_PARAMS, McpError
@@ -57,8 +58,9 @@ class SkillFile:
     def size(self) -> int:
         return len(self.data)
 
-    @property
+    @cached_property
     def digest(self) -> str:
+        """Hashed once: a file is frozen once added, and every skills/list and skills/get names it."""
         return digest_of(self.data)
 
     @property
