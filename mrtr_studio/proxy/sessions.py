@@ -83,7 +83,7 @@ class SessionOps:
             return
         if isinstance(response_session, str) and self._by_key.get(response_session) is not known:
             self._by_key[response_session] = known
-            self.store.operation(operation_id).target = response_session
+            self.store.update_request(operation_id, response_session, None)  # told to the views and journal
             self._bound()
         known.open_rounds = max(known.open_rounds - 1, 0)
         if known.open_rounds == 0:
