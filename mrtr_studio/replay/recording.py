@@ -103,10 +103,13 @@ def arguments_of(request: Message) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def flows_of(store: TraceStore) -> list[RecordedFlow]:
-    """The store's MRTR operations as flows, in recording order; rounds without a request are skipped."""
+def flows_of(store: TraceStore, operation_id: str | None = None) -> list[RecordedFlow]:
+    """The store's MRTR operations as flows, in recording order (only `operation_id`'s when given: the
+    others' rounds are not built); rounds without a request are skipped."""
     flows: list[RecordedFlow] = []
-    for op in store.operations:
+    chosen = store.operations if operation_id is None else \
+        [op for op in store.operations if op.id == operation_id]
+    for op in chosen:
         if op.method not in MRTR_METHODS:
             continue
         rounds: list[RecordedRound] = []

@@ -86,9 +86,8 @@ class ReplayAgainst:
     def recorded_flows(self, operation_id: str | None = None) -> list[RecordedFlow]:
         """The flows to replay: one operation's, or every recorded one (replays of earlier runs left out);
         ValueError when there is none."""
-        flows = [flow for flow in flows_of(self.store)
-                 if (flow.operation_id == operation_id if operation_id is not None
-                     else not is_replay(self.store.operation(flow.operation_id).label))]
+        flows = flows_of(self.store, operation_id) if operation_id is not None else \
+            [flow for flow in flows_of(self.store) if not is_replay(self.store.operation(flow.operation_id).label)]
         if not flows:
             where = f"operation {operation_id} has" if operation_id is not None else "the trace has"
             raise ValueError(f"{where} no tools/call, prompts/get or resources/read round with its request "

@@ -40,7 +40,7 @@ class ReplayServings:
         when no loopback port can be had. Serving an operation already served gives its URL again."""
         if operation_id in self.served:
             return self.served[operation_id]
-        flows = [flow for flow in flows_of(self.store) if flow.operation_id == operation_id]
+        flows = flows_of(self.store, operation_id)
         if not flows:
             raise ValueError(f"operation {operation_id} has no tools/call, prompts/get or resources/read "
                              "round with its request recorded: there is nothing to replay")
