@@ -23,6 +23,7 @@ from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from . import direct_lane
 from .header_limits import MAX_HEADER_BYTES, MAX_HEADER_FIELDS, HeadCounter, refusal_431
 
 #: File descriptors kept out of the connection budget (the listening socket, logs, files the server opens).
@@ -79,11 +80,14 @@ def protocol_class(nodelay: bool, header_timeout: float, max_connections: int,
             sock = transport.get_extra_info("socket")
             if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, int(nodelay))
+            # an endpoint that takes whole requests without ASGI says how big one may be (direct_lane)
+            self.direct_body_limit = getattr(self.app, "direct_body_limit", 0) if base is not H11Protocol else 0
             super().connection_made(transport)
             self._start_header_deadline()
             self._make_room()
 
         _head: HeadCounter | None = None
+        direct_body_limit = 0
 
         def data_received(self, data: bytes) -> None:
             if self.transport.is_closing():  # refused (431) or closing: nothing more is parsed
@@ -101,14 +105,26 @@ def protocol_class(nodelay: bool, header_timeout: float, max_connections: int,
                     self.transport.close()
                     return
             super().data_received(data)
+            if self.direct_body_limit:
+                direct_lane.after_read(self)
 
         def on_headers_complete(self) -> None:
             self._head = None
             self._end_header_deadline()
+            if self.direct_body_limit and direct_lane.begin(self):
+                return
             super().on_headers_complete()
             # the cycle uvicorn just made (its task has not run yet) writes each response at once
             if base is not H11Protocol and type(self.cycle) is RequestResponseCycle:
                 self.cycle.__class__ = OneWriteCycle
+
+        def on_body(self, body: bytes) -> None:
+            if not direct_lane.body(self, body):
+                super().on_body(body)
+
+        def on_message_complete(self) -> None:
+            if not direct_lane.complete(self):
+                super().on_message_complete()
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._end_header_deadline()

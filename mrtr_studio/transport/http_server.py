@@ -41,7 +41,7 @@ from .body_deadlines import BodyDeadlines
 from .legacy_sessions import LegacySessions
 from .request_headers import decode_header_value, header_problem, parse_headers, split_host
 from .server_timing import server_timing
-from .sse import Receive, Reply, Send, dumps, send_bytes
+from .sse import AsgiResponder, Receive, Reply, Responder, Send, dumps
 
 #: Modern error codes and the HTTP status the 2026-07-28 transport gives them.
 STATUS_OF_CODE = {
@@ -117,6 +117,11 @@ class McpHttpApp:
         #: Host header values already found acceptable (bounded: only accepted values are kept).
         self._good_hosts: set[str] = set()
 
+    @property
+    def direct_body_limit(self) -> int:
+        """The connection may hand this endpoint a whole body up to this size without ASGI (`direct_lane`)."""
+        return self.config.max_body_bytes
+
     def close(self) -> None:
         """Stop the legacy sessions' and body deadlines' timers (the host calls this when it stops serving)."""
         self.sessions.stop()
@@ -128,62 +133,69 @@ class McpHttpApp:
             return
         if scope["type"] != "http":
             return
+        await self.request(scope, AsgiResponder(send, receive))
+
+    async def request(self, scope: dict[str, Any], out: Responder, body: bytes | None = None) -> None:
+        """One HTTP request, answered through `out`. `body`: the whole body when the connection already
+        holds it (`direct_lane`: it arrived with the headers, within `max_body_bytes`); None: read it
+        from `out.receive`, bounded in size and time."""
         headers, repeated = parse_headers(scope["headers"])
         host = headers.get("host")
         if not self._host_allowed(host, scope.get("server")):
-            await _error(send, 421, None, INVALID_REQUEST,
+            await _error(out, 421, None, INVALID_REQUEST,
                          f"Misdirected request: Host {host!r} is not a name this server answers to")
             return
         if self.config.verifier is not None and scope["method"] == "GET" and scope["path"] in self.metadata_paths():
-            await send_bytes(send, 200, dumps(self.config.verifier.metadata(self._resource(scope, host))),
+            await out.whole(200, dumps(self.config.verifier.metadata(self._resource(scope, host))),
                              content_type=b"application/json")
             return
         if scope["path"].rstrip("/") != self.config.path.rstrip("/"):
-            await _error(send, 404, None, INVALID_REQUEST, f"Not found: the MCP endpoint is {self.config.path}")
+            await _error(out, 404, None, INVALID_REQUEST, f"Not found: the MCP endpoint is {self.config.path}")
             return
         twice = repeated & SINGLE_HEADERS if repeated else None
         if twice:
-            await _error(send, 400, None, INVALID_REQUEST,
+            await _error(out, 400, None, INVALID_REQUEST,
                          f"Bad request: the {', '.join(sorted(twice))} header is sent more than once")
             return
         origin = headers.get("origin")
         if origin is not None and not self._origin_allowed(origin):
-            await _error(send, 403, None, INVALID_REQUEST, f"Forbidden: origin {origin!r} is not allowed")
+            await _error(out, 403, None, INVALID_REQUEST, f"Forbidden: origin {origin!r} is not allowed")
             return
         verb = scope["method"]
         if verb not in ("POST", "DELETE"):
-            await _error(send, 405, None, INVALID_REQUEST, f"Method not allowed: {verb} (POST and DELETE only)",
+            await _error(out, 405, None, INVALID_REQUEST, f"Method not allowed: {verb} (POST and DELETE only)",
                          [(b"allow", b"POST, DELETE")])
             return
         if self.config.verifier is not None:
-            verified = await self._verified(self.config.verifier, headers.get("authorization"), scope, host, send)
+            verified = await self._verified(self.config.verifier, headers.get("authorization"), scope, host, out)
             if verified is None:
                 return
             principal: str | None = verified
         else:
             principal = self._principal(headers.get("authorization"))
         if principal is None:
-            await _error(send, 401, None, INVALID_REQUEST, "Unauthorized: unknown bearer token",
+            await _error(out, 401, None, INVALID_REQUEST, "Unauthorized: unknown bearer token",
                          [(b"www-authenticate", b'Bearer error="invalid_token"')])
             return
         if verb == "DELETE":
-            await self._delete(headers.get("mcp-session-id"), principal, send)
+            await self._delete(headers.get("mcp-session-id"), principal, out)
             return
         content_type = headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type != "application/json":
-            await _error(send, 400, None, INVALID_REQUEST,
+            await _error(out, 400, None, INVALID_REQUEST,
                          f"Bad request: Content-Type must be application/json, got {content_type or 'none'!r}")
             return
         owner = asyncio.current_task()  # once per request: the body's deadline and a stream's cancellation
         try:
-            body = await self._read_body(headers, receive, owner)
+            if body is None:
+                body = await self._read_body(headers, out.receive, owner)
         except TimeoutError:
-            await _error(send, 408, None, INVALID_REQUEST,
+            await _error(out, 408, None, INVALID_REQUEST,
                          f"Request timeout: the body did not arrive within {self.config.body_timeout:g} s",
                          [(b"connection", b"close")])
             return
         if body is None:
-            await _error(send, 413, None, INVALID_REQUEST,
+            await _error(out, 413, None, INVALID_REQUEST,
                          f"Request too large: the limit is {self.config.max_body_bytes} bytes")
             return
         try:
@@ -192,23 +204,23 @@ class McpHttpApp:
         except wire_json.WireJsonError as exc:
             code = PARSE_ERROR if exc.reason == "syntax" else INVALID_REQUEST
             label = "Parse error" if exc.reason == "syntax" else "Invalid request"
-            await _error(send, 413 if exc.reason == "size" else 400, None, code, f"{label}: {exc}")
+            await _error(out, 413 if exc.reason == "size" else 400, None, code, f"{label}: {exc}")
             return
-        await self._dispatch(message, headers, repeated, principal, receive, send, owner)
+        await self._dispatch(message, headers, repeated, principal, out, owner)
 
     # --- dispatch -------------------------------------------------------------------------------
 
     async def _dispatch(self, message: Any, headers: dict[str, str], repeated: set[str] | None, principal: str,
-                        receive: Receive, send: Send, owner: "asyncio.Task[Any] | None" = None) -> None:
+                        out: Responder, owner: "asyncio.Task[Any] | None" = None) -> None:
         if isinstance(message, list):
-            await _error(send, 400, None, INVALID_REQUEST, "Invalid request: batches are not supported")
+            await _error(out, 400, None, INVALID_REQUEST, "Invalid request: batches are not supported")
             return
         msg_id = message.get("id") if isinstance(message, dict) else None
         msg_id = msg_id if isinstance(msg_id, str | int) else None
         try:
             kind = jsonrpc.kind_of(message)
         except McpError as exc:
-            await _error(send, 400, msg_id, exc.code, exc.message)
+            await _error(out, 400, msg_id, exc.code, exc.message)
             return
         if self.tap is not None:  # the exchange number and masked headers are only for a listener
             _exchange.set(next(self._exchanges))
@@ -217,44 +229,44 @@ class McpHttpApp:
         if kind in ("result", "error", "notification"):
             session = self.sessions.find(session_id, principal) if session_id else Session(user=principal)
             if session is None:
-                await self._reject(send, 404, None, INVALID_REQUEST, "Session not found")
+                await self._reject(out, 404, None, INVALID_REQUEST, "Session not found")
                 return
             await self.server.handle(message, session)
             problem = jsonrpc.response_problem(message) if kind in ("result", "error") else None
             if problem:
-                await _error(send, 400, None, INVALID_REQUEST, problem)
+                await _error(out, 400, None, INVALID_REQUEST, problem)
                 return
-            await send_bytes(send, 202, b"")
+            await out.whole(202, b"")
             return
         params = message.get("params") or {}
         meta = params.get("_meta")
         modern = isinstance(meta, dict) and META_PROTOCOL_VERSION in meta
         if modern or (session_id is None and message["method"] != "initialize"):
-            await self._modern(message, headers, repeated, principal, receive, send, owner)
+            await self._modern(message, headers, repeated, principal, out, owner)
         elif message["method"] == "initialize":
-            await self._initialize(message, principal, send)
+            await self._initialize(message, principal, out)
         else:
             legacy = self.sessions.find(session_id, principal)
             if legacy is None:
-                await self._reject(send, 404, msg_id, INVALID_REQUEST, "Session not found: initialize again")
+                await self._reject(out, 404, msg_id, INVALID_REQUEST, "Session not found: initialize again")
                 return
             with self.sessions.using(legacy.id):
-                await self._serve(message, legacy, receive, send, modern=False, owner=owner)
+                await self._serve(message, legacy, out, modern=False, owner=owner)
 
     async def _modern(self, message: dict[str, Any], headers: dict[str, str], repeated: set[str] | None,
-                      principal: str, receive: Receive, send: Send, owner: "asyncio.Task[Any] | None") -> None:
+                      principal: str, out: Responder, owner: "asyncio.Task[Any] | None") -> None:
         problem = header_problem(message, headers, self._header_params(message), repeated)
         if problem:
-            await self._reject(send, 400, message["id"], HEADER_MISMATCH, f"Header mismatch: {problem}")
+            await self._reject(out, 400, message["id"], HEADER_MISMATCH, f"Header mismatch: {problem}")
             return
         # lives for this one request and is never looked up by id: unique is enough, unguessable is not needed
         session = Session(id=f"{_TRANSIENT}{next(_transient_ids)}", user=principal, server=self.server,
                           decoded_json=True)  # wire_json decoded its message
-        await self._serve(message, session, receive, send, modern=True, owner=owner)
+        await self._serve(message, session, out, modern=True, owner=owner)
 
-    async def _initialize(self, message: dict[str, Any], principal: str, send: Send) -> None:
+    async def _initialize(self, message: dict[str, Any], principal: str, out: Responder) -> None:
         if self.sessions.full():
-            await self._reject(send, 503, message["id"], SERVER_BUSY,
+            await self._reject(out, 503, message["id"], SERVER_BUSY,
                                f"Server busy: {self.config.max_sessions} sessions are open; retry later",
                                [(b"retry-after", str(self.sessions.retry_after()).encode())])
             return
@@ -266,14 +278,14 @@ class McpHttpApp:
                    **({} if "error" in response else {"response_headers": {SESSION_HEADER.decode(): session.id}}))
         if "error" in response:
             self.sessions.close(session.id)
-            await send_bytes(send, 200, dumps(response))
+            await out.whole(200, dumps(response))
             return
-        await send_bytes(send, 200, dumps(response), headers=[(SESSION_HEADER, session.id.encode())])
+        await out.whole(200, dumps(response), headers=[(SESSION_HEADER, session.id.encode())])
 
-    async def _serve(self, message: dict[str, Any], session: Session, receive: Receive, send: Send,
+    async def _serve(self, message: dict[str, Any], session: Session, out: Responder,
                      modern: bool, owner: "asyncio.Task[Any] | None" = None) -> None:
         """Run the engine; anything sent before the response (notifications, legacy requests) streams."""
-        reply = Reply(send, receive, owner=owner)
+        reply = Reply(out, owner=owner)
         emit = reply.event if self.tap is None else self._tapped(reply)
         began = time.perf_counter()
         try:
@@ -308,16 +320,16 @@ class McpHttpApp:
 
     # --- sessions, identity, limits ---------------------------------------------------------------
 
-    async def _delete(self, session_id: str | None, principal: str, send: Send) -> None:
+    async def _delete(self, session_id: str | None, principal: str, out: Responder) -> None:
         """DELETE ends a legacy session, for its own principal only (anyone else: as if it did not exist)."""
         if not session_id:
-            await _error(send, 400, None, INVALID_REQUEST, "Bad request: DELETE needs an Mcp-Session-Id header")
+            await _error(out, 400, None, INVALID_REQUEST, "Bad request: DELETE needs an Mcp-Session-Id header")
             return
         if self.sessions.find(session_id, principal) is None:
-            await _error(send, 404, None, INVALID_REQUEST, "Session not found")
+            await _error(out, 404, None, INVALID_REQUEST, "Session not found")
             return
         self.sessions.close(session_id)
-        await send_bytes(send, 204, b"")
+        await out.whole(204, b"")
 
     def metadata_paths(self) -> tuple[str, str]:
         return f"{PRM_PATH}{self.config.path.rstrip('/')}", PRM_PATH
@@ -330,7 +342,7 @@ class McpHttpApp:
         return f"{scope.get('scheme', 'http')}://{host}{self.config.path}"
 
     async def _verified(self, verifier: JwtVerifier, authorization: str | None, scope: dict[str, Any],
-                        host: str | None, send: Send) -> str | None:
+                        host: str | None, out: Responder) -> str | None:
         """The token's principal, or None after answering 401/403 with the spec's WWW-Authenticate."""
         metadata_url = f"{scope.get('scheme', 'http')}://{host}{self.metadata_paths()[0]}"
         scheme, _, token = (authorization or "").partition(" ")
@@ -345,7 +357,7 @@ class McpHttpApp:
         status = rejected.status if rejected else 401
         message = f"{'Forbidden' if status == 403 else 'Unauthorized'}: " + \
             (rejected.description if rejected else "this server needs an OAuth access token")
-        await _error(send, status, None, INVALID_REQUEST, message,
+        await _error(out, status, None, INVALID_REQUEST, message,
                      [(b"www-authenticate", verifier.challenge(metadata_url, rejected).encode())])
         return None
 
@@ -418,12 +430,12 @@ class McpHttpApp:
         if self.tap is not None:
             self.tap.emit(direction, message, transport="http-server", exchange=_exchange.get(), **meta)
 
-    async def _reject(self, send: Send, status: int, msg_id: Any, code: int, message: str,
+    async def _reject(self, out: Responder, status: int, msg_id: Any, code: int, message: str,
                       headers: list[tuple[bytes, bytes]] | None = None) -> None:
         """An error answer to a message the tap has seen: the tap sees the answer too."""
         body = jsonrpc.error(msg_id, code, message)
         self._emit("server->client", body, http_status=status)
-        await send_bytes(send, status, dumps(body), headers=headers)
+        await out.whole(status, dumps(body), headers=headers)
 
     def _tapped(self, reply: Reply) -> Any:
         async def emit(message: dict[str, Any]) -> None:
@@ -469,9 +481,9 @@ _transient_ids = itertools.count(1)
 _exchange: contextvars.ContextVar[int | None] = contextvars.ContextVar("_exchange", default=None)
 
 
-async def _error(send: Send, status: int, msg_id: Any, code: int, message: str,
+async def _error(out: Responder, status: int, msg_id: Any, code: int, message: str,
                  headers: list[tuple[bytes, bytes]] | None = None) -> None:
-    await send_bytes(send, status, dumps(jsonrpc.error(msg_id, code, message)), headers=headers)
+    await out.whole(status, dumps(jsonrpc.error(msg_id, code, message)), headers=headers)
 
 
 async def _lifespan(receive: Receive, send: Send) -> None:

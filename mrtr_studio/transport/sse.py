@@ -9,7 +9,7 @@ commits to JSON only at the end, and to SSE at the first message that must go ou
 import asyncio
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -38,13 +38,52 @@ async def send_bytes(send: Send, status: int, body: bytes, content_type: bytes =
     await send({"type": "http.response.body", "body": body})
 
 
+class AsgiResponder:
+    """How the endpoint answers one request through ASGI's `send` and `receive` (any ASGI host).
+
+    The endpoint speaks to a responder, never to `send` directly, so that the connection protocol can
+    hand it a request without ASGI (`direct_lane.DirectResponder`, the same four operations)."""
+
+    __slots__ = ("receive", "send")
+
+    def __init__(self, send: Send, receive: Receive) -> None:
+        self.send = send
+        self.receive = receive
+
+    async def whole(self, status: int, body: bytes, content_type: bytes = b"application/json",
+                    headers: list[tuple[bytes, bytes]] | None = None) -> None:
+        """A complete answer with its Content-Length."""
+        await send_bytes(self.send, status, body, content_type, headers)
+
+    async def start(self, status: int, headers: list[tuple[bytes, bytes]]) -> None:
+        """The head of a streamed answer (no Content-Length)."""
+        await self.send({"type": "http.response.start", "status": status, "headers": headers})
+
+    async def chunk(self, body: bytes, more: bool) -> None:
+        """Part of a streamed answer; `more=False` ends it."""
+        await self.send({"type": "http.response.body", "body": body, "more_body": more})
+
+
+class Responder(Protocol):
+    """What the endpoint answers through: ASGI's (`AsgiResponder`) or the connection's own
+    (`direct_lane.DirectResponder`); `receive` is ASGI's, for a body still to come or a disconnect."""
+
+    receive: Receive
+
+    async def whole(self, status: int, body: bytes, content_type: bytes = b"application/json",
+                    headers: list[tuple[bytes, bytes]] | None = None) -> None: ...
+
+    async def start(self, status: int, headers: list[tuple[bytes, bytes]]) -> None: ...
+
+    async def chunk(self, body: bytes, more: bool) -> None: ...
+
+
 class Reply:
     """The response to one POSTed request: JSON unless something must be streamed first."""
 
-    def __init__(self, send: Send, receive: Receive, headers: list[tuple[bytes, bytes]] | None = None,
+    def __init__(self, out: Responder, headers: list[tuple[bytes, bytes]] | None = None,
                  owner: "asyncio.Task[Any] | None" = None) -> None:
-        self._send = send
-        self._receive = receive
+        self._out = out
         self._headers = headers or []
         #: Made by the first early message: an answer with none (the usual one) needs no lock.
         self._lock: asyncio.Lock | None = None
@@ -61,7 +100,7 @@ class Reply:
         async with self._lock:
             if not self.streaming:
                 await self._start_stream()
-            await self._send({"type": "http.response.body", "body": sse_frame(message), "more_body": True})
+            await self._out.chunk(sse_frame(message), True)
 
     async def finish(self, message: dict[str, Any], status: int = 200,
                      extra: list[tuple[bytes, bytes]] | None = None) -> None:
@@ -69,26 +108,26 @@ class Reply:
         `extra` headers, such as the Server-Timing only known now)."""
         headers = self._headers + extra if extra else self._headers
         if self._lock is None:  # nothing was streamed, nothing is being streamed
-            await send_bytes(self._send, status, dumps(message), headers=headers)
+            await self._out.whole(status, dumps(message), headers=headers)
             return
         async with self._lock:
             self._stop_watching()
             if self.streaming:
-                await self._send({"type": "http.response.body", "body": sse_frame(message)})
+                await self._out.chunk(sse_frame(message), False)
             else:
-                await send_bytes(self._send, status, dumps(message), headers=headers)
+                await self._out.whole(status, dumps(message), headers=headers)
 
     async def _start_stream(self) -> None:
         self.streaming = True
         head = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"),
                 (b"x-accel-buffering", b"no"), *self._headers]
-        await self._send({"type": "http.response.start", "status": 200, "headers": head})
+        await self._out.start(200, head)
         # Closing the stream cancels the request (spec: Cancellation); only a stream can wait long.
         self._watcher = asyncio.create_task(self._watch_disconnect())
 
     async def _watch_disconnect(self) -> None:
         while True:
-            message = await self._receive()
+            message = await self._out.receive()
             if message["type"] == "http.disconnect":
                 break
         self.client_gone = True

@@ -1,0 +1,240 @@
+"""The direct lane: a request whose headers and whole body arrive in one read goes to the endpoint
+without ASGI, and its answer leaves in one write.
+
+Nearly every MCP request is a small POST whose headers and body arrive together. For those, uvicorn's
+request/response cycle (an ASGI scope, a cycle object with its event, a task running the ASGI
+wrapper, `receive` and `send` message dicts, the body's deadline timer) was a third of `serve`'s CPU
+per request (`tools/bench.py` measures it against a bare uvicorn app). So the connection protocol
+(`http_connections`) hands such a request straight to the endpoint's `request(scope, out, body)`, with
+a `DirectResponder` that formats a complete JSON answer itself and writes it at once.
+
+Anything unusual takes uvicorn's path, unchanged: another method than POST, no Content-Length or one
+past the endpoint's limit, `Expect: 100-continue`, HTTP/1.0, an upgrade, a pipelined request, the
+concurrency limit reached, or a body still to come when the read ends (it then continues as an ASGI
+request from what has arrived, under the body deadline). An answer that streams (SSE), has no body
+(204, 304) or names a header uvicorn acts on is handed to a uvicorn cycle made for it at that moment,
+which also tells the endpoint when the client goes away.
+"""
+
+import asyncio
+import logging
+from typing import Any
+from urllib.parse import unquote
+
+import httptools
+from uvicorn.protocols.http.httptools_impl import HEADER_RE, HEADER_VALUE_RE, STATUS_LINE
+
+from .one_write import OneWriteCycle
+
+log = logging.getLogger("uvicorn.error")
+#: Answer headers that make uvicorn do more than write them: such answers go through its cycle.
+_ACTED_ON = frozenset({b"connection", b"transfer-encoding", b"content-length"})
+_NO_BODY = frozenset({204, 304})
+
+
+class _NoEvent:
+    """uvicorn's connection sets its cycle's `message_event` when the client goes; a direct request
+    has nobody waiting on it (its body is whole), so the call does nothing."""
+
+    __slots__ = ()
+
+    def set(self) -> None:
+        pass
+
+
+_NO_EVENT = _NoEvent()
+
+
+class DirectCycle:
+    """What the connection protocol holds as its `cycle` while a direct request is read and answered:
+    the few fields uvicorn's connection code reads and writes on a cycle."""
+
+    __slots__ = ("body", "disconnected", "keep_alive", "more_body", "response_complete")
+    message_event = _NO_EVENT
+
+    def __init__(self, keep_alive: bool) -> None:
+        self.body = bytearray()
+        self.more_body = True
+        self.response_complete = False
+        self.disconnected = False
+        self.keep_alive = keep_alive
+
+
+class DirectResponder:
+    """The endpoint's `Responder` for a direct request: a whole answer formatted and written here, as
+    uvicorn would write it (its status lines, default headers and header checks); a stream or an
+    unusual answer through a uvicorn cycle made for it."""
+
+    __slots__ = ("_cycle", "_protocol", "_real", "_scope")
+
+    def __init__(self, protocol: Any, cycle: DirectCycle, scope: dict[str, Any]) -> None:
+        self._protocol = protocol
+        self._cycle = cycle
+        self._scope = scope
+        self._real: OneWriteCycle | None = None
+
+    @property
+    def started(self) -> bool:
+        real = self._real
+        return self._cycle.response_complete if real is None else real.response_started
+
+    async def whole(self, status: int, body: bytes, content_type: bytes = b"application/json",
+                    headers: list[tuple[bytes, bytes]] | None = None) -> None:
+        if self._real is not None or status in _NO_BODY or status not in STATUS_LINE or \
+                (headers and any(name.lower() in _ACTED_ON for name, _ in headers)):
+            head = [(b"content-type", content_type), (b"content-length", str(len(body)).encode()), *(headers or ())]
+            await self.start(status, head)
+            await self.chunk(body, False)
+            return
+        cycle = self._cycle
+        if cycle.disconnected or cycle.response_complete:
+            return  # as uvicorn: an answer to a client that has gone is dropped
+        protocol = self._protocol
+        if protocol.flow.write_paused:
+            await protocol.flow.drain()
+        parts = [STATUS_LINE[status]]
+        for name, value in protocol.server_state.default_headers:
+            parts += (name, b": ", value, b"\r\n")
+        parts += (b"content-type: ", content_type, b"\r\ncontent-length: ", str(len(body)).encode(), b"\r\n")
+        if headers:
+            for name, value in headers:
+                if HEADER_RE.search(name) or HEADER_VALUE_RE.search(value):
+                    raise RuntimeError("Invalid HTTP header name or value.")
+                parts += (name.lower(), b": ", value, b"\r\n")
+        if not cycle.keep_alive:
+            parts.append(b"connection: close\r\n")
+        parts += (b"\r\n", body)
+        protocol.transport.write(b"".join(parts))
+        cycle.response_complete = True
+        protocol.on_response_complete()
+        if not cycle.keep_alive:
+            protocol.transport.close()
+
+    async def start(self, status: int, headers: list[tuple[bytes, bytes]]) -> None:
+        await self._uvicorn().send({"type": "http.response.start", "status": status, "headers": headers})
+
+    async def chunk(self, body: bytes, more: bool) -> None:
+        await self._uvicorn().send({"type": "http.response.body", "body": body, "more_body": more})
+
+    async def receive(self) -> dict[str, Any]:
+        """ASGI's receive: the body was whole, so what is left to hear is the client going away."""
+        message: dict[str, Any] = await self._uvicorn().receive()  # type: ignore[assignment]  # ASGI's TypedDicts
+        return message
+
+    def _uvicorn(self) -> OneWriteCycle:
+        """A uvicorn cycle for the rest of this request, made at the first need, its body already read;
+        it becomes the connection's cycle, so it hears of a disconnect and ends the response as uvicorn does."""
+        if self._real is None:
+            protocol, cycle = self._protocol, self._cycle
+            real = uvicorn_cycle(protocol, self._scope, cycle.keep_alive)
+            real.more_body = False
+            real.disconnected = cycle.disconnected
+            real.response_complete = cycle.response_complete
+            if protocol.cycle is cycle:
+                protocol.cycle = real
+            self._real = real
+        return self._real
+
+
+def uvicorn_cycle(protocol: Any, scope: Any, keep_alive: bool) -> OneWriteCycle:
+    """The cycle uvicorn's connection would have made for this request (written in one go, as
+    `http_connections` makes every cycle)."""
+    return OneWriteCycle(
+        scope=scope, transport=protocol.transport, flow=protocol.flow, logger=protocol.logger,
+        access_logger=protocol.access_logger, access_log=protocol.access_log,
+        default_headers=protocol.server_state.default_headers, message_event=asyncio.Event(),
+        expect_100_continue=False, keep_alive=keep_alive, on_response=protocol.on_response_complete)
+
+
+async def serve_direct(protocol: Any, scope: dict[str, Any], cycle: DirectCycle, body: bytes) -> None:
+    """Run the endpoint on one direct request, failing as uvicorn's ASGI wrapper does: a 500 when
+    nothing was answered, the connection closed when an answer was under way."""
+    out = DirectResponder(protocol, cycle, scope)
+    try:
+        await protocol.app.request(scope, out, body)
+    except BaseException as exc:
+        if not isinstance(exc, Exception):
+            raise
+        log.error("Exception in ASGI application\n", exc_info=exc)
+        if not out.started:
+            await out.whole(500, b"Internal Server Error", b"text/plain; charset=utf-8")
+        else:
+            protocol.transport.close()
+    else:
+        if not out.started:
+            log.error("ASGI callable returned without starting response.")
+            await out.whole(500, b"Internal Server Error", b"text/plain; charset=utf-8")
+
+
+def begin(protocol: Any) -> bool:
+    """At the end of a request's headers: take it on the direct lane (True) when it is the usual
+    small POST, filling in the scope as uvicorn would; False leaves it to uvicorn."""
+    limit = protocol.direct_body_limit
+    if not limit or protocol.expect_100_continue:
+        return False
+    parser = protocol.parser
+    if parser.get_method() != b"POST" or parser.get_http_version() != "1.1" or parser.should_upgrade():
+        return False
+    current = protocol.cycle
+    if current is not None and not current.response_complete:
+        return False  # pipelined: uvicorn queues it
+    most = protocol.limit_concurrency
+    if most is not None and (len(protocol.connections) >= most or len(protocol.tasks) >= most):
+        return False  # uvicorn's 503
+    declared = None
+    for name, value in protocol.headers:
+        if name == b"content-length":
+            if declared is not None:
+                return False
+            declared = value
+        elif name == b"transfer-encoding":
+            return False
+    if declared is None or not declared.isdigit() or int(declared) > limit:
+        return False
+    parsed = httptools.parse_url(protocol.url)
+    path = parsed.path.decode("ascii")
+    if "%" in path:
+        path = unquote(path)
+    scope = protocol.scope
+    scope["method"] = "POST"
+    scope["path"] = protocol.root_path + path
+    scope["raw_path"] = protocol.root_path.encode("ascii") + parsed.path
+    scope["query_string"] = parsed.query or b""
+    protocol.cycle = DirectCycle(parser.should_keep_alive())
+    return True
+
+
+def body(protocol: Any, data: bytes) -> bool:
+    """Part of a direct request's body (True), or not a direct request (False: uvicorn's)."""
+    cycle = protocol.cycle
+    if type(cycle) is not DirectCycle:
+        return False
+    if not cycle.response_complete:
+        cycle.body += data
+    return True
+
+
+def complete(protocol: Any) -> bool:
+    """A direct request's body is whole: the endpoint runs in a task uvicorn's shutdown waits for."""
+    cycle = protocol.cycle
+    if type(cycle) is not DirectCycle:
+        return False
+    if cycle.more_body and not cycle.response_complete:
+        cycle.more_body = False
+        task = protocol.loop.create_task(serve_direct(protocol, protocol.scope, cycle, bytes(cycle.body)))
+        task.add_done_callback(protocol.tasks.discard)
+        protocol.tasks.add(task)
+    return True
+
+
+def after_read(protocol: Any) -> None:
+    """A read ended with a direct request's body still to come: it continues as uvicorn's ASGI
+    request from what has arrived, the rest (and its deadline) read through `receive`."""
+    cycle = protocol.cycle
+    if type(cycle) is not DirectCycle or not cycle.more_body or cycle.response_complete:
+        return
+    real = uvicorn_cycle(protocol, protocol.scope, cycle.keep_alive)
+    real.body = cycle.body
+    real.disconnected = cycle.disconnected
+    protocol.cycle = real
+    protocol._start_asgi_task(real, protocol.app)
