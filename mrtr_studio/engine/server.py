@@ -200,6 +200,9 @@ class McpServer(LegacyRequests):
         modern = era is Era.MODERN
         if modern and method in REMOVED_IN_MODERN:
             raise McpError(METHOD_NOT_FOUND, f"Method not found: {method} (removed in {MODERN_VERSION})")
+        if method in MRTR_METHODS:  # the usual request first: each test below costs every call it passes
+            caps = capabilities.from_meta(params) if modern else session.client_capabilities
+            return await self._serve_mrtr(method, params, message, session, era, version, caps, notify)
         if method == "ping":
             return {}
         if method == "server/discover":
@@ -235,9 +238,6 @@ class McpServer(LegacyRequests):
             return subscriptions.subscribe(self.registry, params, session)
         if method == "resources/unsubscribe":
             return subscriptions.unsubscribe(params, session)
-        if method in MRTR_METHODS:
-            caps = capabilities.from_meta(params) if modern else session.client_capabilities
-            return await self._serve_mrtr(method, params, message, session, era, version, caps, notify)
         raise McpError(METHOD_NOT_FOUND, f"Method not found: {method}")
 
     # --- eras ---------------------------------------------------------------------------------

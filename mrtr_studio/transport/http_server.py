@@ -185,10 +185,9 @@ class McpHttpApp:
             await _error(out, 400, None, INVALID_REQUEST,
                          f"Bad request: Content-Type must be application/json, got {content_type or 'none'!r}")
             return
-        owner = asyncio.current_task()  # once per request: the body's deadline and a stream's cancellation
         try:
             if body is None:
-                body = await self._read_body(headers, out.receive, owner)
+                body = await self._read_body(headers, out.receive, asyncio.current_task())
         except TimeoutError:
             await _error(out, 408, None, INVALID_REQUEST,
                          f"Request timeout: the body did not arrive within {self.config.body_timeout:g} s",
@@ -206,12 +205,12 @@ class McpHttpApp:
             label = "Parse error" if exc.reason == "syntax" else "Invalid request"
             await _error(out, 413 if exc.reason == "size" else 400, None, code, f"{label}: {exc}")
             return
-        await self._dispatch(message, headers, repeated, principal, out, owner)
+        await self._dispatch(message, headers, repeated, principal, out)
 
     # --- dispatch -------------------------------------------------------------------------------
 
     async def _dispatch(self, message: Any, headers: dict[str, str], repeated: set[str] | None, principal: str,
-                        out: Responder, owner: "asyncio.Task[Any] | None" = None) -> None:
+                        out: Responder) -> None:
         if isinstance(message, list):
             await _error(out, 400, None, INVALID_REQUEST, "Invalid request: batches are not supported")
             return
@@ -242,7 +241,7 @@ class McpHttpApp:
         meta = params.get("_meta")
         modern = isinstance(meta, dict) and META_PROTOCOL_VERSION in meta
         if modern or (session_id is None and message["method"] != "initialize"):
-            await self._modern(message, headers, repeated, principal, out, owner)
+            await self._modern(message, headers, repeated, principal, out)
         elif message["method"] == "initialize":
             await self._initialize(message, principal, out)
         else:
@@ -251,10 +250,10 @@ class McpHttpApp:
                 await self._reject(out, 404, msg_id, INVALID_REQUEST, "Session not found: initialize again")
                 return
             with self.sessions.using(legacy.id):
-                await self._serve(message, legacy, out, modern=False, owner=owner)
+                await self._serve(message, legacy, out, modern=False)
 
     async def _modern(self, message: dict[str, Any], headers: dict[str, str], repeated: set[str] | None,
-                      principal: str, out: Responder, owner: "asyncio.Task[Any] | None") -> None:
+                      principal: str, out: Responder) -> None:
         problem = header_problem(message, headers, self._header_params(message), repeated)
         if problem:
             await self._reject(out, 400, message["id"], HEADER_MISMATCH, f"Header mismatch: {problem}")
@@ -262,7 +261,7 @@ class McpHttpApp:
         # lives for this one request and is never looked up by id: unique is enough, unguessable is not needed
         session = Session(id=f"{_TRANSIENT}{next(_transient_ids)}", user=principal, server=self.server,
                           decoded_json=True)  # wire_json decoded its message
-        await self._serve(message, session, out, modern=True, owner=owner)
+        await self._serve(message, session, out, modern=True)
 
     async def _initialize(self, message: dict[str, Any], principal: str, out: Responder) -> None:
         if self.sessions.full():
@@ -283,9 +282,9 @@ class McpHttpApp:
         await out.whole(200, dumps(response), headers=[(SESSION_HEADER, session.id.encode())])
 
     async def _serve(self, message: dict[str, Any], session: Session, out: Responder,
-                     modern: bool, owner: "asyncio.Task[Any] | None" = None) -> None:
+                     modern: bool) -> None:
         """Run the engine; anything sent before the response (notifications, legacy requests) streams."""
-        reply = Reply(out, owner=owner)
+        reply = Reply(out)
         emit = reply.event if self.tap is None else self._tapped(reply)
         began = time.perf_counter()
         try:
