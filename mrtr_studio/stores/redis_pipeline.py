@@ -39,12 +39,18 @@ def encode(*parts: bytes) -> bytes:
 
 
 class _Connection(asyncio.Protocol):
-    def __init__(self) -> None:
+    """One connection's commands in flight, in order, each with the moment its reply is due; one
+    timer per connection checks the oldest (a timer per command cost more than the command)."""
+
+    def __init__(self, reply_timeout: float = 1.0) -> None:
         self.transport: asyncio.Transport | None = None
         self.reader = hiredis.Reader()
-        self.waiting: deque[asyncio.Future[Any]] = deque()
+        self.waiting: deque[tuple[asyncio.Future[Any], float]] = deque()
         self.outgoing: list[bytes] = []
         self.lost = False
+        self.reply_timeout = reply_timeout
+        self._loop = asyncio.get_running_loop()
+        self._sweeper: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
@@ -62,7 +68,7 @@ class _Connection(asyncio.Protocol):
             if not self.waiting:
                 self.fail(PipelineError("Redis sent a reply nobody asked for"))
                 return
-            future = self.waiting.popleft()
+            future = self.waiting.popleft()[0]
             if not future.done():
                 if isinstance(reply, hiredis.ReplyError):
                     future.set_exception(PipelineError(f"Redis refused: {reply}"))
@@ -73,11 +79,14 @@ class _Connection(asyncio.Protocol):
         self.fail(PipelineError(f"the Redis connection was lost{f': {exc}' if exc else ''}"))
 
     def send(self, command: bytes) -> "asyncio.Future[Any]":
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self.waiting.append(future)
+        loop = self._loop
+        future: asyncio.Future[Any] = loop.create_future()
+        self.waiting.append((future, loop.time() + self.reply_timeout))
         if not self.outgoing:
-            asyncio.get_running_loop().call_soon(self.flush)
+            loop.call_soon(self.flush)
         self.outgoing.append(command)
+        if self._sweeper is None:
+            self._sweeper = loop.call_later(self._tick(), self._sweep)
         return future
 
     def flush(self) -> None:
@@ -85,10 +94,25 @@ class _Connection(asyncio.Protocol):
             self.transport.write(b"".join(self.outgoing))
         self.outgoing.clear()
 
+    def _tick(self) -> float:
+        return min(1.0, self.reply_timeout / 4)
+
+    def _sweep(self) -> None:
+        """The oldest command past its moment: Redis did not answer in time, so the connection is
+        dropped (its later replies could not be matched) and every waiting command fails."""
+        self._sweeper = None
+        if self.waiting and self.waiting[0][1] <= self._loop.time():
+            self.fail(PipelineError(f"Redis did not answer within {self.reply_timeout:g} s"))
+        elif self.waiting and not self.lost:
+            self._sweeper = self._loop.call_later(self._tick(), self._sweep)
+
     def fail(self, error: Exception) -> None:
         self.lost = True
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            self._sweeper = None
         while self.waiting:
-            future = self.waiting.popleft()
+            future = self.waiting.popleft()[0]
             if not future.done():
                 future.set_exception(error)
         if self.transport is not None:
@@ -113,13 +137,10 @@ class PipelinedRedis:
         self._connecting: asyncio.Future[_Connection] | None = None
 
     async def call(self, *parts: bytes) -> Any:
-        connection = await self._connected()
-        future = connection.send(encode(*parts))
-        try:
-            return await asyncio.wait_for(future, self.reply_timeout)
-        except TimeoutError:
-            connection.fail(PipelineError(f"Redis did not answer within {self.reply_timeout:g} s"))
-            raise PipelineError(f"Redis did not answer within {self.reply_timeout:g} s") from None
+        connection = self._connection
+        if connection is None or connection.lost:
+            connection = await self._connected()
+        return await connection.send(encode(*parts))
 
     async def _connected(self) -> _Connection:
         if self._connection is not None and not self._connection.lost:
@@ -135,17 +156,16 @@ class PipelinedRedis:
     async def _connect(self) -> _Connection:
         loop = asyncio.get_running_loop()
         try:
-            _, connection = await asyncio.wait_for(
-                loop.create_connection(_Connection, self.host, self.port), self.connect_timeout)
+            _, connection = await asyncio.wait_for(loop.create_connection(
+                lambda: _Connection(self.reply_timeout), self.host, self.port), self.connect_timeout)
         except TimeoutError:
             raise PipelineError(f"no connection to Redis within {self.connect_timeout:g} s") from None
         except OSError as exc:
             raise PipelineError(f"cannot connect to Redis: {exc.strerror or exc}") from None
         for hello in self._hello:  # AUTH and SELECT before anything else is sent on it
-            future = connection.send(hello)
             try:
-                await asyncio.wait_for(future, self.reply_timeout)
-            except (TimeoutError, PipelineError) as exc:
+                await connection.send(hello)
+            except PipelineError as exc:
                 connection.fail(PipelineError(str(exc)))
                 raise PipelineError(f"Redis refused the connection's setup: {exc}") from None
         self._connection = connection

@@ -57,3 +57,29 @@ async def test_redis_down_refuses_within_a_bound_then_recovers(redis) -> None:  
             await again.stop()
     finally:
         await store.close()
+
+
+async def test_a_redis_that_never_answers_refuses_within_the_reply_bound() -> None:
+    """A server that takes the connection and the command and says nothing: the claim fails with
+    StoreUnavailable once the reply is overdue (never a hang), and so does every command behind it."""
+    held: list[asyncio.StreamWriter] = []
+
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        held.append(writer)
+        await reader.read(1 << 16)
+
+    server = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    store = RedisReplayStore.from_url(f"redis://127.0.0.1:{port}/0", time.time)
+    try:
+        began = time.monotonic()
+        outcomes = await asyncio.gather(*(store.claim(f"n{i}", time.time() + 60) for i in range(3)),
+                                        return_exceptions=True)
+        waited = time.monotonic() - began
+        assert all(isinstance(outcome, StoreUnavailable) for outcome in outcomes), outcomes
+        assert 0.9 < waited < 3  # SOCKET_TIMEOUT (1 s) and at most one sweep of a quarter of it
+    finally:
+        await store.close()
+        for writer in held:
+            writer.close()
+        server.close()
