@@ -13,6 +13,9 @@ TS_SDK := $(TOOLS)/ts-sdk/node_modules
 # The real authorization server the OAuth tests run (tests/auth/oidc_provider.py pins the same version).
 OIDC_PROVIDER_VERSION := 9.13.3
 OIDC_PROVIDER := $(TOOLS)/oidc-provider/node_modules/oidc-provider
+# The proxy benchmark's anchor (mitmdump), in a venv of its own: it is not a dependency of the studio.
+MITMPROXY_VERSION := 11.0.2
+MITMDUMP := $(TOOLS)/mitm-venv/bin/mitmdump
 
 .PHONY: run test lint conformance oidc-provider bench bench-short screenshots clean
 
@@ -61,15 +64,19 @@ conformance: $(STAMP) $(NODE) $(CONFORMANCE)/package.json $(TS_SDK)/@modelcontex
 	$(BIN)/python tools/conformance.py --node $(NODE) --suite $(CONFORMANCE); suite=$$?; \
 		$(BIN)/python tools/interop_ts.py --node $(NODE) --sdk $(TS_SDK) && exit $$suite
 
-bench: $(STAMP)
-	$(BIN)/python tools/bench.py
+$(MITMDUMP):
+	$(PYTHON) -m venv $(TOOLS)/mitm-venv
+	$(TOOLS)/mitm-venv/bin/python -m pip install --quiet mitmproxy==$(MITMPROXY_VERSION)
+
+bench: $(STAMP) $(MITMDUMP)
+	MITMDUMP=$(MITMDUMP) $(BIN)/python tools/bench.py
 	$(BIN)/python tools/bench_cluster.py
 	$(BIN)/python tools/bench_trace_load.py
 	QT_QPA_PLATFORM=offscreen $(BIN)/python tools/bench_trace_view.py
 
 # The same measurements, CI-sized (under two minutes on two cores); not part of .ci/run.
-bench-short: $(STAMP)
-	$(BIN)/python tools/bench.py --short
+bench-short: $(STAMP) $(MITMDUMP)
+	MITMDUMP=$(MITMDUMP) $(BIN)/python tools/bench.py --short
 	$(BIN)/python tools/bench_cluster.py --short
 	$(BIN)/python tools/bench_trace_load.py --short
 

@@ -101,7 +101,8 @@ def _start_proxy(upstream: str, trace: Path) -> Relay:
 
 def mitmdump_path() -> str | None:
     return os.environ.get("MITMDUMP") or shutil.which("mitmdump") or \
-        next((p for p in ["/tmp/mitm-venv/bin/mitmdump"] if Path(p).exists()), None)
+        next((p for p in [str(Path(__file__).resolve().parents[1] / ".tools" / "mitm-venv" / "bin" / "mitmdump"),
+                          "/tmp/mitm-venv/bin/mitmdump"] if Path(p).exists()), None)
 
 
 def _start_mitmdump(binary: str, upstream: str, flows_file: Path) -> Relay:
