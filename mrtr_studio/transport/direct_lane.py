@@ -65,13 +65,15 @@ class DirectResponder:
     uvicorn would write it (its status lines, default headers and header checks); a stream or an
     unusual answer through a uvicorn cycle made for it."""
 
-    __slots__ = ("_cycle", "_protocol", "_real", "_scope")
+    __slots__ = ("_cycle", "_protocol", "_real", "_scope", "task")
 
     def __init__(self, protocol: Any, cycle: DirectCycle, scope: dict[str, Any]) -> None:
         self._protocol = protocol
         self._cycle = cycle
         self._scope = scope
         self._real: OneWriteCycle | None = None
+        #: The task serving the request (set by `complete` as it starts it): what a stream's end cancels.
+        self.task: asyncio.Task[Any] | None = None
 
     @property
     def started(self) -> bool:
@@ -146,10 +148,9 @@ def uvicorn_cycle(protocol: Any, scope: Any, keep_alive: bool) -> OneWriteCycle:
         expect_100_continue=False, keep_alive=keep_alive, on_response=protocol.on_response_complete)
 
 
-async def serve_direct(protocol: Any, scope: dict[str, Any], cycle: DirectCycle, body: bytes) -> None:
+async def serve_direct(protocol: Any, scope: dict[str, Any], out: DirectResponder, body: bytes) -> None:
     """Run the endpoint on one direct request, failing as uvicorn's ASGI wrapper does: a 500 when
     nothing was answered, the connection closed when an answer was under way."""
-    out = DirectResponder(protocol, cycle, scope)
     try:
         await protocol.app.request(scope, out, body)
     except BaseException as exc:
@@ -221,7 +222,9 @@ def complete(protocol: Any) -> bool:
         return False
     if cycle.more_body and not cycle.response_complete:
         cycle.more_body = False
-        task = protocol.loop.create_task(serve_direct(protocol, protocol.scope, cycle, bytes(cycle.body)))
+        scope = protocol.scope
+        out = DirectResponder(protocol, cycle, scope)
+        out.task = task = protocol.loop.create_task(serve_direct(protocol, scope, out, bytes(cycle.body)))
         task.add_done_callback(protocol.tasks.discard)
         protocol.tasks.add(task)
     return True

@@ -284,7 +284,7 @@ class McpHttpApp:
     async def _serve(self, message: dict[str, Any], session: Session, out: Responder,
                      modern: bool) -> None:
         """Run the engine; anything sent before the response (notifications, legacy requests) streams."""
-        reply = Reply(out)
+        reply = Reply(out, owner=out.task)
         emit = reply.event if self.tap is None else self._tapped(reply)
         began = time.perf_counter()
         try:

@@ -45,6 +45,8 @@ class AsgiResponder:
     hand it a request without ASGI (`direct_lane.DirectResponder`, the same four operations)."""
 
     __slots__ = ("receive", "send")
+    #: The task serving the request, when the host knows it (None: the reply asks asyncio).
+    task: "asyncio.Task[Any] | None" = None
 
     def __init__(self, send: Send, receive: Receive) -> None:
         self.send = send
@@ -69,6 +71,7 @@ class Responder(Protocol):
     (`direct_lane.DirectResponder`); `receive` is ASGI's, for a body still to come or a disconnect."""
 
     receive: Receive
+    task: "asyncio.Task[Any] | None"
 
     async def whole(self, status: int, body: bytes, content_type: bytes = b"application/json",
                     headers: list[tuple[bytes, bytes]] | None = None) -> None: ...
