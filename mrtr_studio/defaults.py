@@ -68,6 +68,11 @@ PROXY_IDLE_TIMEOUT = 300.0
 #: listing) before it shows that side's error instead.
 COMPARE_TIMEOUT = 30.0
 
+# --- patterns from peers and users -------------------------------------------------------------------
+#: Seconds one regular-expression match may take (a form schema's `pattern`, a redaction profile's
+#: pattern on peer text): catastrophic backtracking must not hang a form, an export or the window.
+PATTERN_SECONDS = 0.05
+
 # --- exports -----------------------------------------------------------------------------------------
 #: How much of an export or a copy the window's redaction preview shows (the file gets all of it).
 EXPORT_PREVIEW_CHARS = 64 * 1024

@@ -17,9 +17,10 @@ from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import SchemaError, ValidationError
 from jsonschema.protocols import Validator
 
+from ..defaults import PATTERN_SECONDS
+
 MAX_NODES = 5000
 MAX_DEPTH = 32
-PATTERN_SECONDS = 0.05
 #: Schemas whose verdict (too large, invalid, or a ready validator) is kept: a server sends the same
 #: requestedSchema every round, and checking and compiling it cost more than applying it.
 CACHED_SCHEMAS = 256

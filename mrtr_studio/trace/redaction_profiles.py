@@ -25,6 +25,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import regex
+
+from ..defaults import PATTERN_SECONDS
 from .bounded_read import read_capped
 from .model import Operation, TraceMessage, encode
 from .redaction import MASK, Redaction
@@ -83,8 +86,12 @@ def parse_path(source: str) -> JsonPath:
 
 @dataclass(frozen=True)
 class PatternRule:
+    """A pattern masked wherever it matches in a string. It runs on the `regex` engine so that each
+    match is bounded by PATTERN_SECONDS: the text is a peer's, and a pattern that backtracks badly on
+    it must not hang an export or the window's preview."""
+
     name: str
-    regex: re.Pattern[str]
+    regex: "regex.Pattern[str]"
 
 
 @dataclass(frozen=True)
@@ -115,7 +122,7 @@ class RedactionProfile:
 def default_profile() -> RedactionProfile:
     return RedactionProfile(
         "default", "default", (), tuple(parse_path(f"$..{name}") for name in CREDENTIAL_FIELDS),
-        (PatternRule("bearer token in text", re.compile(BEARER_PATTERN)),),
+        (PatternRule("bearer token in text", regex.compile(BEARER_PATTERN)),),
         "credentials masked: headers, credential fields, bearer tokens in text")
 
 
@@ -165,14 +172,14 @@ def profile_from_json(document: Any, fallback_name: str = "custom") -> Redaction
             raise ProfileError(f"paths[{index}]: {exc}") from None
     rules = []
     for index, pattern in enumerate(patterns):
-        label, regex = (pattern, pattern) if isinstance(pattern, str) else \
+        label, pattern_text = (pattern, pattern) if isinstance(pattern, str) else \
             (pattern.get("name"), pattern.get("regex")) if isinstance(pattern, dict) else (None, None)
-        if not isinstance(regex, str) or not regex or not isinstance(label, str):
+        if not isinstance(pattern_text, str) or not pattern_text or not isinstance(label, str):
             raise ProfileError(f"patterns[{index}]: expected a regex string or {{\"name\": …, \"regex\": …}}")
         try:
-            rules.append(PatternRule(label or regex, re.compile(regex)))
-        except re.error as exc:
-            raise ProfileError(f"patterns[{index}]: {regex!r} is not a regular expression ({exc})") from None
+            rules.append(PatternRule(label or pattern_text, regex.compile(pattern_text)))
+        except (regex.error, ValueError) as exc:
+            raise ProfileError(f"patterns[{index}]: {pattern_text!r} is not a regular expression ({exc})") from None
     description = document.get("description", "")
     return RedactionProfile(name.strip(), base, tuple(h.strip() for h in headers), tuple(parsed_paths),
                             tuple(rules), description if isinstance(description, str) else "")
@@ -258,20 +265,41 @@ def _mask_path(value: Any, steps: Sequence[tuple[str, Any]], depth: int = 0) -> 
     return (value, 0) if changed is None else (changed, total)
 
 
-def _mask_patterns(value: Any, rules: Sequence[PatternRule], tally: Tally | None, depth: int = 0) -> Any:
+def _mask_patterns(value: Any, rules: Sequence[PatternRule], tally: Tally | None, depth: int = 0,
+                   overdue: set[str] | None = None) -> Any:
+    """`value` with every match of `rules` in its strings masked. A match that runs past PATTERN_SECONDS
+    masks the whole string instead (never leaves it unmasked), and that rule then masks every later
+    string of the same value whole without matching: one body costs at most one timeout per rule."""
+    overdue = set() if overdue is None else overdue
     if isinstance(value, str):
         for rule in rules:
-            value, count = rule.regex.subn(MASK, value)
+            if rule.name in overdue:
+                value, count = MASK, 1
+            else:
+                try:
+                    value, count = rule.regex.subn(MASK, value, timeout=PATTERN_SECONDS)
+                except TimeoutError:
+                    overdue.add(rule.name)
+                    value, count = MASK, 1
             if count and tally is not None:
-                tally.add(f"pattern {rule.name}", count)
+                tally.add(f"pattern {rule.name}" + (" (too slow: whole text masked)" if rule.name in overdue else ""),
+                          count)
         return value
     if depth > MAX_DEPTH:
         return value
     if isinstance(value, dict):
-        return {k: _mask_patterns(v, rules, tally, depth + 1) for k, v in value.items()}
+        return {k: _mask_patterns(v, rules, tally, depth + 1, overdue) for k, v in value.items()}
     if isinstance(value, list):
-        return [_mask_patterns(v, rules, tally, depth + 1) for v in value]
+        return [_mask_patterns(v, rules, tally, depth + 1, overdue) for v in value]
     return value
+
+
+def _may_match(rule: PatternRule, text: str) -> bool:
+    """Whether the rule can match somewhere in `text`; a search past PATTERN_SECONDS counts as yes."""
+    try:
+        return rule.regex.search(text, timeout=PATTERN_SECONDS) is not None
+    except TimeoutError:
+        return True
 
 
 #: What a pattern can see beyond a string's own characters: such a pattern is never pre-checked.
@@ -303,7 +331,7 @@ class _Plan:
             text = raw.decode("utf-8", "replace")
             plain = "\\" not in text
             patterns = [rule for rule, decidable in self.patterns
-                        if not (plain and decidable) or rule.regex.search(text) is not None]
+                        if not (plain and decidable) or _may_match(rule, text)]
         return paths, patterns
 
 

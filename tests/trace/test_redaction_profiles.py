@@ -126,3 +126,20 @@ def test_the_quick_look_at_the_json_text_never_skips_a_match() -> None:
     untouched = redact_trace([], [entry], profile_from_json({"base": "none", "patterns": ["absent"],
                                                             "paths": ["$..nothing"]}))
     assert untouched.messages[0].message == message and untouched.tally.summary() == "nothing to mask"
+
+
+def test_a_pattern_that_backtracks_badly_masks_the_whole_text_instead_of_hanging() -> None:
+    """A peer's text can make a profile's pattern backtrack for minutes: each match is bounded, an
+    overdue one masks the whole string (never leaves it readable), and the rule then masks the rest
+    of that message's strings whole without matching, so one message costs at most one timeout."""
+    slow = "x" * 5000
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"a": slow, "b": "plain", "c": slow}}}
+    op = Operation("op1", "tools/call", "echo", {}, "modern", "http://127.0.0.1:9/mcp", 0.0)
+    request = TraceMessage(1, "op1", 1, "client->server", "request", call, 1.0, "tools/call", 1, None)
+    profile = profile_from_json({"name": "slow", "base": "none", "patterns": [{"name": "xy", "regex": "(x+x+)+y"}]})
+    redacted = redact_trace([op], [request], profile)
+    arguments = redacted.messages[0].message["params"]["arguments"]
+    assert arguments == {"a": "***", "b": "***", "c": "***"}  # "b" cannot match: masked as after a timeout
+    assert redacted.messages[0].message["params"]["name"] == "echo"  # read before the timeout: matched normally
+    assert redacted.tally.lines()[0].startswith("pattern xy (too slow: whole text masked)")

@@ -13,13 +13,13 @@ from typing import Any
 
 import regex
 
+from ...defaults import PATTERN_SECONDS
 from ...protocol.answer_schema import MAX_DEPTH, MAX_NODES, too_large
 
 MAX_SCHEMA_NODES = MAX_NODES
 MAX_SCHEMA_DEPTH = MAX_DEPTH
 MAX_FORM_FIELDS = 200
 MAX_GENERATED_LENGTH = 10_000
-PATTERN_SECONDS = 0.05
 
 
 class PatternTimeout(Exception):
