@@ -12,21 +12,23 @@ __all__ = ["LOG_LEVELS", "complete_result", "scoped_notify"]
 def scoped_notify(notify: Notify | None, params: dict[str, Any], modern: bool,
                   legacy_level: str | None = None) -> Notify | None:
     """Notifications the request asked for: progress needs its token; logs need `_meta` logLevel (modern)
-    or reach the session's `logging/setLevel` threshold (legacy, `legacy_level`; everything when unset)."""
+    or reach the session's `logging/setLevel` threshold (legacy, `legacy_level`; everything when unset).
+    What the request asked is read when a notification is sent: most requests send none."""
     if notify is None:
         return None
-    found = params.get("_meta")
-    meta: dict[str, Any] = found if isinstance(found, dict) else {}
-    token = meta.get("progressToken")
-    threshold = str(meta.get(META_LOG_LEVEL)) if modern else (legacy_level or DEFAULT_LEVEL)
 
     async def send(method: str, body: dict[str, Any]) -> None:
+        found = params.get("_meta")
+        meta: dict[str, Any] = found if isinstance(found, dict) else {}
         if method == "notifications/progress":
+            token = meta.get("progressToken")
             if token is None:
                 return
             body = {"progressToken": token, **body}
-        if method == "notifications/message" and not passes(body.get("level"), threshold):
-            return
+        if method == "notifications/message":
+            threshold = str(meta.get(META_LOG_LEVEL)) if modern else (legacy_level or DEFAULT_LEVEL)
+            if not passes(body.get("level"), threshold):
+                return
         await notify(method, body)
 
     return send

@@ -180,6 +180,16 @@ class McpServer(LegacyRequests):
             if message["method"] == "notifications/initialized":
                 session.initialized = True
             return None
+        return await self.answer(message, session, notify)
+
+    async def answer(self, message: dict[str, Any], session: Session, notify: Notify | None = None,
+                     outbound: Outbound | None = None) -> dict[str, Any]:
+        """Serve one request whose envelope `jsonrpc.kind_of` already found to be a request (the HTTP
+        endpoint checks it before routing), so it is not classified twice; returns the response."""
+        if outbound is not None:
+            with call_outbound(outbound):
+                return await self.answer(message, session, notify)
+        session.server = self
         try:
             body = await self._serve(message, session, notify)
         except McpError as exc:

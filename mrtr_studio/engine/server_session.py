@@ -7,7 +7,6 @@ Server-initiated requests (legacy only) go out through `outbound` and come back 
 """
 
 import asyncio
-import itertools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,13 +35,15 @@ class Session:
     log_level: str | None = None
     #: Legacy `resources/subscribe`: the URIs this session wants `notifications/resources/updated` for.
     subscriptions: set[str] = field(default_factory=set)
-    _ids: "itertools.count[int]" = field(default_factory=lambda: itertools.count(1))
+    #: Server-initiated requests sent on this session so far (their ids count up from 1).
+    _sent: int = 0
     #: The transport decoded this session's messages from JSON text (HTTP's bounded reader): their
     #: values are JSON by construction, so only their depth is left to check (`values.check_params`).
     decoded_json: bool = False
 
     def next_request_id(self) -> str:
-        return f"server-{next(self._ids)}"
+        self._sent += 1
+        return f"server-{self._sent}"
 
     @property
     def is_legacy(self) -> bool:

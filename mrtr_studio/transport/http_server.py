@@ -114,6 +114,8 @@ class McpHttpApp:
         self._exchanges = itertools.count(1)
         self.sessions = LegacySessions(server, self.config.session_idle_seconds, self.config.max_sessions)
         self._body_deadlines = BodyDeadlines(self.config.body_timeout)
+        #: The endpoint's path without a trailing slash (`/mcp` and `/mcp/` both reach it).
+        self._endpoint = self.config.path.rstrip("/")
         #: Host header values already found acceptable (bounded: only accepted values are kept).
         self._good_hosts: set[str] = set()
 
@@ -145,11 +147,13 @@ class McpHttpApp:
             await _error(out, 421, None, INVALID_REQUEST,
                          f"Misdirected request: Host {host!r} is not a name this server answers to")
             return
-        if self.config.verifier is not None and scope["method"] == "GET" and scope["path"] in self.metadata_paths():
-            await out.whole(200, dumps(self.config.verifier.metadata(self._resource(scope, host))),
+        verifier = self.config.verifier
+        path = scope["path"]
+        if verifier is not None and scope["method"] == "GET" and path in self.metadata_paths():
+            await out.whole(200, dumps(verifier.metadata(self._resource(scope, host))),
                              content_type=b"application/json")
             return
-        if scope["path"].rstrip("/") != self.config.path.rstrip("/"):
+        if path != self._endpoint and path.rstrip("/") != self._endpoint:
             await _error(out, 404, None, INVALID_REQUEST, f"Not found: the MCP endpoint is {self.config.path}")
             return
         twice = repeated & SINGLE_HEADERS if repeated else None
@@ -166,8 +170,8 @@ class McpHttpApp:
             await _error(out, 405, None, INVALID_REQUEST, f"Method not allowed: {verb} (POST and DELETE only)",
                          [(b"allow", b"POST, DELETE")])
             return
-        if self.config.verifier is not None:
-            verified = await self._verified(self.config.verifier, headers.get("authorization"), scope, host, out)
+        if verifier is not None:
+            verified = await self._verified(verifier, headers.get("authorization"), scope, host, out)
             if verified is None:
                 return
             principal: str | None = verified
@@ -180,8 +184,9 @@ class McpHttpApp:
         if verb == "DELETE":
             await self._delete(headers.get("mcp-session-id"), principal, out)
             return
-        content_type = headers.get("content-type", "").split(";")[0].strip().lower()
-        if content_type != "application/json":
+        content_type = headers.get("content-type", "")
+        if content_type != "application/json" and \
+                (content_type := content_type.split(";")[0].strip().lower()) != "application/json":
             await _error(out, 400, None, INVALID_REQUEST,
                          f"Bad request: Content-Type must be application/json, got {content_type or 'none'!r}")
             return
@@ -214,12 +219,11 @@ class McpHttpApp:
         if isinstance(message, list):
             await _error(out, 400, None, INVALID_REQUEST, "Invalid request: batches are not supported")
             return
-        msg_id = message.get("id") if isinstance(message, dict) else None
-        msg_id = msg_id if isinstance(msg_id, str | int) else None
         try:
             kind = jsonrpc.kind_of(message)
         except McpError as exc:
-            await _error(out, 400, msg_id, exc.code, exc.message)
+            msg_id = message.get("id") if isinstance(message, dict) else None
+            await _error(out, 400, msg_id if isinstance(msg_id, str | int) else None, exc.code, exc.message)
             return
         if self.tap is not None:  # the exchange number and masked headers are only for a listener
             _exchange.set(next(self._exchanges))
@@ -247,7 +251,7 @@ class McpHttpApp:
         else:
             legacy = self.sessions.find(session_id, principal)
             if legacy is None:
-                await self._reject(out, 404, msg_id, INVALID_REQUEST, "Session not found: initialize again")
+                await self._reject(out, 404, message["id"], INVALID_REQUEST, "Session not found: initialize again")
                 return
             with self.sessions.using(legacy.id):
                 await self._serve(message, legacy, out, modern=False)
@@ -289,13 +293,13 @@ class McpHttpApp:
         began = time.perf_counter()
         try:
             # legacy server-initiated requests ride this stream; a modern call has no legacy session to send on
-            response = await self.server.handle(message, session, _notifier(emit), outbound=None if modern else emit)
+            # _dispatch classified it: a request (the engine does not check its envelope again)
+            response = await self.server.answer(message, session, _notifier(emit), outbound=None if modern else emit)
         except BaseException:
             if reply.client_gone:  # the client closed the stream: that is cancellation, not a failure
                 _uncancel()
                 return
             raise
-        assert response is not None
         self._emit("server->client", response)
         status = STATUS_OF_CODE.get(response["error"]["code"], 200) if modern and "error" in response else 200
         await reply.finish(response, status, [server_timing((time.perf_counter() - began) * 1000)])
