@@ -18,6 +18,7 @@ over stops early (ui/log/filter_proxy.py runs this on a worker thread).
 import bisect
 import itertools
 import json
+import operator
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from typing import Any
 
 from .filter import BoundFilter, _build, _operation_test
 from .filter_syntax import And, Everything, Node, Not, Or, Term, Text
-from .model import TraceMessage
+from .model import TraceMessage, messages_json
 
 #: Messages tested one by one between two looks at `cancelled`.
 BLOCK = 8192
@@ -156,32 +157,37 @@ class _Run:
 
     def search(self, needle: str, domain: bytes) -> bytes:
         """The text search (trace/filter.py's `_search`) a block at a time: the block's JSON joined and
-        lowered once, the needle found with `bytes.find`, each hit mapped back to its message; a
-        response also matches by its request's method, decided once per method."""
+        lowered once, the needle found with `bytes.find`, and after each hit the search goes on from
+        the end of that message, so a message costs one find however often it holds the needle and a
+        block without it costs one. A response also matches by its request's method, decided once per
+        method."""
         columns, messages = self.columns, self.columns.messages
-        patterns = {needle.encode(), json.dumps(needle, ensure_ascii=False)[1:-1].encode()}
+        patterns = list(dict.fromkeys((needle.encode(), json.dumps(needle, ensure_ascii=False)[1:-1].encode())))
         found = bytearray(self.by_code(columns.method_codes, lambda method: needle in (method or "").lower(),
                                        columns.methods))
         for start in range(0, self.count, BLOCK):
             if self.cancelled():
                 raise Cancelled
-            rows = list(itertools.compress(range(start, min(start + BLOCK, self.count)), domain[start:start + BLOCK]))
-            if not rows:
-                continue
-            parts = [messages[row].message_json() for row in rows]
-            text = b"\x00".join(parts).lower()  # no compact JSON holds a raw NUL: hits never span two
-            ends = list(itertools.accumulate(len(part) + 1 for part in parts))
-            for pattern in patterns:
-                if text.count(pattern) > len(rows) // 8:  # hits everywhere: test each lowered message once
-                    for row, part in zip(rows, text.split(b"\x00"), strict=True):
-                        if pattern in part:
-                            found[row] = 1
+            stop = min(start + BLOCK, self.count)
+            wanted = domain[start:stop]
+            if wanted.count(1) == stop - start:  # the whole block: sliced, not looked up row by row
+                rows: Sequence[int] = range(start, stop)
+                parts = messages_json(messages[start:stop])
+            else:
+                rows = list(itertools.compress(range(start, stop), wanted))
+                if not rows:
                     continue
+                parts = messages_json(list(map(messages.__getitem__, rows)))
+            text = b"\x00".join(parts).lower()  # no compact JSON holds a raw NUL: hits never span two
+            ends: list[int] | None = None
+            for pattern in patterns:
                 at = text.find(pattern)
+                if at != -1 and ends is None:  # where each message ends (past its NUL), only once a hit needs it
+                    ends = list(map(operator.add, itertools.accumulate(map(len, parts)), itertools.count(1)))
                 while at != -1:
-                    hit = bisect.bisect_right(ends, at)
+                    hit = bisect.bisect_right(ends, at)  # type: ignore[arg-type]
                     found[rows[hit]] = 1
-                    at = text.find(pattern, ends[hit])
+                    at = text.find(pattern, ends[hit])  # type: ignore[index]
         return _and(domain, bytes(found))
 
     def term(self, term: Term) -> bytes | None:
