@@ -147,3 +147,16 @@ def test_the_tricky_needles_do_find_something() -> None:
             if select(Columns(messages), compile_filter("text:" + __import__("json").dumps(needle, ensure_ascii=False))
                       .bind(operations, messages)).rows]
     assert set(NEEDLES) - set(hits) <= {"zzz", "ÉTÉ", "kelvin k"}, set(NEEDLES) - set(hits)
+
+
+@pytest.mark.parametrize("expression", ["tool:delete_file", "method:tools/*", "kind:error or finding:warning",
+                                        "f", "-op:op00000003 round:2"])
+def test_spans_of_a_column_are_spread_and_gathered_in_order(expression: str,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from mrtr_studio.trace import filter_columns
+
+    monkeypatch.setattr(filter_columns, "SPAN", 7)  # many spans, the last one short
+    operations, messages = trace()
+    bound = compile_filter(expression).bind(operations, messages)
+    expected = [row for row, entry in enumerate(messages) if bound.matches(entry)]
+    assert list(select(Columns(messages), bound).rows) == expected

@@ -114,3 +114,24 @@ def test_cut_values_read_back_exactly(transport: dict[str, object]) -> None:
     entry = message(1, transport)
     assert entry.transport == transport
     assert json.dumps(entry.transport) == json.dumps(transport)  # the same keys, in the same order
+
+
+def test_live_proxy_messages_are_packed_like_the_same_messages_loaded(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A message recorded live through a proxy (metadata differing per message) is kept in the same
+    packed forms as the same message loaded from a file: compact JSON, and a shared shape with its
+    own cut values, not a dict per message."""
+    from tools.synthetic_trace import synthetic_trace
+
+    operations, loaded = synthetic_trace(3, transport=True)
+    store = TraceStore()
+    op = store.begin_operation("tools/call", "delete_file", {}, "modern", "http://127.0.0.1:1/mcp")
+    for entry in loaded:
+        store.record(op.id, entry.round, entry.direction, entry.message, timestamp=entry.timestamp,
+                     **entry.transport)
+    reopened = TraceStore()
+    files.load_into(reopened, files.save(tmp_path / "t.mrtr.json", (operations, loaded)))
+    for live, opened in zip(store.messages, reopened.messages, strict=True):
+        assert type(live._message) is type(opened._message) is PackedJson
+        assert type(live._transport) is type(opened._transport) is transport_shapes.Exchanged
+        assert live._transport.shape is opened._transport.shape  # one shape for both
+        assert live.message_json() == opened.message_json() and live.transport == opened.transport
