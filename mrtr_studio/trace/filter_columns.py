@@ -186,15 +186,15 @@ class _Run:
                     continue
                 parts = messages_json(list(map(messages.__getitem__, rows)))
             text = b"\x00".join(parts).lower()  # no compact JSON holds a raw NUL: hits never span two
-            ends: list[int] | None = None
+            ends: list[int] = []
             for pattern in patterns:
                 at = text.find(pattern)
-                if at != -1 and ends is None:  # where each message ends (past its NUL), only once a hit needs it
+                if at != -1 and not ends:  # where each message ends (past its NUL), only once a hit needs it
                     ends = list(map(operator.add, itertools.accumulate(map(len, parts)), itertools.count(1)))
                 while at != -1:
-                    hit = bisect.bisect_right(ends, at)  # type: ignore[arg-type]
+                    hit = bisect.bisect_right(ends, at)
                     found[rows[hit]] = 1
-                    at = text.find(pattern, ends[hit])  # type: ignore[index]
+                    at = text.find(pattern, ends[hit])
         return _and(domain, bytes(found))
 
     def term(self, term: Term) -> bytes | None:
