@@ -12,7 +12,7 @@ Qt-free: the window's dialog (ui/colour_rules_dialog.py) edits these and saves `
 """
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -97,9 +97,12 @@ class CompiledRules:
     rules: tuple[ColourRule, ...]
     filters: tuple[Filter, ...]
 
-    def bind(self, operations: Iterable[Operation], messages: Sequence[TraceMessage]) -> "BoundRules":
+    def bind(self, operations: Iterable[Operation], messages: Sequence[TraceMessage],
+             messages_of: Callable[[str], Sequence[TraceMessage]] | None = None) -> "BoundRules":
+        """`messages_of`: the store's own lookup of an operation's messages, so a rule the operations
+        list reads (`state:altered`, any message of the operation) walks only that operation's."""
         ops = list(operations)
-        index = TraceIndex(ops, messages)  # one for every rule: what it finds (replies, altered states) once
+        index = TraceIndex(ops, messages, messages_of=messages_of)  # one for every rule: found once
         return BoundRules(self.rules, tuple(f.bind(ops, messages, index=index) for f in self.filters))
 
 

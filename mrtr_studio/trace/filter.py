@@ -70,7 +70,7 @@ class TraceIndex:
         self.operations: Mapping[str, Operation] = by_id if by_id is not None else {op.id: op for op in operations}
         self.messages = messages
         self._replies: dict[int, TraceMessage] | None = None
-        self._altered: set[int] | None = None
+        self._altered: dict[str, set[int]] = {}  # by operation: the seqs of its altered retries
         self._principals: dict[str, str] | None = None
         self._by_operation: dict[str, list[TraceMessage]] | None = None
         self._messages_of = messages_of
@@ -90,27 +90,14 @@ class TraceIndex:
         return None if reply is None else (reply.timestamp - entry.timestamp) * 1000
 
     def altered(self, entry: TraceMessage) -> bool:
-        if self._altered is None:
-            self._altered = self._find_altered()
-        return entry.seq in self._altered
-
-    def _find_altered(self) -> set[int]:
-        """Retries whose requestState differs from the last one the server sent in that operation."""
-        last: dict[str, Any] = {}
-        altered: set[int] = set()
-        for entry in self.messages:
-            if _STATE_KEY not in entry.message_json():
-                if entry.kind == "request" and entry.round > 1 and entry.operation_id in last:
-                    altered.add(entry.seq)  # the state the server sent was dropped
-                continue
-            if entry.kind == "input_required":
-                result = entry.message.get("result") if isinstance(entry.message, dict) else None
-                last[entry.operation_id] = result.get("requestState") if isinstance(result, dict) else None
-            elif entry.kind == "request":
-                sent = _params(entry.message).get("requestState")
-                if entry.operation_id not in last or sent != last[entry.operation_id]:
-                    altered.add(entry.seq)
-        return altered
+        """Whether the message is a retry whose requestState is not the one the server last sent in
+        its operation. Decided per operation, when a message of it is first asked about: the
+        operations list and the log's colouring ask about the few rows on screen, and a pass over
+        every message of a million (decoding each with a state) took seconds on the GUI thread."""
+        found = self._altered.get(entry.operation_id)
+        if found is None:
+            found = self._altered[entry.operation_id] = _find_altered(self.messages_of(entry.operation_id))
+        return entry.seq in found
 
     def principal(self, operation_id: str) -> str | None:
         if self._principals is None:
@@ -138,6 +125,26 @@ class TraceIndex:
             for entry in self.messages:
                 self._by_operation.setdefault(entry.operation_id, []).append(entry)
         return self._by_operation.get(operation_id, [])
+
+
+def _find_altered(messages: Iterable[TraceMessage]) -> set[int]:
+    """Of one operation's messages in order: the retries whose requestState differs from the last one
+    the server sent."""
+    last: dict[str, Any] = {}
+    altered: set[int] = set()
+    for entry in messages:
+        if _STATE_KEY not in entry.message_json():
+            if entry.kind == "request" and entry.round > 1 and entry.operation_id in last:
+                altered.add(entry.seq)  # the state the server sent was dropped
+            continue
+        if entry.kind == "input_required":
+            result = entry.message.get("result") if isinstance(entry.message, dict) else None
+            last[entry.operation_id] = result.get("requestState") if isinstance(result, dict) else None
+        elif entry.kind == "request":
+            sent = _params(entry.message).get("requestState")
+            if entry.operation_id not in last or sent != last[entry.operation_id]:
+                altered.add(entry.seq)
+    return altered
 
 
 def _params(message: Any) -> dict[str, Any]:

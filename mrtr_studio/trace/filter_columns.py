@@ -18,6 +18,7 @@ over stops early (ui/log/filter_proxy.py runs this on a worker thread).
 import bisect
 import itertools
 import json
+import operator
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -25,10 +26,12 @@ from typing import Any
 
 from .filter import BoundFilter, _build, _operation_test
 from .filter_syntax import And, Everything, Node, Not, Or, Term, Text
-from .model import TraceMessage
+from .model import TraceMessage, messages_json
 
 #: Messages tested one by one between two looks at `cancelled`.
 BLOCK = 8192
+#: Messages a single C loop goes over at most (a few milliseconds with the GIL held).
+SPAN = 65536
 #: Fields a term decides per operation (the operation's tool, id, era, principal, task).
 _OPERATION_FIELDS = frozenset({"tool", "op", "era", "principal", "task"})
 _FLIP = bytes.maketrans(b"\x00\x01", b"\x01\x00")
@@ -108,10 +111,15 @@ class _Run:
 
     def spread(self, table: bytes | bytearray, column: bytearray | array) -> bytes:
         """The mask of messages whose code in `column` maps to 1 in `table`."""
+        if not any(table):  # no value matches (a word in no method name): nothing to spread
+            return bytes(self.count)
+        if all(table):
+            return _ones(self.count)
         part = column if len(column) == self.count else column[:self.count]
         if isinstance(part, bytearray) and len(table) <= 256:
             return bytes(part.translate(bytes(table) + b"\x00" * (256 - len(table))))
-        return bytes(map(table.__getitem__, part))
+        get = table.__getitem__  # a span at a time: one C loop over a million held the GIL for 75 ms
+        return b"".join(bytes(map(get, part[at:at + SPAN])) for at in range(0, len(part), SPAN))
 
     def by_code(self, codes: dict, test: Callable, column: bytearray | array) -> bytes:
         table = bytearray(len(codes))
@@ -156,28 +164,33 @@ class _Run:
 
     def search(self, needle: str, domain: bytes) -> bytes:
         """The text search (trace/filter.py's `_search`) a block at a time: the block's JSON joined and
-        lowered once, the needle found with `bytes.find`, each hit mapped back to its message; a
-        response also matches by its request's method, decided once per method."""
+        lowered once, the needle found with `bytes.find`, and after each hit the search goes on from
+        the end of that message, so a message costs one find however often it holds the needle and a
+        block without it costs one. A response also matches by its request's method, decided once per
+        method."""
         columns, messages = self.columns, self.columns.messages
-        patterns = {needle.encode(), json.dumps(needle, ensure_ascii=False)[1:-1].encode()}
+        patterns = list(dict.fromkeys((needle.encode(), json.dumps(needle, ensure_ascii=False)[1:-1].encode())))
         found = bytearray(self.by_code(columns.method_codes, lambda method: needle in (method or "").lower(),
                                        columns.methods))
         for start in range(0, self.count, BLOCK):
             if self.cancelled():
                 raise Cancelled
-            rows = list(itertools.compress(range(start, min(start + BLOCK, self.count)), domain[start:start + BLOCK]))
-            if not rows:
-                continue
-            parts = [messages[row].message_json() for row in rows]
-            text = b"\x00".join(parts).lower()  # no compact JSON holds a raw NUL: hits never span two
-            ends = list(itertools.accumulate(len(part) + 1 for part in parts))
-            for pattern in patterns:
-                if text.count(pattern) > len(rows) // 8:  # hits everywhere: test each lowered message once
-                    for row, part in zip(rows, text.split(b"\x00"), strict=True):
-                        if pattern in part:
-                            found[row] = 1
+            stop = min(start + BLOCK, self.count)
+            wanted = domain[start:stop]
+            if wanted.count(1) == stop - start:  # the whole block: sliced, not looked up row by row
+                rows: Sequence[int] = range(start, stop)
+                parts = messages_json(messages[start:stop])
+            else:
+                rows = list(itertools.compress(range(start, stop), wanted))
+                if not rows:
                     continue
+                parts = messages_json(list(map(messages.__getitem__, rows)))
+            text = b"\x00".join(parts).lower()  # no compact JSON holds a raw NUL: hits never span two
+            ends: list[int] = []
+            for pattern in patterns:
                 at = text.find(pattern)
+                if at != -1 and not ends:  # where each message ends (past its NUL), only once a hit needs it
+                    ends = list(map(operator.add, itertools.accumulate(map(len, parts)), itertools.count(1)))
                 while at != -1:
                     hit = bisect.bisect_right(ends, at)
                     found[rows[hit]] = 1
@@ -262,7 +275,10 @@ def select(columns: Columns, bound: BoundFilter | None, conditions: Sequence[Con
         mask = run.condition(condition, mask)
     if bound is not None:
         mask = run.node(bound.filter.ast, mask)
-    return Selected(array("I", itertools.compress(range(count), mask)), mask)
+    rows = array("I")
+    for at in range(0, count, SPAN):  # a span at a time, so the GUI thread gets the GIL in between
+        rows.extend(itertools.compress(range(at, min(at + SPAN, count)), mask[at:at + SPAN]))
+    return Selected(rows, mask)
 
 
 def _shape(node: Node) -> object:

@@ -6,6 +6,8 @@ object. Everything here is plain data that round-trips through JSON unchanged.
 """
 
 import json
+import operator
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -189,6 +191,18 @@ class TraceMessage:
     def __repr__(self) -> str:
         return (f"TraceMessage(seq={self.seq!r}, operation_id={self.operation_id!r}, round={self.round!r}, "
                 f"direction={self.direction!r}, kind={self.kind!r}, message={self.message!r})")
+
+
+_PACKED_OF = operator.attrgetter("_message")
+
+
+def messages_json(entries: Sequence["TraceMessage"]) -> list[bytes]:
+    """`message_json()` of each entry, for a search over thousands at once: the packed ones are read
+    without a Python call per message (a block of 8,192 took a millisecond of calls)."""
+    parts = list(map(_PACKED_OF, entries))
+    if set(map(type, parts)) == {PackedJson}:  # the usual case: all packed, nothing to encode
+        return parts
+    return [part if type(part) is PackedJson else encode(part) for part in parts]
 
 
 def encode(value: Any) -> bytes:

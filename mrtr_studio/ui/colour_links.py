@@ -87,7 +87,8 @@ class Colouring(QObject):
     def apply(self) -> None:
         """Bind to the trace as it is now and repaint the rows and labels."""
         store = self.window.studio.store
-        self.bound = self.compiled.bind(store.operations, store.messages) if self.compiled.rules else None
+        self.bound = self.compiled.bind(store.operations, store.messages, store.live_messages_of) \
+            if self.compiled.rules else None
         log, operations = self.window.log.model, self.window.operations.model
         if log.colouring is None and self.bound is None and operations.colouring is None:
             return

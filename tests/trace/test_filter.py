@@ -184,3 +184,20 @@ def test_a_filter_compiles_once_and_binds_to_any_trace() -> None:
     first, second = hand_built(), TraceStore()
     assert [m.seq for m in compiled.messages(first.operations, first.messages)] == [3]
     assert compiled.messages(second.operations, second.messages) == []
+
+
+class _NotWalked(list):  # type: ignore[type-arg]
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        raise AssertionError("every message of the trace was walked")
+
+
+def test_state_altered_reads_only_the_operation_asked_about() -> None:
+    """The operations list and the log's colouring ask about the rows on screen: with the store's own
+    lookup, `state:altered` decides one operation from its messages, never from the whole trace."""
+    store = hand_built()
+    expected = [m.seq for m in store.messages if compile_filter("state:altered").bind(
+        store.operations, store.messages).matches(m)]
+    bound = compile_filter("state:altered").bind(store.operations, _NotWalked(store.messages),
+                                                 messages_of=store.live_messages_of)
+    assert [m.seq for m in store.messages if bound.matches(m)] == expected == [2]
+    assert [op.target for op in store.operations if bound.matches_operation(op)] == ["delete_file"]

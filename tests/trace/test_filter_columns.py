@@ -91,3 +91,72 @@ def test_context_free() -> None:
     assert context_free(parse("kind:error -f round:>1"))
     assert not context_free(parse("kind:error -duration:>1s"))
     assert not context_free(parse("kind:error or state:altered"))
+
+
+#: Messages a text search can get wrong: case, escapes, unicode, a needle twice in one message, a
+#: message that could not be packed, one whose only match is its request's method.
+TRICKY = [
+    ("client->server", {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "Delete_File"}}),
+    ("server->client", {"jsonrpc": "2.0", "id": 1, "result": {"text": 'say "HI" \\ back', "n": "ÉTÉ été"}}),
+    ("client->server", {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"p": "/F1234/f1234"}}),
+    ("server->client", {"jsonrpc": "2.0", "id": 2, "result": {"text": "line\nbreak\ttab \u0001 ctl"}}),
+    ("client->server", {"jsonrpc": "2.0", "id": 3, "method": "ping", "params": {"big": 2**70}}),  # not packable
+    ("server->client", {"jsonrpc": "2.0", "id": 3, "result": {}}),  # matches "ping" by its request's method
+    ("client->server", {"jsonrpc": "2.0", "id": 4, "method": "notifications/X", "params": {"k": "Kelvin \u212a"}}),
+    ("server->client", {"jsonrpc": "2.0", "id": 4, "error": {"code": -32602, "message": "BAD \\\"quoted\\\""}}),
+]
+NEEDLES = ["f", "F1234", "f1234/", "delete_file", "DELETE", '"hi"', "say \\\"hi", "\\", '"', "line\\nbreak",
+           "\\u0001", "ping", "x", "été", "ÉTÉ", "kelvin k", "k", "bad \\\\\\\"quoted", "2.0", "zzz", "ctl",
+           '":{"', "}", "1", "id\":4"]
+
+
+def tricky_trace() -> tuple[list[Operation], list[TraceMessage]]:
+    operation = Operation("op", "tools/call", "t", {}, "modern", "embedded", started=0.0)
+    messages = []
+    for seq, (direction, body) in enumerate(TRICKY * 3):
+        kind = ("request" if "method" in body else "client_response") if direction == "client->server" else \
+            "error" if "error" in body else "complete"
+        messages.append(TraceMessage(seq, "op", 1, direction, kind, pack(body), float(seq),  # type: ignore[arg-type]
+                                     body.get("method"), body["id"]))
+    assert not isinstance(messages[4].message_json(), type(messages[0]._message))  # one stays unpacked
+    return [operation], link_replies(messages)
+
+
+@pytest.mark.parametrize("needle", NEEDLES)
+@pytest.mark.parametrize("block", [2, 5, 8192])  # hits at the ends of blocks, and one block for all
+def test_the_block_text_search_finds_what_the_per_message_search_finds(needle: str, block: int,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from mrtr_studio.trace import filter_columns
+
+    monkeypatch.setattr(filter_columns, "BLOCK", block)
+    operations, messages = tricky_trace()
+    expression = "text:" + json.dumps(needle, ensure_ascii=False)
+    bound = compile_filter(expression).bind(operations, messages)
+    expected = [row for row, entry in enumerate(messages) if bound.matches(entry)]
+    assert list(select(Columns(messages), bound).rows) == expected
+    some = bytes(row % 3 != 1 for row in range(len(messages)))  # a domain: only some rows considered
+    assert list(select(Columns(messages), bound, domain=some).rows) == [row for row in expected if some[row]]
+
+
+def test_the_tricky_needles_do_find_something() -> None:
+    """The comparison above would pass on a search that finds nothing: most needles must match."""
+    operations, messages = tricky_trace()
+    hits = [needle for needle in NEEDLES
+            if select(Columns(messages), compile_filter("text:" + __import__("json").dumps(needle, ensure_ascii=False))
+                      .bind(operations, messages)).rows]
+    assert set(NEEDLES) - set(hits) <= {"zzz", "ÉTÉ", "kelvin k"}, set(NEEDLES) - set(hits)
+
+
+@pytest.mark.parametrize("expression", ["tool:delete_file", "method:tools/*", "kind:error or finding:warning",
+                                        "f", "-op:op00000003 round:2"])
+def test_spans_of_a_column_are_spread_and_gathered_in_order(expression: str,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from mrtr_studio.trace import filter_columns
+
+    monkeypatch.setattr(filter_columns, "SPAN", 7)  # many spans, the last one short
+    operations, messages = trace()
+    bound = compile_filter(expression).bind(operations, messages)
+    expected = [row for row, entry in enumerate(messages) if bound.matches(entry)]
+    assert list(select(Columns(messages), bound).rows) == expected

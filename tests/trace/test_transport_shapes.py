@@ -1,5 +1,6 @@
 """Transport metadata is kept once per shape, shared by the messages that have it, and reads back exactly."""
 
+import json
 import math
 
 import pytest
@@ -81,3 +82,56 @@ def test_assigning_transport_replaces_it_whole() -> None:
     assert entry.transport == {**request_meta(1), "http_status": 200}
     entry.transport = {}
     assert entry.transport == {}
+
+
+def test_a_proxy_recording_s_varying_headers_are_cut_out_of_the_shape() -> None:
+    """What `proxy --trace` records differs on nearly every message (content-length, date,
+    server-timing, the connection's peer) and has no exchange number: still one shape per kind."""
+    from tools.synthetic_trace import proxy_transport
+
+    before = transport_shapes.live_shapes()
+    metas = [proxy_transport(n, "client->server" if n % 2 else "server->client", 100 + n, 1_700_000_000 + n)
+             for n in range(400)]
+    entries = [message(seq, meta) for seq, meta in enumerate(metas)]
+    assert len({m["response_headers"]["server-timing"] for m in metas if "response_headers" in m}) > 100
+    assert transport_shapes.live_shapes() - before <= 2
+    assert all(type(entry._transport) is transport_shapes.Exchanged for entry in entries)
+    for entry, meta in zip(entries, metas, strict=True):
+        assert entry.transport == meta
+        assert list(entry.transport) == list(meta)
+        for name in ("request_headers", "response_headers"):
+            if name in meta:
+                assert list(entry.transport[name]) == list(meta[name])
+
+
+@pytest.mark.parametrize("transport", [
+    {"peer": "\x00mrtr-exchange\x00", "request_headers": {"date": "\x00mrtr-exchange\x00", "a": "b"}},
+    {"peer": 3, "response_headers": {"content-length": "1\x00\"2", "date": True, "etag": 2**70}},
+    {"exchange": 1, "peer": "h:1", "request_headers": {"content-length": "5"}, "x": {"date": "kept"}},
+    {"request_headers": "not a dict", "peer": None},
+])
+def test_cut_values_read_back_exactly(transport: dict[str, object]) -> None:
+    entry = message(1, transport)
+    assert entry.transport == transport
+    assert json.dumps(entry.transport) == json.dumps(transport)  # the same keys, in the same order
+
+
+def test_live_proxy_messages_are_packed_like_the_same_messages_loaded(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A message recorded live through a proxy (metadata differing per message) is kept in the same
+    packed forms as the same message loaded from a file: compact JSON, and a shared shape with its
+    own cut values, not a dict per message."""
+    from tools.synthetic_trace import synthetic_trace
+
+    operations, loaded = synthetic_trace(3, transport=True)
+    store = TraceStore()
+    op = store.begin_operation("tools/call", "delete_file", {}, "modern", "http://127.0.0.1:1/mcp")
+    for entry in loaded:
+        store.record(op.id, entry.round, entry.direction, entry.message, timestamp=entry.timestamp,
+                     **entry.transport)
+    reopened = TraceStore()
+    files.load_into(reopened, files.save(tmp_path / "t.mrtr.json", (operations, loaded)))
+    for live, opened in zip(store.messages, reopened.messages, strict=True):
+        assert type(live._message) is type(opened._message) is PackedJson
+        assert type(live._transport) is type(opened._transport) is transport_shapes.Exchanged
+        assert live._transport.shape is opened._transport.shape  # one shape for both
+        assert live.message_json() == opened.message_json() and live.transport == opened.transport
