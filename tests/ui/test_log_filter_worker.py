@@ -109,3 +109,21 @@ def test_a_repaint_of_every_row_reaches_the_rows_shown(qtbot, big) -> None:  # t
     assert repainted == [(0, 249)]
     model.dataChanged.emit(model.index(2, 0), model.index(2, 0))  # a hidden row alone: nothing to repaint
     assert repainted == [(0, 249)]
+
+
+def test_typing_on_in_the_text_box_tests_only_the_last_matches(qtbot, big) -> None:  # type: ignore[no-untyped-def]
+    """The log's own text box narrows like the filter bar: a text that holds the last one can only
+    match among the last matches; a different text starts over."""
+    view, _store, runs = big
+    view.text_edit.setText("delete")
+    qtbot.waitUntil(lambda: settled(view) and len(runs) == 1)
+    first = view.proxy.rowCount()
+    view.text_edit.setText("delete_file")
+    qtbot.waitUntil(lambda: settled(view) and len(runs) == 2)
+    assert runs[0]["domain"] is None and runs[1]["domain"] is not None
+    model = view.model
+    expected = [m.seq for m in model.rows if "delete_file" in model.search_text_of(m)]
+    assert shown(view) == expected and 0 < len(expected) <= first
+    view.text_edit.setText("tools")  # not narrower
+    qtbot.waitUntil(lambda: settled(view) and len(runs) == 3)
+    assert runs[2]["domain"] is None

@@ -152,13 +152,13 @@ class TraceFilterProxy(QAbstractProxyModel):
 
     def _domain(self, key: tuple[Any, Columns, Node | None], rows: int) -> bytes | None:
         """The rows the last run matched, when the new run can only match among them (and the rows
-        that arrived since): the same boxes, and an expression that narrows the last one over the
-        same rows, or the same expression over more rows when no verdict on an old row can change
+        that arrived since): the same boxes (or the text box's text grown around the last one), and an
+        expression that narrows the last one over the same rows, or the same expression over more rows when no verdict on an old row can change
         with new ones (`duration:`, `state:` and `principal:` read other messages)."""
         if self._last is None:
             return None
         (criteria, columns, ast), result = self._last
-        if criteria != key[0] or columns is not key[1]:
+        if columns is not key[1] or not _narrower_boxes(criteria, key[0]):
             return None
         new = key[2]
         if len(result.mask) == rows and (ast is None if new is None else narrows(ast, new)):
@@ -324,3 +324,9 @@ class TraceFilterProxy(QAbstractProxyModel):
         elif row >= self._count:
             return QModelIndex()
         return self.createIndex(row, source.column())
+
+
+def _narrower_boxes(old: tuple[Any, ...], new: tuple[Any, ...]) -> bool:
+    """The same boxes, or the same but for a text that holds the last one (typing on: a message with
+    the new text has the old one, so only the last matches can match)."""
+    return old[:-1] == new[:-1] and old[-1] in new[-1]
