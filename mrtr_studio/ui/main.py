@@ -3,12 +3,19 @@
 With `--auto` the scenario runs in the real window, every input answered with schema defaults,
 holding before each send (one screenshot per step when `--screenshot-dir` is given), then exits 0
 when the run ended the way the scenario expects.
+
+`MRTR_STUDIO_LAUNCH_PROBE=1` (for tools/bench_launch.py, not a user setting): once the window is
+complete (`MainWindow.complete`: painted with every deferred piece built), print
+`launch complete at <time.time()>` on stdout and close it, so a parent that noted the time before
+spawning the real command reads how long the launch took as a person sees it.
 """
 
 import argparse
 import asyncio
+import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +37,8 @@ from .quit_signals import quit_on_terminate
 
 ORGANIZATION = "MRTR Studio"
 APPLICATION = "MRTR Studio"
+#: Set (non-empty): say when the window is complete, then close it (see the module's docstring).
+LAUNCH_PROBE = "MRTR_STUDIO_LAUNCH_PROBE"
 
 
 async def settle(app: QApplication, seconds: float = 0.15) -> None:
@@ -160,6 +169,12 @@ def autosave_path() -> Path:
     return Path(base or tempfile.gettempdir()) / "autosave.mrtr.jsonl"
 
 
+def probe_complete(window: MainWindow) -> None:
+    """The launch probe: the moment the window became complete, on stdout, then the window closed."""
+    print(f"launch complete at {time.time():.6f}", flush=True)
+    window.close()
+
+
 def parse_screen_size(text: str | None) -> QRect | None:
     """`1366x768` -> the room a window on such a screen opens in; None for no (or a malformed) size."""
     if not text:
@@ -209,6 +224,8 @@ def run_gui(args: argparse.Namespace) -> int:
         return 2
     window = MainWindow(studio, settings, interactive_answers=not auto, available=screen)
     release_signals = quit_on_terminate(window)  # SIGTERM: a clean quit, not a crash to recover
+    if os.environ.get(LAUNCH_PROBE):
+        window.complete.connect(lambda: probe_complete(window))
     if recovered and not trace_file:
         window.adopt_recovered(sorted(studio.recovered_ids))
     # Recovered work, a damaged journal set aside, ...: problems last, so the status line ends on them.
