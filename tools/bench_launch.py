@@ -10,6 +10,12 @@ which prints `launch complete at <time.time()>` and closes the window. Each plat
 launch first that is not counted (it writes the settings a person's later launches read, and warms
 the file cache as any earlier launch would), then `--launches` counted ones; median and best.
 
+Python's bytecode cache is on for every launch measured (PYTHONDONTWRITEBYTECODE is dropped from the
+children's environment, so the uncounted launch writes it, as a person's first launch or pip's install
+does): a shell that sets PYTHONDONTWRITEBYTECODE would otherwise compile every module from source at
+each launch (about 0.45 s of this one on the 2-core machine), which is not what a person's launch does.
+`--no-bytecode-cache` measures that case instead.
+
 Platforms: `offscreen`, and `xcb` on a private Xvfb display (1366x768x24) with openbox as its window
 manager, started and stopped here (skipped, saying so, when Xvfb or openbox is missing).
 
@@ -127,14 +133,18 @@ def report(label: str, runs: list[tuple[float, float]]) -> tuple[float, float]:
     return median, cpu
 
 
-def bench(platform: str, env: dict[str, str], launches: int) -> None:
+def bench(platform: str, env: dict[str, str], launches: int, bytecode_cache: bool = True) -> None:
     scratch = tempfile.mkdtemp(prefix="mrtr-bench-launch-")
+    env = {name: value for name, value in env.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    if not bytecode_cache:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env["PYTHONPYCACHEPREFIX"] = os.path.join(scratch, "pycache")  # an empty cache that stays empty
     env = {**env, "QT_QPA_PLATFORM": platform, "MRTR_STUDIO_LAUNCH_PROBE": "1",
            "XDG_CONFIG_HOME": os.path.join(scratch, "config"), "XDG_DATA_HOME": os.path.join(scratch, "data"),
            "XDG_CACHE_HOME": os.path.join(scratch, "cache"), "MRTR_STUDIO_HOME": os.path.join(scratch, "home"),
            "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))}
     try:
-        print(f"{platform}:")
+        print(f"{platform} (bytecode cache {'on' if bytecode_cache else 'off: every module compiled at each launch'}):")
         bare = report("anchor: a bare interpreter (python -c pass)", measure([sys.executable, "-c", BARE], env,
                                                                               launches))
         floor = report("anchor: an empty Qt window (PySide6, QApplication, shown)",
@@ -151,6 +161,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--launches", type=int, default=7, help="counted launches per measurement (default 7)")
     parser.add_argument("--short", action="store_true", help="a CI-sized run: 3 launches")
+    parser.add_argument("--no-bytecode-cache", action="store_true",
+                        help="compile every module at each launch (as under PYTHONDONTWRITEBYTECODE with no cache)")
     parser.add_argument("--platforms", default="offscreen,xcb", help="comma-separated: offscreen, xcb (Xvfb+openbox)")
     args = parser.parse_args()
     launches = 3 if args.short else max(args.launches, 1)
@@ -164,9 +176,9 @@ def main() -> None:
         if platform == "xcb":
             with xvfb_with_openbox() as env:
                 if env is not None:
-                    bench("xcb", env, launches)
+                    bench("xcb", env, launches, not args.no_bytecode_cache)
         else:
-            bench(platform, dict(os.environ), launches)
+            bench(platform, dict(os.environ), launches, not args.no_bytecode_cache)
 
 
 if __name__ == "__main__":
