@@ -73,12 +73,14 @@ bench: $(STAMP) $(MITMDUMP)
 	$(BIN)/python tools/bench_cluster.py
 	$(BIN)/python tools/bench_trace_load.py
 	QT_QPA_PLATFORM=offscreen $(BIN)/python tools/bench_trace_view.py
+	$(BIN)/python tools/bench_launch.py
 
 # The same measurements, CI-sized (under two minutes on two cores); not part of .ci/run.
 bench-short: $(STAMP) $(MITMDUMP)
 	MITMDUMP=$(MITMDUMP) $(BIN)/python tools/bench.py --short
 	$(BIN)/python tools/bench_cluster.py --short
 	$(BIN)/python tools/bench_trace_load.py --short
+	$(BIN)/python tools/bench_launch.py --short
 
 screenshots: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python tools/screenshots.py --out screenshots

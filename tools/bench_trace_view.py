@@ -3,17 +3,14 @@
     QT_QPA_PLATFORM=offscreen .venv/bin/python tools/bench_trace_view.py [--operations 2500] [--big 25000]
 
 A two-round operation is four messages (request, input_required, retry, complete), so the default
-2,500 operations make 10,000 messages; --operations 5000 gives 20,000. The launch is timed in fresh
-interpreters, from process start to the window's first paint; `--big` operations (100,000 messages
-by default) are loaded into the operations list and the message log, as opening such a file does
-after it has been read.
+2,500 operations make 10,000 messages; --operations 5000 gives 20,000. `--big` operations (100,000
+messages by default) are loaded into the operations list and the message log, as opening such a file
+does after it has been read. The launch is tools/bench_launch.py's.
 """
 
 import argparse
 import os
 import resource
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,31 +27,6 @@ from mrtr_studio.ui.diagram import SequenceDiagramView
 from mrtr_studio.ui.log import MessageLogView
 from mrtr_studio.ui.operations_view import OperationsView
 from mrtr_studio.ui.selection import Selection
-
-#: Run in a fresh interpreter: build and show the real window, print seconds from `started` to its first paint.
-LAUNCH = """
-import sys, tempfile, time
-from pathlib import Path
-from PySide6.QtCore import QEvent, QObject, QSettings
-from PySide6.QtWidgets import QApplication
-from mrtr_studio.studio.controller import Studio
-from mrtr_studio.ui.main_window import MainWindow
-app = QApplication(sys.argv[:1])
-settings = QSettings(str(Path(tempfile.mkdtemp()) / "s.ini"), QSettings.Format.IniFormat)
-window = MainWindow(Studio(), settings)
-painted = []
-class Painted(QObject):
-    def eventFilter(self, watched, event):
-        if event.type() == QEvent.Type.Paint and not painted:
-            painted.append(time.time())
-        return False
-spy = Painted()
-window.installEventFilter(spy)
-window.show()
-while not painted:
-    app.processEvents()
-print(painted[0] - float(sys.argv[1]))
-"""
 
 
 def timed(label: str, action: Callable[[], Any], results: list[tuple[str, float]]) -> Any:
@@ -188,21 +160,6 @@ def bench_diagram_zoom(messages: int = 1200, steps: int = 20) -> list[tuple[str,
     diagram.deleteLater()
     app.processEvents()
     return results
-
-
-def launch(times: int = 3) -> list[tuple[str, float]]:
-    """Process start to the first paint of the window, in fresh interpreters (median and best)."""
-    env = {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen")}
-    seconds = []
-    for _ in range(times):
-        done = subprocess.run([sys.executable, "-c", LAUNCH, repr(time.time())], env=env, capture_output=True,
-                              text=True, timeout=60)
-        if done.returncode != 0:
-            print(done.stderr, file=sys.stderr)
-            return []
-        seconds.append(float(done.stdout.strip().splitlines()[-1]))
-    return [(f"launch to the window's first paint (median of {times})", statistics.median(seconds)),
-            ("  best", min(seconds))]
 
 
 def big_trace(operations: int) -> list[tuple[str, float]]:
@@ -396,15 +353,13 @@ def main() -> None:
     parser.add_argument("--operations", type=int, default=2500, help="two-round operations (4 messages each)")
     parser.add_argument("--diagram-messages", type=int, default=1200, help="messages in the zoomed diagram")
     parser.add_argument("--big", type=int, default=25000, help="operations in the big trace (0 to skip)")
-    parser.add_argument("--launches", type=int, default=3, help="fresh interpreters timed to the first paint")
     parser.add_argument("--typing", metavar="TRACE", help="only type filters into the window over this trace file "
                         "(tools/synthetic_trace.py's save_synthetic writes a 1,000,000-message one)")
     args = parser.parse_args()
     if args.typing:
         typing(args.typing)
         return
-    results = launch(args.launches) if args.launches else []
-    results += bench(args.operations)
+    results = bench(args.operations)
     if args.big:
         results += big_trace(args.big)
         results += window_trace(args.big)

@@ -25,28 +25,17 @@ from typing import Any
 
 import httpx
 
-from ..protocol.peer_text import printable
 from ..trace.redaction import DEFAULT
+from .errors import AuthError as AuthError  # its home is errors.py; the flow modules import it here
 from .secrets import SecretBook, masked_headers
 
 MAX_BODY = 256 * 1024
-#: The longest AuthError message kept (peer text in it is already cut shorter where it is quoted).
-MAX_MESSAGE = 2000
 KEPT = 500
 
 ExchangeListener = Callable[["Exchange"], None]
 #: Hears the exchanges of a flow run in this context (set by the transport whose request ran it).
 exchange_sink: contextvars.ContextVar[ExchangeListener | None] = contextvars.ContextVar("exchange_sink",
                                                                                           default=None)
-
-
-class AuthError(Exception):
-    """The flow cannot go on; the message says which step and why. Messages quote what servers sent (issuers,
-    URLs, error descriptions), so the message is made one printable line here, whoever composed it: it is
-    printed to terminals and shown in the window."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(printable(message, MAX_MESSAGE))
 
 
 @dataclass

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 from ..protocol.peer_text import printable
-from .exchanges import AuthError
+from .errors import AuthError
 
 KEYRING_SERVICE = "mrtr-studio-oauth"
 #: The token types this client can present (RFC 6750 Bearer, RFC 9449 DPoP), lower-cased.

@@ -7,11 +7,12 @@ demo folder.
 
 from typing import Any
 
-from .forms import auto_responses
-
 DEMO_ROOTS = [{"uri": "file:///home/demo/project", "name": "project"}]
 
 
 async def auto_respond(requests: dict[str, Any], round_number: int) -> dict[str, Any]:
-    """A `Respond` for ClientSession: answers every input request of a round automatically."""
+    """A `Respond` for ClientSession: answers every input request of a round automatically. (The forms'
+    logic, with pydantic and jsonschema, loads with the first round answered, not with the window.)"""
+    from .forms import auto_responses
+
     return auto_responses(requests, DEMO_ROOTS)

@@ -14,9 +14,6 @@ InputRequiredResult carrying a URL elicitation and the denial envelope in `_meta
 import secrets
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
-
 from ..protocol import capabilities
 from ..protocol.drafts import AUTHORIZATION_META, EXTENSIONS, SECURE_ARGUMENTS, SECURE_SCHEMA, SEP_2643, SEP_3221
 from ..protocol.errors import INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, McpError
@@ -40,6 +37,9 @@ def check_secure_schema(schema: Any, tool: str) -> dict[str, Any]:
     """A secureInputSchema is a Draft 2020-12 object schema (SEP-3221 §3.2); ValueError otherwise."""
     if not isinstance(schema, dict) or schema.get("type") != "object":
         raise ValueError(f"tool {tool!r}: secureInputSchema must be a JSON Schema with top-level type object")
+    from jsonschema import Draft202012Validator  # with the first secure tool, not with the engine
+    from jsonschema.exceptions import SchemaError
+
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
@@ -78,6 +78,8 @@ def secure_call(entry: ToolEntry, params: dict[str, Any], arguments: dict[str, A
     given = params.get(SECURE_ARGUMENTS, {})
     if not isinstance(given, dict):
         raise McpError(INVALID_PARAMS, "Invalid params: secureArguments must be an object")
+    from jsonschema import Draft202012Validator
+
     errors = sorted(Draft202012Validator(entry.secure_input_schema).iter_errors(given), key=lambda e: list(e.path))
     if errors:
         where = "/".join(str(p) for p in errors[0].path) or "(root)"

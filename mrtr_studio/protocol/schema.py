@@ -12,16 +12,17 @@ error messages (and best match) are the ones people read. Formats are not assert
 import json
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
 
 from .tasks_extension import NOTIFICATION_KINDS, REQUEST_KINDS, RESULT_KINDS, task_problems
 from .versions import MODERN_VERSION
 
 SCHEMA_VERSIONS = ("2026-07-28", "2025-11-25")
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 
 def resources_dir() -> Path:
@@ -41,7 +42,9 @@ def schema_document(version: str = MODERN_VERSION) -> dict[str, Any]:
 
 
 @cache
-def _validator(definition: str, version: str) -> Draft202012Validator:
+def _validator(definition: str, version: str) -> "Draft202012Validator":
+    from jsonschema import Draft202012Validator  # with the first message checked, not at import
+
     document = schema_document(version)
     if definition not in document["$defs"]:
         raise KeyError(f"{definition} is not defined in the {version} schema")
@@ -73,6 +76,8 @@ def problems(instance: Any, definition: str, version: str = MODERN_VERSION) -> l
     errors = list(validator.iter_errors(instance))
     if not errors:
         return []
+    from jsonschema.exceptions import best_match
+
     best = best_match(errors)
     where = "/".join(str(p) for p in best.absolute_path) or "(root)"
     found = [f"{where}: {best.message}"]

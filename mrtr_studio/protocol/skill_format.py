@@ -7,9 +7,8 @@ anchors or aliases, so an alias bomb cannot make either side explode) and format
 
 import hashlib
 import re
+from functools import cache
 from typing import Any
-
-import yaml
 
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
 SKILL_FILE = "SKILL.md"
@@ -27,13 +26,19 @@ class FrontmatterError(ValueError):
     """A SKILL.md whose frontmatter is missing, unclosed, too large, not YAML or not a mapping."""
 
 
-class _PlainYaml(yaml.SafeLoader):
-    """YAML's safe subset without anchors and aliases (an alias bomb would make comparing explode)."""
+@cache
+def _plain_yaml() -> Any:
+    """YAML's safe subset without anchors and aliases (an alias bomb would make comparing explode). A
+    class made on first use: PyYAML loads with the first SKILL.md read, not with the engine."""
+    import yaml
 
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            raise yaml.YAMLError("aliases are not allowed in a skill's frontmatter")
-        return super().compose_node(parent, index)
+    class PlainYaml(yaml.SafeLoader):
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                raise yaml.YAMLError("aliases are not allowed in a skill's frontmatter")
+            return super().compose_node(parent, index)
+
+    return PlainYaml
 
 
 def digest_of(data: bytes) -> str:
@@ -53,8 +58,10 @@ def parse_frontmatter(text: str) -> dict[str, Any]:
     block = "\n".join(lines[1:end])
     if len(block) > MAX_FRONTMATTER:
         raise FrontmatterError(f"the frontmatter is over {MAX_FRONTMATTER} characters")
+    import yaml
+
     try:
-        parsed = yaml.load(block, Loader=_PlainYaml)  # a SafeLoader that also refuses aliases
+        parsed = yaml.load(block, Loader=_plain_yaml())  # a SafeLoader that also refuses aliases
     except yaml.YAMLError as exc:
         raise FrontmatterError(f"the frontmatter is not YAML ({exc.__class__.__name__})") from None
     if not isinstance(parsed, dict):

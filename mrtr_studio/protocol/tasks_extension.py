@@ -12,10 +12,11 @@ acknowledgement of tasks/update and tasks/cancel is empty.
 import json
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
+if TYPE_CHECKING:  # jsonschema loads with the first task checked, not with the engine
+    from jsonschema import Draft202012Validator
+
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 TASK_METHODS = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
@@ -64,7 +65,9 @@ def tasks_schema() -> dict[str, Any]:
 
 
 @cache
-def _validator(kind: str) -> Draft202012Validator:
+def _validator(kind: str) -> "Draft202012Validator":
+    from jsonschema import Draft202012Validator
+
     defs = tasks_schema()["$defs"]
     if kind not in defs:
         raise KeyError(f"{kind} is not defined in the tasks extension schema")
@@ -80,6 +83,8 @@ def task_problems(body: Any, kind: str) -> list[str]:
     errors = list(_validator(ALIASES.get(kind, kind)).iter_errors(body))
     if not errors:
         return []
+    from jsonschema.exceptions import best_match
+
     best = best_match(errors)
     ordered = [best, *sorted((e for e in errors if e is not best), key=lambda e: list(e.absolute_path))]
     return [f"{'/'.join(str(p) for p in e.absolute_path) or '(root)'}: {e.message}" for e in ordered][:8]

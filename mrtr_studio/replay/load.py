@@ -10,12 +10,11 @@ a time bound. `--rate` paces the starts; `--duration` ends the starting, in-flig
 """
 
 import asyncio
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from .. import defaults
 from ..client.forms import auto_responses
@@ -26,6 +25,9 @@ from ..protocol.versions import MODERN_VERSION
 from ..transport.mcp_headers import modern_headers
 from ..transport.raw_http import RawConnection
 from ..transport.sse import dumps
+
+if TYPE_CHECKING:  # httpx loads with the first https Poster (the window's Cluster tab is built without it)
+    import httpx
 
 Message = dict[str, Any]
 META = {"io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
@@ -148,6 +150,13 @@ def decode_answer(status: int, content_type: str, body: bytes, msg_id: Any, limi
     raise HttpProblem(f"http {status}", "the answer holds no JSON-RPC response")
 
 
+def _pooled_client(flows: int, timeout: float) -> "httpx.AsyncClient":
+    import httpx
+
+    limits = httpx.Limits(max_connections=flows, max_keepalive_connections=flows)
+    return httpx.AsyncClient(limits=limits, timeout=timeout)
+
+
 class Poster:
     """POSTs one JSON-RPC message; the answer read within the size and time bounds. Plain http goes on
     lean keep-alive connections, one per worker (transport/raw_http: httpx would be the bottleneck);
@@ -165,9 +174,7 @@ class Poster:
             for _ in range(plan.work.concurrency):
                 self.pool.put_nowait(RawConnection(plan.url, plan.max_body_bytes))
         else:
-            flows = plan.work.concurrency
-            limits = httpx.Limits(max_connections=flows, max_keepalive_connections=flows)
-            self.http = httpx.AsyncClient(limits=limits, timeout=plan.timeout)
+            self.http = _pooled_client(plan.work.concurrency, plan.timeout)
 
     async def __call__(self, message: Message) -> tuple[Message, str | None]:
         headers = {**self.base, **modern_headers(message)}
@@ -201,6 +208,13 @@ class Poster:
             await self.http.aclose()
         while not self.pool.empty():
             await self.pool.get_nowait().close()
+
+
+def transport_errors() -> tuple[type[BaseException], ...]:
+    """What a flow's POST may raise on the way (httpx's errors only from an https Poster, which imported it)."""
+    httpx = sys.modules.get("httpx")
+    errors: tuple[type[BaseException], ...] = (TimeoutError, OSError, asyncio.IncompleteReadError)
+    return errors if httpx is None else (httpx.HTTPError, *errors)
 
 
 class LoadRun:
@@ -242,7 +256,7 @@ class LoadRun:
             except HttpProblem as problem:
                 self._failed(problem.label, node)
                 return
-            except (httpx.HTTPError, TimeoutError, OSError, asyncio.IncompleteReadError) as exc:
+            except transport_errors() as exc:
                 self._failed(f"transport {type(exc).__name__}", node)
                 return
             elapsed = (self.clock() - sent) * 1000

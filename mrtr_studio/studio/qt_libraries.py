@@ -115,6 +115,34 @@ def install_command(missing: list[str], *, root: bool | None = None) -> str:
     return ("" if root else "sudo ") + "apt-get install " + " ".join(packages)
 
 
+def start_platform_check(environ: Mapping[str, str] | None = None) -> Callable[[], str | None]:
+    """`platform_problem`, with ldd started now and its answer read when asked for: the GUI entry imports
+    the window's modules meanwhile (PySide6's modules load no platform plugin; Qt loads xcb's, and aborts
+    there, only with the QApplication), so ldd's 25-50 ms run beside those imports instead of before them."""
+    env = os.environ if environ is None else environ
+    where = pyside_dir() if uses_xcb(env) else None
+    ldd = shutil.which("ldd")
+    paths = [where / relative for relative in PLUGIN_FILES if (where / relative).exists()] if where else []
+    if where is None or ldd is None or not paths:
+        return lambda: None
+    try:
+        process = subprocess.Popen([ldd, *map(str, paths)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   text=True)
+    except OSError:
+        return lambda: None
+
+    def answer() -> str | None:
+        try:
+            output, _ = process.communicate(timeout=LDD_SECONDS)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            return None
+        return platform_problem(env, where, lambda _paths: output or "")
+
+    return answer
+
+
 def platform_problem(environ: Mapping[str, str] | None = None, base: Path | None = None,
                      run: LddRunner = run_ldd) -> str | None:
     """What to tell the person before Qt aborts, or None when the window can start."""

@@ -11,13 +11,14 @@ import itertools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from ..protocol.roundtrip import NeedInput, RoundTrip, Send, result_type_of
 from ..protocol.versions import META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, MODERN_VERSION
 from ..transport.mcp_headers import ACCEPT, modern_headers
+
+if TYPE_CHECKING:  # httpx loads with the first replay, not with the window's Cluster tab
+    import httpx
 
 TOOL, ARGUMENTS = "delete_file", {"path": "/tmp/report.txt"}
 ACCEPT_ANSWER = {"confirm": {"action": "accept", "content": {"confirm": True}}}
@@ -65,7 +66,7 @@ def _request(ids: "itertools.count[int]") -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": next(ids), "method": "tools/call", "params": params}
 
 
-async def _post(client: httpx.AsyncClient, url: str, message: dict[str, Any]) -> tuple[dict[str, Any], str]:
+async def _post(client: "httpx.AsyncClient", url: str, message: dict[str, Any]) -> tuple[dict[str, Any], str]:
     headers = {"Accept": ACCEPT, "Content-Type": "application/json", **modern_headers(message)}
     async with client.stream("POST", url, json=message, headers=headers) as response:
         body = b""
@@ -102,6 +103,8 @@ async def replay_across(urls: Sequence[str], store: str, replays: int | None = N
 
     `replays` defaults to one per other URL; with a single balancer URL, pass how many to send.
     """
+    import httpx
+
     report = ReplayReport(store)
     ids = itertools.count(1)
     targets = list(urls[1:]) if replays is None else [urls[(i + 1) % len(urls)] for i in range(replays)]

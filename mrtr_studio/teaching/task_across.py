@@ -14,8 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
-
 from ..client.driver import Message
 from ..client.task_follower import TaskRun, follow_task
 from ..protocol.roundtrip import result_type_of
@@ -78,6 +76,8 @@ def _node_for(method: str, answered: bool, count: int) -> int:
 
 async def task_across(urls: Sequence[str], store: str) -> TaskAcrossReport:
     """Run `long_report` across `urls` (three nodes, or one balancer URL) and record every hop."""
+    import httpx  # with the first run, not with the window's Cluster tab
+
     report = TaskAcrossReport(store)
     ids = itertools.count(1)
     answered = False

@@ -17,6 +17,7 @@ version or older they are damage, refused like any other with their place.
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Annotated, Any, Literal, NotRequired, get_args
 
 from pydantic import ConfigDict, Field, Strict, TypeAdapter, ValidationError, with_config
@@ -144,11 +145,22 @@ class SourceEntry(TypedDict):
 
 JournalRecord = Annotated[OperationEntry | MessageEntry | ClearedEntry | SourceEntry, Field(discriminator="type")]
 
-DOCUMENT = TypeAdapter(TraceDocument)
-HEAD = TypeAdapter(TraceHead)
-OPERATIONS = TypeAdapter(list[OperationRecord])
-MESSAGES = TypeAdapter(list[MessageRecord])
-JOURNAL_RECORD = TypeAdapter(JournalRecord)
+#: The validators by name, each built the first time it is used (`adapter(name)`, or `file_format.HEAD` and the
+#: others through the module's __getattr__): building them all took some 50 ms of every launch of the window,
+#: which mostly reads no file.
+_SHAPES: dict[str, Any] = {"DOCUMENT": TraceDocument, "HEAD": TraceHead, "OPERATIONS": list[OperationRecord],
+                           "MESSAGES": list[MessageRecord], "JOURNAL_RECORD": JournalRecord}
+
+
+@cache
+def adapter(name: str) -> TypeAdapter[Any]:
+    return TypeAdapter(_SHAPES[name])
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SHAPES:
+        return adapter(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class TraceFileError(ValueError):
@@ -340,7 +352,7 @@ def _records_error(exc: ValidationError, source: str, prefix: str, offset: int) 
 def operations_from(lines: list[bytes], source: str, builder: Builder, offset: int = 0) -> list[Operation]:
     """Operation records, one JSON text per line, validated together."""
     try:
-        valid = OPERATIONS.validate_json(records_text(lines))
+        valid = adapter("OPERATIONS").validate_json(records_text(lines))
     except ValidationError as exc:
         raise _records_error(exc, source, "operations", offset) from None
     return [builder.operation(record, index) for index, record in enumerate(valid, offset)]
@@ -349,7 +361,7 @@ def operations_from(lines: list[bytes], source: str, builder: Builder, offset: i
 def messages_from(lines: list[bytes], source: str, builder: Builder, offset: int = 0) -> list[TraceMessage]:
     """Message records, one JSON text per line, validated together."""
     try:
-        valid = MESSAGES.validate_json(records_text(lines))
+        valid = adapter("MESSAGES").validate_json(records_text(lines))
     except ValidationError as exc:
         raise _records_error(exc, source, "messages", offset) from None
     return builder.messages(valid, offset)
@@ -369,7 +381,7 @@ class _Version(TypedDict):
     version: Any
 
 
-_VERSION = TypeAdapter(_Version)
+_SHAPES["_VERSION"] = _Version
 
 
 def head_from(head: Mapping[str, Any], source: str) -> Newer | None:
@@ -389,7 +401,7 @@ def head_from(head: Mapping[str, Any], source: str) -> Newer | None:
 def document_from(text: bytes, source: str) -> Contents:
     """A whole document in any layout, checked and built (the format and version named first)."""
     try:
-        document = DOCUMENT.validate_json(text)
+        document = adapter("DOCUMENT").validate_json(text)
     except ValidationError as exc:
         errors = exc.errors(include_url=False, include_context=False)
         fields = {error["loc"][0] if error["loc"] else "": error for error in errors}
@@ -397,7 +409,7 @@ def document_from(text: bytes, source: str) -> Contents:
             raise ValueError(f"{source} is not an MRTR Studio trace (no \"format\": \"{FORMAT}\")") from None
         if errors[0]["type"] != "json_invalid" and "version" not in fields:
             # Another major version's records may differ in any way: name the versions, not a record.
-            format_version.parse(_VERSION.validate_json(text)["version"], source)
+            format_version.parse(adapter("_VERSION").validate_json(text)["version"], source)
         raise TraceFileError(source, *first_problem(exc)) from None
     newer = head_from({key: value for key, value in document.items() if key not in ("operations", "messages")},
                       source)

@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, overload
 
 from ..protocol import capabilities
-from ..protocol.answer_schema import elicitation_answer_problems
 from ..protocol.roundtrip import result_type_of
 from ..protocol.schema import message_problems
 from ..protocol.tasks_extension import TASK_METHODS
@@ -139,7 +138,10 @@ def _retry_rules(entry: TraceMessage, earlier: Sequence[TraceMessage]) -> list[F
 
 
 def _answer_rules(where: str, request_params: Any, answer: Any) -> list[Finding]:
-    """An accepted elicitation answer whose content breaks the requestedSchema: each field and rule."""
+    """An accepted elicitation answer whose content breaks the requestedSchema: each field and rule.
+    (jsonschema loads with the first such answer linted, not with every store that lints.)"""
+    from ..protocol.answer_schema import elicitation_answer_problems
+
     problems = elicitation_answer_problems(request_params, answer)
     return [Finding(ANSWER_SCHEMA, "info" if problem.startswith("not checked") else "error",
                     f"{where} does not fit the requestedSchema: {problem}") for problem in problems[:8]]

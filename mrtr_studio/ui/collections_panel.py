@@ -27,17 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..client.collection import CollectionError
 from ..protocol.peer_text import printable
-from ..studio.collection_runs import (
-    AssertionChoice,
-    CallResult,
-    CollectionRuns,
-    call_from,
-    environments,
-    run_settings,
-    save_call,
-)
 from .async_bridge import in_flight, spawn
 from .builders import button_row, push_button, text_label
 from .file_dialogs import ask_open, ask_save
@@ -45,7 +35,8 @@ from .focus_order import present
 from .tables import second_level
 from .theme import status_colours
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the collection format (pydantic, jsonschema) loads with the first save or run, not at launch
+    from ..studio.collection_runs import CallResult, CollectionRuns
     from .main_window import MainWindow
 
 FILTERS = "Collections (*.json);;All files (*)"
@@ -129,6 +120,9 @@ class SaveToCollectionDialog(QDialog):
             self.error.setText("This operation is no longer in the list.")
             return False
         row = self.window_.operations.model.row(row_number)
+        from ..client.collection import CollectionError
+        from ..studio.collection_runs import AssertionChoice, call_from, save_call
+
         choice = AssertionChoice(**{key: box.isChecked() for key, box in self.choices.items()})
         try:
             call, identity = call_from(self.window_.studio.store, row, self.name.text(), choice)
@@ -151,7 +145,7 @@ class CollectionPanel(QWidget):
     def __init__(self, window: "MainWindow") -> None:
         super().__init__(window)
         self.window_ = window
-        self.runs = CollectionRuns(window.studio)
+        self._runs: CollectionRuns | None = None
         self.task: asyncio.Task[list[CallResult] | None] | None = None
         self.results: list[CallResult] = []
         self.run_button = push_button("runCollection", "Run collection…", lambda: ask_and_run(window))
@@ -189,7 +183,18 @@ class CollectionPanel(QWidget):
         self.task = spawn(self._run(path, environment, where), "running the collection")
         return self.task
 
-    async def _run(self, path: str, environment: str | None, where: str) -> list[CallResult] | None:
+    @property
+    def runs(self) -> "CollectionRuns":
+        """The runner of collection files, made with the first run."""
+        if self._runs is None:
+            from ..studio.collection_runs import CollectionRuns
+
+            self._runs = CollectionRuns(self.window_.studio)
+        return self._runs
+
+    async def _run(self, path: str, environment: str | None, where: str) -> "list[CallResult] | None":
+        from ..client.collection import CollectionError
+
         try:
             results = await self.runs.run(path, environment, self._add)
         except CollectionError as exc:
@@ -213,7 +218,9 @@ class CollectionPanel(QWidget):
         if self.task is not None and in_flight(self.task):
             self.task.cancel()
 
-    def _add(self, result: CallResult) -> None:
+    def _add(self, result: "CallResult") -> None:
+        from ..studio.collection_runs import run_settings
+
         self.results.append(result)
         if result.operation_id is not None:  # the call's own settings, not the client panel's
             self.window_.operations.model.index_.note_settings(result.operation_id, run_settings(result.call))
@@ -269,6 +276,9 @@ def ask_and_run(window: "MainWindow") -> None:
     if not path:
         return
     panel = show_panel(window)
+    from ..client.collection import CollectionError
+    from ..studio.collection_runs import environments
+
     try:
         names = environments(path)
     except CollectionError as exc:

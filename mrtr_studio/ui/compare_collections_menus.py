@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QMenu
 
 from .collections_panel import CollectionPanel, ask_and_run, save_operation
-from .compare_servers_view import show_compare_servers
 from .layout import scrolled
 from .window_menus import add_action
 
@@ -23,6 +22,13 @@ def _menu(window: "MainWindow", title: str) -> QMenu:
         if action.text() == title and isinstance(menu, QMenu):
             return menu
     raise LookupError(f"the window has no {title!r} menu")
+
+
+def show_compare_servers(window: "MainWindow") -> None:
+    """The Compare servers dialog, imported when first opened (it brings the client's answering logic)."""
+    from .compare_servers_view import show_compare_servers as show
+
+    show(window)
 
 
 def install(window: "MainWindow") -> None:

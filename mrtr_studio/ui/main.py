@@ -3,23 +3,28 @@
 With `--auto` the scenario runs in the real window, every input answered with schema defaults,
 holding before each send (one screenshot per step when `--screenshot-dir` is given), then exits 0
 when the run ended the way the scenario expects.
+
+`MRTR_STUDIO_LAUNCH_PROBE=1` (for tools/bench_launch.py, not a user setting): once the window is
+complete (`MainWindow.complete`: painted with every deferred piece built), print
+`launch complete at <time.time()> cpu <time.process_time()>` on stdout and close it, so a parent
+that noted the time before spawning the real command reads how long the launch took as a person sees
+it (and the CPU seconds the process spent to get there, steadier on a busy machine).
 """
 
 import argparse
 import asyncio
+import os
 import sys
 import tempfile
+import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QRect, QSettings, QStandardPaths
 from PySide6.QtWidgets import QApplication
 
 from ..studio.controller import Studio, describe_error
 from ..studio.demo_runs import DEMO_RUNS, DemoRun
-from ..studio.live_spans import WindowSpans
-from ..studio.oauth_demo import SCENARIO as OAUTH_SCENARIO
-from ..studio.oauth_demo import ProtectedDemo
 from ..studio.trace_argument import open_on_start
 from ..teaching.lessons import LESSONS_BY_ID
 from .async_bridge import install_event_loop
@@ -28,8 +33,13 @@ from .mode_shots import SCENARIO as MODES_SCENARIO
 from .mode_shots import run_modes
 from .quit_signals import quit_on_terminate
 
+if TYPE_CHECKING:  # loaded only when asked for (--scenario oauth, --otlp-endpoint): the window does without them
+    from ..studio.oauth_demo import ProtectedDemo
+
 ORGANIZATION = "MRTR Studio"
 APPLICATION = "MRTR Studio"
+#: Set (non-empty): say when the window is complete, then close it (see the module's docstring).
+LAUNCH_PROBE = "MRTR_STUDIO_LAUNCH_PROBE"
 
 
 async def settle(app: QApplication, seconds: float = 0.15) -> None:
@@ -95,7 +105,7 @@ async def run_demo(window: MainWindow, demo: DemoRun, shots: Path | None) -> int
     return 0 if outcome.error is not None and outcome.error.get("code") == demo.expect else 1
 
 
-async def run_oauth(window: MainWindow, demo: ProtectedDemo, shots: Path | None) -> int:
+async def run_oauth(window: MainWindow, demo: "ProtectedDemo", shots: Path | None) -> int:
     """The OAuth demo, run: connect (the flow runs on the first 401), then delete_file, then a look at the
     authorization drawn before its rounds and at the Auth tab."""
     app = QApplication.instance()
@@ -154,10 +164,30 @@ async def _finish(task: "asyncio.Task[Any] | None") -> Any:
     return None if task is None else await task
 
 
+def oauth_scenario() -> str:
+    """The OAuth demo's scenario name. Its module (an authorization server, uvicorn, JWTs) is imported
+    only when a scenario is asked for: an ordinary launch does without it."""
+    from ..studio.oauth_demo import SCENARIO
+
+    return SCENARIO
+
+
+def oauth_demo() -> "ProtectedDemo":
+    from ..studio.oauth_demo import ProtectedDemo
+
+    return ProtectedDemo()
+
+
 def autosave_path() -> Path:
     """The journal lives with the person's application data (QStandardPaths), one per user."""
     base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
     return Path(base or tempfile.gettempdir()) / "autosave.mrtr.jsonl"
+
+
+def probe_complete(window: MainWindow) -> None:
+    """The launch probe: the moment the window became complete, on stdout, then the window closed."""
+    print(f"launch complete at {time.time():.6f} cpu {time.process_time():.6f}", flush=True)
+    window.close()
 
 
 def parse_screen_size(text: str | None) -> QRect | None:
@@ -186,8 +216,8 @@ def run_gui(args: argparse.Namespace) -> int:
         return 2
     if shots_dir and screen is None:  # reproducible shots: a common laptop screen unless told otherwise
         screen = QRect(0, 0, 1366, 768)
-    if scenario and scenario not in DEMO_RUNS and not is_teaching(scenario) and scenario != OAUTH_SCENARIO:
-        known = [*sorted(DEMO_RUNS), OAUTH_SCENARIO, *TEACHING_SCENARIOS,
+    if scenario and scenario not in DEMO_RUNS and not is_teaching(scenario) and scenario != oauth_scenario():
+        known = [*sorted(DEMO_RUNS), oauth_scenario(), *TEACHING_SCENARIOS,
                  *(f"lesson:{lesson}" for lesson in LESSONS_BY_ID)]
         print(f"unknown scenario {scenario!r}; known: {', '.join(known)}", file=sys.stderr)
         return 2
@@ -209,6 +239,8 @@ def run_gui(args: argparse.Namespace) -> int:
         return 2
     window = MainWindow(studio, settings, interactive_answers=not auto, available=screen)
     release_signals = quit_on_terminate(window)  # SIGTERM: a clean quit, not a crash to recover
+    if os.environ.get(LAUNCH_PROBE):
+        window.complete.connect(lambda: probe_complete(window))
     if recovered and not trace_file:
         window.adopt_recovered(sorted(studio.recovered_ids))
     # Recovered work, a damaged journal set aside, ...: problems last, so the status line ends on them.
@@ -258,8 +290,12 @@ def run_gui(args: argparse.Namespace) -> int:
             prepare(window, DEMO_RUNS[scenario])
         return int(await closed)
 
-    protected = ProtectedDemo() if scenario == OAUTH_SCENARIO else None
-    live_spans = WindowSpans(studio.store, endpoint) if endpoint else None  # --otlp-endpoint
+    protected = oauth_demo() if scenario and scenario == oauth_scenario() else None
+    live_spans = None
+    if endpoint:  # --otlp-endpoint
+        from ..studio.live_spans import WindowSpans
+
+        live_spans = WindowSpans(studio.store, endpoint)
     try:
         if protected is not None:
             protected.start()

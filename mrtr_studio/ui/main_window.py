@@ -8,7 +8,7 @@ The window opens inside the screen's available geometry and never resizes itself
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QRect, QSettings, QTimer
+from PySide6.QtCore import QRect, QSettings, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QShowEvent
 from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QStatusBar, QToolBar, QWidget
 
@@ -51,6 +51,10 @@ class MainWindow(QMainWindow):
     #: Built by `window_menus.build_menus`.
     panel_actions: dict[str, QAction]
     theme_actions: dict[str, QAction]
+    #: Emitted once, when the window is complete as a person sees it: every piece deferred past the first
+    #: paint built (the teaching tabs and the Teach menu, the mode last left in entered) and then painted.
+    #: `is_complete` says whether it has been. (tools/bench_launch.py times the launch up to it.)
+    complete = Signal()
 
     def __init__(self, studio: Studio, settings: QSettings | None = None, *, interactive_answers: bool = True,
                  available: QRect | None = None) -> None:
@@ -90,6 +94,8 @@ class MainWindow(QMainWindow):
              "problems": ("Problems", self.errors)})
         self._teaching: TeachingTabs | None = None
         self._teaching_scheduled = False
+        self.is_complete = False
+        self._complete_scheduled = False
         self._centre_tab = 0
         self.workbench.set_centre(self.diagram)  # until the teaching tabs join it, after the first paint
         self.setCentralWidget(self.workbench)
@@ -156,6 +162,7 @@ class MainWindow(QMainWindow):
             self._teaching = teaching
             teaching.tabs.setCurrentIndex(self._centre_tab)
             self.modes.teaching_built(teaching)
+            self.update()  # painted whole again: the paint that makes the window complete
         return self._teaching
 
     def paintEvent(self, event: Any) -> None:
@@ -163,6 +170,15 @@ class MainWindow(QMainWindow):
         if self._teaching is None and not self._teaching_scheduled:
             self._teaching_scheduled = True
             QTimer.singleShot(0, self._build_teaching)
+        elif self._teaching is not None and not self.is_complete and not self._complete_scheduled:
+            self._complete_scheduled = True  # after this paint pass, children included
+            QTimer.singleShot(0, self._check_complete)
+
+    def _check_complete(self) -> None:
+        self._complete_scheduled = False
+        if self._teaching is not None and not self.modes.switch_pending and not self.is_complete:
+            self.is_complete = True
+            self.complete.emit()
 
     def _build_teaching(self) -> None:
         self.teaching  # noqa: B018  (building it is the point)

@@ -143,6 +143,9 @@ class Modes(QObject):
         self.teaching = teaching  # built on first use: the mode bar exists before the teaching tabs
         self.leave_presentation = leave_presentation
         self.current = "debug"
+        #: The mode last left in, entered a turn after the teaching tabs are built (the window is not
+        #: complete before).
+        self.switch_pending = False
         self.pinned = pin_tab_bar(workbench, teaching)  # the tab bar and Teach menu from the first frame
         self.menu = shell_menu(window, teaching)
         self.bar = QToolBar("Modes", window)
@@ -175,7 +178,13 @@ class Modes(QObject):
         teaching.eras.wideWanted.connect(lambda: self.show_wide("eras"))
         saved = str(self.settings.value("view/mode", "debug"))
         if saved in MODES_BY_KEY and saved != "debug":
-            QTimer.singleShot(0, self, lambda: self.switch(saved, save_current=False))
+            self.switch_pending = True
+            QTimer.singleShot(0, self, lambda: self._enter_saved(saved))
+
+    def _enter_saved(self, key: str) -> None:
+        self.switch_pending = False
+        self.switch(key, save_current=False)
+        self.window.update()  # painted in that mode: the window is complete then
 
     # --- switching -------------------------------------------------------------------------
 

@@ -99,3 +99,15 @@ def test_the_gui_entry_prints_the_apt_line_and_exits_before_qt(tmp_path):
 def test_the_readme_names_every_package():
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     assert [package for package in ALL_PACKAGES if package not in readme.split()] == []
+
+
+def test_the_check_started_early_gives_the_same_answer(tmp_path, monkeypatch):
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    ldd = fake_bin / "ldd"
+    ldd.write_text("#!/bin/sh\ncat <<'END'\n" + LDD_MISSING + "END\n")
+    ldd.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake_bin}{os.pathsep}{os.environ.get('PATH', '')}")
+    answer = qt_libraries.start_platform_check({"QT_QPA_PLATFORM": "xcb"})  # ldd runs from here on
+    assert answer() == platform_problem({"QT_QPA_PLATFORM": "xcb"}, run=lambda _paths: LDD_MISSING) is not None
+    assert qt_libraries.start_platform_check({"QT_QPA_PLATFORM": "offscreen"})() is None

@@ -199,3 +199,36 @@ def test_the_window_shows_with_its_teach_menu_and_tabs_before_the_views_exist(qt
     settle()
     assert [a.text() for a in teach.actions()][2] == "Tamper-and-replay l&ab" and len(teach.actions()) == 5
     window.close()
+
+
+def test_the_window_says_complete_once_its_deferred_views_are_built_and_painted(qtbot: Any, tmp_path: Path) -> None:
+    settings = QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(Studio(store=TraceStore()), settings, interactive_answers=False, available=ROOM)
+    qtbot.addWidget(window)
+    said: list[bool] = []
+    window.complete.connect(lambda: said.append(window._teaching is not None and window.modes.current == "debug"))
+    window.show()
+    assert not window.is_complete and window._teaching is None  # nothing painted yet
+    qtbot.waitUntil(lambda: window.is_complete, timeout=10000)
+    assert said == [True]  # once, with the teaching tabs (and the Teach menu's entries) there
+    assert len(window.modes.menu.actions()) == 5 and window.modes.menu.actions()[0].text() == "&Flow diagram"
+    window.update()
+    settle()
+    assert said == [True]  # a later paint does not say it again
+    window.close()
+
+
+def test_complete_waits_for_the_mode_last_left_in(qtbot: Any, loop: asyncio.AbstractEventLoop, tmp_path: Path) -> None:
+    path = tmp_path / "studio.ini"
+    first = open_window(qtbot, path)
+    first.modes.switch("lab")
+    first.close()
+    settings = QSettings(str(path), QSettings.Format.IniFormat)
+    second = MainWindow(Studio(store=TraceStore()), settings, interactive_answers=False, available=ROOM)
+    qtbot.addWidget(second)
+    modes: list[str] = []
+    second.complete.connect(lambda: modes.append(second.modes.current))
+    second.show()
+    qtbot.waitUntil(lambda: second.is_complete, timeout=10000)
+    assert modes == ["lab"] and second.teaching.tabs.currentWidget() is second.teaching.lab
+    second.close()
