@@ -153,8 +153,9 @@ class TraceFilterProxy(QAbstractProxyModel):
     def _domain(self, key: tuple[Any, Columns, Node | None], rows: int) -> bytes | None:
         """The rows the last run matched, when the new run can only match among them (and the rows
         that arrived since): the same boxes (or the text box's text grown around the last one), and an
-        expression that narrows the last one over the same rows, or the same expression over more rows when no verdict on an old row can change
-        with new ones (`duration:`, `state:` and `principal:` read other messages)."""
+        expression that narrows the last one over the same rows, or the same expression over more rows
+        when no verdict on an old row can change with new ones (`duration:`, `state:` and `principal:`
+        read other messages)."""
         if self._last is None:
             return None
         (criteria, columns, ast), result = self._last
