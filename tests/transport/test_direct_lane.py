@@ -201,3 +201,18 @@ def test_a_streamed_answer_goes_through_uvicorns_cycle() -> None:
     run(Streaming(after_start=False), scenario)
     for answer in seen:
         assert b"transfer-encoding: chunked" in answer and b"data: 1" in answer and b"data: 2" in answer
+
+
+def test_a_chunked_body_takes_uvicorns_path_and_is_answered(monkeypatch: pytest.MonkeyPatch) -> None:
+    counted: list[int] = []
+    seen: list[bytes] = []
+
+    async def scenario(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head, body = post(call(8))
+        head = head.replace(b"Content-Length: %d\r\n" % len(body), b"Transfer-Encoding: chunked\r\n")
+        writer.write(head + b"%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n")
+        seen.append((await read_answer(reader))[1])
+
+    run(endpoint(), scenario, counted, monkeypatch)
+    assert counted == []
+    assert orjson.loads(seen[0])["id"] == 8
