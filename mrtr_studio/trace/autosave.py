@@ -25,8 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from pydantic import ValidationError
-
 from . import file_format
 from .file_format import MAX_RECORD_BYTES
 from .model import Operation, TraceMessage, encode
@@ -162,6 +160,8 @@ class Recovery:
 def recover(path: str | Path) -> Recovery:
     """Replay a journal up to its end or its first damaged line; operations cut off mid-flow are
     marked interrupted. Raises OSError only when the file cannot be read at all."""
+    from pydantic import ValidationError  # with the first journal read, not at every launch (file_records)
+
     operations: dict[str, Operation] = {}
     #: By (operation, seq): a journal appended by several runs repeats seq numbers; dicts keep first-seen order.
     messages: dict[tuple[str, int], TraceMessage] = {}

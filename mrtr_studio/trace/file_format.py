@@ -1,5 +1,5 @@
-"""What a `.mrtr.json` trace and an autosave journal may hold, as pydantic models: the one place a
-file's content is checked before any other code sees it.
+"""What a `.mrtr.json` trace and an autosave journal may hold, checked by pydantic models (file_records): the
+one place a file's content is checked before any other code sees it.
 
 A trace file comes from anywhere (a colleague, an old studio, a hand edit, an attacker), so every
 record is validated strictly (no extra fields, no "3" for 3, no list where an object belongs) and a
@@ -17,149 +17,41 @@ version or older they are damage, refused like any other with their place.
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache
-from typing import Annotated, Any, Literal, NotRequired, get_args
-
-from pydantic import ConfigDict, Field, Strict, TypeAdapter, ValidationError, with_config
-from typing_extensions import TypedDict
+from typing import TYPE_CHECKING, Any, get_args
 
 from . import format_version
 from .format_version import Newer
-from .model import Direction, Finding, MessageKind, Operation, Outcome, Severity, TraceMessage, encode, pack
+from .model import Finding, MessageKind, Operation, Outcome, Severity, TraceMessage, encode, pack
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter, ValidationError
+
+    from .file_records import FindingRecord, MessageRecord, OperationRecord
 
 FORMAT = "mrtr-studio-trace"
 VERSION = format_version.MAJOR
 #: The ceiling for one record (an operation or a message); a whole file's is the memory it needs (memory_fit).
 MAX_RECORD_BYTES = 256 * 1024 * 1024
 
-_STRICT = ConfigDict(extra="forbid", strict=True)
-#: Records keep fields they do not declare (a newer studio's); the Builder decides whether they may.
-_OPEN = ConfigDict(extra="allow", strict=True)
-#: Sequence and round numbers: whole, not negative, and exact in any JSON reader (at most 2**53).
-Count = Annotated[int, Field(ge=0, le=2**53)]
-#: JSON object keys are strings: the round numbers of `answer_seconds` are read from "2" (and only digits).
-RoundKey = Annotated[int, Strict(False), Field(ge=0, le=2**53)]
-#: Times and durations: `1e400` parses as infinity, which no view can place on a timeline.
-Seconds = Annotated[float, Field(allow_inf_nan=False)]
+#: The pydantic models of the records (file_records), imported with the first file or journal read: pydantic
+#: and the models' schemas took some 40 ms of every launch of the window, which mostly reads no file.
 
 
-@with_config(_OPEN)
-class FindingRecord(TypedDict):
-    rule: str
-    severity: str  # a Severity; checked by the Builder (a newer studio may add one)
-    message: str
+def adapter(name: str) -> "TypeAdapter[Any]":
+    """The validator of one shape (DOCUMENT, HEAD, OPERATIONS, MESSAGES, JOURNAL_RECORD), built once."""
+    from .file_records import adapter as built
 
-
-@with_config(_OPEN)
-class OperationRecord(TypedDict):
-    id: str
-    method: str
-    target: str
-    arguments: dict[str, Any]
-    era: str
-    server: str
-    started: Seconds
-    outcome: NotRequired[str]  # an Outcome; checked by the Builder (a newer studio may add one)
-    ended: NotRequired[Seconds | None]
-    rounds: NotRequired[Count]
-    answer_seconds: NotRequired[dict[RoundKey, Seconds]]
-    problem: NotRequired[str | None]
-    label: NotRequired[str]
-    #: A call that became a task (SEP-2663): kept so a reopened trace can resume polling it.
-    task_id: NotRequired[str | None]
-    task_status: NotRequired[str | None]
-    task_round: NotRequired[Count | None]
-
-
-@with_config(_OPEN)
-class MessageRecord(TypedDict):
-    seq: Count
-    operation_id: str
-    round: Count
-    direction: Direction
-    kind: str  # a MessageKind; checked by the Builder (a newer studio may add one)
-    message: Any
-    timestamp: Seconds
-    method: NotRequired[str | None]
-    jsonrpc_id: NotRequired[str | int | None]
-    transport: NotRequired[dict[str, Any]]
-    findings: NotRequired[list[FindingRecord]]
-
-
-@with_config(_OPEN)
-class TraceHead(TypedDict):
-    """What comes before the records: checked first, so a newer or other file is named as such."""
-
-    format: Literal["mrtr-studio-trace"]
-    version: Any
-
-
-@with_config(_OPEN)
-class TraceDocument(TypedDict):
-    format: Literal["mrtr-studio-trace"]
-    version: Any
-    operations: list[OperationRecord]
-    messages: list[MessageRecord]
-
-
-FINDING_KEYS = frozenset(FindingRecord.__annotations__)
-OPERATION_KEYS = frozenset(OperationRecord.__annotations__)
-MESSAGE_KEYS = frozenset(MessageRecord.__annotations__)
-DOCUMENT_KEYS = frozenset(TraceDocument.__annotations__)
-
-
-@with_config(_STRICT)
-class OperationEntry(TypedDict):
-    type: Literal["operation"]
-    data: OperationRecord
-
-
-@with_config(_STRICT)
-class MessageEntry(TypedDict):
-    type: Literal["message"]
-    data: MessageRecord
-
-
-@with_config(_STRICT)
-class ClearedEntry(TypedDict):
-    type: Literal["cleared"]
-
-
-@with_config(_STRICT)
-class SourceRecord(TypedDict):
-    """The trace file a session opened: the journal names it (never copies it) so recovery can
-    reopen it, and tell whether it is gone or changed since (size, modification time)."""
-
-    path: str
-    size: Annotated[int, Field(ge=0)]
-    mtime_ns: Annotated[int, Field(ge=0)]
-    #: The file's last message seq: the session's own messages are numbered after it.
-    last_seq: Annotated[int, Field(ge=-1, le=2**53)]
-
-
-@with_config(_STRICT)
-class SourceEntry(TypedDict):
-    type: Literal["source"]
-    data: SourceRecord
-
-
-JournalRecord = Annotated[OperationEntry | MessageEntry | ClearedEntry | SourceEntry, Field(discriminator="type")]
-
-#: The validators by name, each built the first time it is used (`adapter(name)`, or `file_format.HEAD` and the
-#: others through the module's __getattr__): building them all took some 50 ms of every launch of the window,
-#: which mostly reads no file.
-_SHAPES: dict[str, Any] = {"DOCUMENT": TraceDocument, "HEAD": TraceHead, "OPERATIONS": list[OperationRecord],
-                           "MESSAGES": list[MessageRecord], "JOURNAL_RECORD": JournalRecord}
-
-
-@cache
-def adapter(name: str) -> TypeAdapter[Any]:
-    return TypeAdapter(_SHAPES[name])
+    return built(name)
 
 
 def __getattr__(name: str) -> Any:
-    if name in _SHAPES:
-        return adapter(name)
+    """`file_format.HEAD` and the other shapes' validators; only an upper-case name loads the models (the
+    import system asks every module for `__path__`, and that question must not cost pydantic)."""
+    if name.isupper() and not name.startswith("__"):
+        from . import file_records
+
+        if name in file_records.SHAPES:
+            return file_records.adapter(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -194,7 +86,7 @@ _AT = re.compile(r" at line (\d+) column (\d+)$")
 JOURNAL_TAGS = ("operation", "message", "cleared", "source")
 
 
-def first_problem(exc: ValidationError, prefix: str = "", offset: int = 0,
+def first_problem(exc: "ValidationError", prefix: str = "", offset: int = 0,
                   tags: tuple[str, ...] = ()) -> tuple[str, str]:
     """The first error of a validation as (JSON path, what is wrong), with the value when short.
 
@@ -235,6 +127,9 @@ class Builder:
         self.source = source
         self.newer = newer
         self.keep_unknown = keep_unknown or newer is not None
+        from .file_records import FINDING_KEYS, MESSAGE_KEYS, OPERATION_KEYS  # built with the first file read
+
+        self._finding_keys, self._message_keys, self._operation_keys = FINDING_KEYS, MESSAGE_KEYS, OPERATION_KEYS
 
     def _unknown(self, record: dict[str, Any], known: frozenset[str], where: str) -> dict[str, Any] | None:
         if known.issuperset(record):
@@ -261,9 +156,9 @@ class Builder:
             self.newer.fields[f"{where.partition('[')[0]}{_levels(where)}.{field} {value!r} (shown as {fallback})"] += 1
         return {**(extra or {}), field: value}
 
-    def operation(self, record: OperationRecord, index: int = 0) -> Operation:
-        extra = None if OPERATION_KEYS.issuperset(record) else \
-            self._unknown(record, OPERATION_KEYS, f"operations[{index}]")  # type: ignore[arg-type]
+    def operation(self, record: "OperationRecord", index: int = 0) -> Operation:
+        extra = None if self._operation_keys.issuperset(record) else \
+            self._unknown(record, self._operation_keys, f"operations[{index}]")  # type: ignore[arg-type]
         if record.get("outcome", "running") not in _OUTCOMES:
             extra = self._unknown_value(record, "outcome", _OUTCOME_CHOICES, "aborted",  # type: ignore[arg-type]
                                         f"operations[{index}]", extra)
@@ -272,13 +167,13 @@ class Builder:
         op.method = self._strings.setdefault(op.method, op.method)
         return op
 
-    def messages(self, records: list[MessageRecord], offset: int = 0) -> list[TraceMessage]:
+    def messages(self, records: "list[MessageRecord]", offset: int = 0) -> list[TraceMessage]:
         shared = self._strings.setdefault
-        known = MESSAGE_KEYS.issuperset
+        known = self._message_keys.issuperset
         out = []
         for index, record in enumerate(records, offset):
             # Formatting the place only for a record with unknown fields: this loop runs 100,000 times.
-            extra = None if known(record) else self._unknown(record, MESSAGE_KEYS, f"messages[{index}]")  # type: ignore[arg-type]
+            extra = None if known(record) else self._unknown(record, self._message_keys, f"messages[{index}]")  # type: ignore[arg-type]
             if record["kind"] not in _KINDS:
                 extra = self._unknown_value(record, "kind", _KIND_CHOICES, "invalid",  # type: ignore[arg-type]
                                             f"messages[{index}]", extra)
@@ -293,9 +188,9 @@ class Builder:
                 if findings else None, extra))
         return out
 
-    def _finding(self, record: FindingRecord, message: int, at: int) -> Finding:
-        extra = None if FINDING_KEYS.issuperset(record) else \
-            self._unknown(record, FINDING_KEYS, f"messages[{message}].findings[{at}]")  # type: ignore[arg-type]
+    def _finding(self, record: "FindingRecord", message: int, at: int) -> Finding:
+        extra = None if self._finding_keys.issuperset(record) else \
+            self._unknown(record, self._finding_keys, f"messages[{message}].findings[{at}]")  # type: ignore[arg-type]
         if record["severity"] not in _SEVERITIES:
             extra = self._unknown_value(record, "severity", _SEVERITY_CHOICES, "info",  # type: ignore[arg-type]
                                         f"messages[{message}].findings[{at}]", extra)
@@ -342,7 +237,7 @@ class NotOneRecordPerLine(Exception):
     which decides whether it is valid JSON at all."""
 
 
-def _records_error(exc: ValidationError, source: str, prefix: str, offset: int) -> Exception:
+def _records_error(exc: "ValidationError", source: str, prefix: str, offset: int) -> Exception:
     error = exc.errors(include_url=False, include_context=False)[0]
     if error["type"] == "json_invalid" and "recursion limit" not in error["msg"]:
         return NotOneRecordPerLine()  # nesting is the same in any layout; syntax is not
@@ -351,6 +246,8 @@ def _records_error(exc: ValidationError, source: str, prefix: str, offset: int) 
 
 def operations_from(lines: list[bytes], source: str, builder: Builder, offset: int = 0) -> list[Operation]:
     """Operation records, one JSON text per line, validated together."""
+    from pydantic import ValidationError  # loaded with the records' models (adapter)
+
     try:
         valid = adapter("OPERATIONS").validate_json(records_text(lines))
     except ValidationError as exc:
@@ -360,6 +257,8 @@ def operations_from(lines: list[bytes], source: str, builder: Builder, offset: i
 
 def messages_from(lines: list[bytes], source: str, builder: Builder, offset: int = 0) -> list[TraceMessage]:
     """Message records, one JSON text per line, validated together."""
+    from pydantic import ValidationError  # loaded with the records' models (adapter)
+
     try:
         valid = adapter("MESSAGES").validate_json(records_text(lines))
     except ValidationError as exc:
@@ -376,17 +275,13 @@ class Contents:
     newer: Newer | None = None
 
 
-@with_config(ConfigDict(extra="ignore"))
-class _Version(TypedDict):
-    version: Any
-
-
-_SHAPES["_VERSION"] = _Version
 
 
 def head_from(head: Mapping[str, Any], source: str) -> Newer | None:
     """A validated head (format and version, and any other top-level fields): None for a file of
     this version, `Newer` for a newer minor one (its unknown fields kept); ValueError otherwise."""
+    from .file_records import DOCUMENT_KEYS
+
     version = format_version.parse(head["version"], source)
     newer = Newer(version) if format_version.is_newer(version) else None
     unknown = {key: value for key, value in head.items() if key not in DOCUMENT_KEYS}
@@ -400,6 +295,8 @@ def head_from(head: Mapping[str, Any], source: str) -> Newer | None:
 
 def document_from(text: bytes, source: str) -> Contents:
     """A whole document in any layout, checked and built (the format and version named first)."""
+    from pydantic import ValidationError  # loaded with the records' models (adapter)
+
     try:
         document = adapter("DOCUMENT").validate_json(text)
     except ValidationError as exc:

@@ -34,8 +34,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from pydantic import ValidationError
-
 from .. import defaults
 from . import autosave, file_format, format_version
 from .file_format import FORMAT, MAX_RECORD_BYTES, VERSION, Contents, TraceFileError
@@ -157,6 +155,8 @@ def _records(handle: IO[bytes], opening: bytes, closing: bytes) -> Iterator[list
 
 def _head(handle: IO[bytes], source: str) -> Newer | None:
     """The first line, `{"format":...,"version":...,` (and a newer studio's other fields)."""
+    from pydantic import ValidationError  # with the first file read, not at every launch (file_records)
+
     line = handle.readline(MAX_RECORD_BYTES + 1)
     if not line.startswith(_HEAD_START) or not line.endswith(b",\n"):
         raise _OtherLayout

@@ -6,19 +6,20 @@ then simply asks again, which is exactly what a debugger wants to show.
 """
 
 from collections.abc import Iterable
-from typing import Any
-
-from mrtr_studio.protocol.models import Root
+from typing import TYPE_CHECKING, Any
 
 from .elicit import default_result
 from .roots import list_roots_result
 from .sampling import echo_reply
 
+if TYPE_CHECKING:
+    from mrtr_studio.protocol.models import Root
+
 ELICIT, SAMPLE, ROOTS = "elicitation/create", "sampling/createMessage", "roots/list"
 
 
 def auto_response(method: str, params: dict[str, Any],
-                  roots: Iterable[Root | dict[str, Any]] = ()) -> dict[str, Any] | None:
+                  roots: "Iterable[Root | dict[str, Any]]" = ()) -> dict[str, Any] | None:
     """The automatic answer to one input request, or None when the method has no automatic answer."""
     if method == ELICIT:
         return default_result(params)
@@ -30,7 +31,7 @@ def auto_response(method: str, params: dict[str, Any],
 
 
 def auto_responses(input_requests: dict[str, Any],
-                   roots: Iterable[Root | dict[str, Any]] = ()) -> dict[str, Any]:
+                   roots: "Iterable[Root | dict[str, Any]]" = ()) -> dict[str, Any]:
     """`inputResponses` for every request of a round that can be answered automatically."""
     root_list = list(roots)
     answers: dict[str, Any] = {}

@@ -11,8 +11,6 @@ server's own validation says what is missing.
 import math
 from typing import Any
 
-from mrtr_studio.protocol.models import ElicitResult
-
 from .schema_fields import FieldSpec, parse_schema
 from .schema_limits import MAX_GENERATED_LENGTH
 from .validation import validate_content
@@ -25,14 +23,20 @@ SAMPLE_DATE_TIME = "2026-07-28T00:00:00Z"
 
 def accept(content: dict[str, Any] | None = None) -> dict[str, Any]:
     """Accept; pass no content for URL mode, where the answer travels out of band."""
+    from mrtr_studio.protocol.models import ElicitResult  # pydantic with the first answer built, not at every launch
+
     return ElicitResult(action="accept", content=content).wire()
 
 
 def decline() -> dict[str, Any]:
+    from mrtr_studio.protocol.models import ElicitResult
+
     return ElicitResult(action="decline").wire()
 
 
 def cancel() -> dict[str, Any]:
+    from mrtr_studio.protocol.models import ElicitResult
+
     return ElicitResult(action="cancel").wire()
 
 

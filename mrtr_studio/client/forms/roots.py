@@ -6,10 +6,11 @@ The spec says a root's uri MUST be a `file://` URI for now; the editor checks ea
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from mrtr_studio.protocol.models import ListRootsResult, Root
+if TYPE_CHECKING:
+    from mrtr_studio.protocol.models import Root
 
 
 def root_problem(uri: str) -> str | None:
@@ -36,15 +37,22 @@ def path_to_uri(path: str | Path) -> str:
     return Path(path).expanduser().resolve().as_uri()
 
 
-def make_root(uri: str, name: str | None = None) -> Root:
+def make_root(uri: str, name: str | None = None) -> "Root":
+    from mrtr_studio.protocol.models import Root  # pydantic with the first answer built, not at every launch
+
     problem = root_problem(uri)
     if problem:
         raise ValueError(f"{uri}: {problem}")
     return Root(uri=uri, name=name or None)
 
 
-def list_roots_result(roots: Iterable[Root | dict[str, Any] | tuple[str, str | None]]) -> dict[str, Any]:
+def list_roots_result(roots: "Iterable[Root | dict[str, Any] | tuple[str, str | None]]") -> dict[str, Any]:
     """The ListRootsResult wire dict; raises ValueError naming the first invalid root."""
+    from mrtr_studio.protocol.models import (  # pydantic with the first answer built, not at every launch
+        ListRootsResult,
+        Root,
+    )
+
     built = []
     for entry in roots:
         if isinstance(entry, Root):

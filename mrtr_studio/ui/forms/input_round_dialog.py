@@ -12,7 +12,7 @@ non-modally and `ask_input_round` awaits it from asyncio (qasync) code.
 import asyncio
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtWidgets import (
@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
 
 from mrtr_studio.client.forms.auto import ELICIT, ROOTS, SAMPLE, auto_response
 from mrtr_studio.client.forms.roots import list_roots_result
-from mrtr_studio.protocol.models import Root
 
 from ..focus_order import present
 from .elicitation_page import ElicitationPage, action_buttons, header_label
@@ -39,6 +38,9 @@ from .roots_page import RootsPage
 from .sampling_page import SamplingPage
 from .schema_form import error_line
 from .url_consent import UrlConsentPage
+
+if TYPE_CHECKING:
+    from mrtr_studio.protocol.models import Root
 
 SKIPPED: Any = None  # a skipped key is recorded as None and left out of inputResponses
 
@@ -90,7 +92,7 @@ class InputRoundDialog(QDialog):
     cancelled = Signal()
 
     def __init__(self, input_requests: dict[str, Any], server_name: str = "",
-                 roots: list[Root] | None = None, auto_roots: bool = False, auto_submit: bool = True,
+                 roots: "list[Root] | None" = None, auto_roots: bool = False, auto_submit: bool = True,
                  parent: QWidget | None = None, opener: Callable[[QUrl], bool] | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(f"Input requested by {server_name or 'the server'}")

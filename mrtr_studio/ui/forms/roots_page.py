@@ -5,7 +5,7 @@ an invalid root can never be sent. The same RootsEditor serves the settings pane
 per-request confirmation page.
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
@@ -20,12 +20,14 @@ from PySide6.QtWidgets import (
 )
 
 from mrtr_studio.client.forms.roots import list_roots_result, path_to_uri, root_problem
-from mrtr_studio.protocol.models import Root
 
 from ..builders import button_row, push_button
 from .answer_page import AnswerPage
 from .elicitation_page import action_buttons, header_label
 from .schema_form import error_line
+
+if TYPE_CHECKING:
+    from mrtr_studio.protocol.models import Root
 
 BAD_CELL = QColor("#ffd6d6")
 
@@ -35,7 +37,7 @@ class RootsEditor(QWidget):
 
     changed = Signal()
 
-    def __init__(self, roots: list[Root] | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, roots: "list[Root] | None" = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -55,10 +57,10 @@ class RootsEditor(QWidget):
         self.table.itemChanged.connect(self._on_item_changed)
         self.set_roots(roots or [])
 
-    def set_roots(self, roots: list[Root] | list[dict[str, Any]]) -> None:
+    def set_roots(self, roots: "list[Root] | list[dict[str, Any]]") -> None:
         self.table.setRowCount(0)
         for root in roots:
-            entry = root.wire() if isinstance(root, Root) else root
+            entry = root if isinstance(root, dict) else root.wire()
             self.add_root(str(entry.get("uri", "")), str(entry.get("name") or ""))
         self.check()
 
@@ -125,8 +127,10 @@ class RootsEditor(QWidget):
         self.error.setVisible(bool(problems))
         return problems
 
-    def roots(self) -> list[Root]:
+    def roots(self) -> "list[Root]":
         """The configured roots; raises ValueError while any row is invalid."""
+        from mrtr_studio.protocol.models import Root  # pydantic with the first roots sent, not at launch
+
         problems = self.check()
         if problems:
             raise ValueError("; ".join(problems))
@@ -136,7 +140,7 @@ class RootsEditor(QWidget):
 class RootsPage(AnswerPage):
     """Confirm the roots sent for one roots/list request; emits `answered(ListRootsResult)` or `skipped()`."""
 
-    def __init__(self, roots: list[Root] | None = None, server_name: str = "",
+    def __init__(self, roots: "list[Root] | None" = None, server_name: str = "",
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         layout = QVBoxLayout(self)
