@@ -38,7 +38,7 @@ from .server_explorer import ServerExplorer, Target
 from .state_inspector import StateInspector
 from .step_editor import StepEditor
 from .store_bridge import StoreBridge
-from .theme import ThemeChoice, apply_theme, status_colours
+from .theme import ThemeChoice, apply_theme, building, status_colours
 from .window_menus import build_menus, sync_view_menu
 
 if TYPE_CHECKING:  # imported when first needed: the first paint does without them
@@ -148,20 +148,21 @@ class MainWindow(QMainWindow):
         if self._teaching is None:
             from .teaching import install_teaching
 
-            bench = self.workbench
-            sizes = bench.saveState(), bench.top.saveState()
-            self.takeCentralWidget()  # the workbench, kept (setCentralWidget would delete it)
-            self.setCentralWidget(bench.centre.takeWidget())  # install_teaching makes it the first tab
-            teaching = install_teaching(self, self.studio, self.studio.store, self.selection)
-            tabs = self.takeCentralWidget()
-            assert tabs is not None
-            bench.set_centre(tabs)
-            self.setCentralWidget(bench)
-            bench.restoreState(sizes[0])
-            bench.top.restoreState(sizes[1])
-            self._teaching = teaching
-            teaching.tabs.setCurrentIndex(self._centre_tab)
-            self.modes.teaching_built(teaching)
+            with building(getattr(getattr(self, "modes", None), "tab_order", None)):  # ~4,000 events unfiltered
+                bench = self.workbench
+                sizes = bench.saveState(), bench.top.saveState()
+                self.takeCentralWidget()  # the workbench, kept (setCentralWidget would delete it)
+                self.setCentralWidget(bench.centre.takeWidget())  # install_teaching makes it the first tab
+                teaching = install_teaching(self, self.studio, self.studio.store, self.selection)
+                tabs = self.takeCentralWidget()
+                assert tabs is not None
+                bench.set_centre(tabs)
+                self.setCentralWidget(bench)
+                bench.restoreState(sizes[0])
+                bench.top.restoreState(sizes[1])
+                self._teaching = teaching
+                teaching.tabs.setCurrentIndex(self._centre_tab)
+                self.modes.teaching_built(teaching)
             self.update()  # painted whole again: the paint that makes the window complete
         return self._teaching
 
