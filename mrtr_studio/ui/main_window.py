@@ -146,21 +146,10 @@ class MainWindow(QMainWindow):
         """The lessons, lab, eras and cluster tabs around the diagram, built the first time they are needed
         (right after the window's first paint, or sooner when asked for)."""
         if self._teaching is None:
-            from .teaching import install_teaching
+            from .teaching import install_in_workbench
 
             with building(getattr(getattr(self, "modes", None), "tab_order", None)):  # ~4,000 events unfiltered
-                bench = self.workbench
-                sizes = bench.saveState(), bench.top.saveState()
-                self.takeCentralWidget()  # the workbench, kept (setCentralWidget would delete it)
-                self.setCentralWidget(bench.centre.takeWidget())  # install_teaching makes it the first tab
-                teaching = install_teaching(self, self.studio, self.studio.store, self.selection)
-                tabs = self.takeCentralWidget()
-                assert tabs is not None
-                bench.set_centre(tabs)
-                self.setCentralWidget(bench)
-                bench.restoreState(sizes[0])
-                bench.top.restoreState(sizes[1])
-                self._teaching = teaching
+                self._teaching = teaching = install_in_workbench(self, self.workbench)
                 teaching.tabs.setCurrentIndex(self._centre_tab)
                 self.modes.teaching_built(teaching)
             self.update()  # painted whole again: the paint that makes the window complete

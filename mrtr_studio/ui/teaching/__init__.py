@@ -5,8 +5,9 @@
 
 from .cluster_view import ClusterView
 from .eras_view import ErasView
-from .install import TeachingTabs, install_teaching
+from .install import TeachingTabs, install_in_workbench, install_teaching
 from .lab_view import LabView
 from .lesson_view import LessonView
 
-__all__ = ["ClusterView", "ErasView", "LabView", "LessonView", "TeachingTabs", "install_teaching"]
+__all__ = ["ClusterView", "ErasView", "LabView", "LessonView", "TeachingTabs", "install_in_workbench",
+           "install_teaching"]

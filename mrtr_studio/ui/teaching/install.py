@@ -7,6 +7,7 @@ stays exactly as it was. Closing the window stops the cluster's processes.
 """
 
 from dataclasses import dataclass
+from typing import Any
 
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QAction
@@ -55,6 +56,22 @@ class TeachingTabs:
             present = getattr(self.tabs.widget(index), "set_presentation", None)
             if callable(present):
                 present(on)
+
+
+def install_in_workbench(window: Any, bench: Any) -> TeachingTabs:
+    """The teaching tabs around the diagram at the centre of the main window's workbench (its sizes kept):
+    the diagram leaves the workbench for the first tab, and the tabs take its place."""
+    sizes = bench.saveState(), bench.top.saveState()
+    window.takeCentralWidget()  # the workbench, kept (setCentralWidget would delete it)
+    window.setCentralWidget(bench.centre.takeWidget())  # install_teaching makes it the first tab
+    teaching = install_teaching(window, window.studio, window.studio.store, window.selection)
+    tabs = window.takeCentralWidget()
+    assert tabs is not None
+    bench.set_centre(tabs)
+    window.setCentralWidget(bench)
+    bench.restoreState(sizes[0])
+    bench.top.restoreState(sizes[1])
+    return teaching
 
 
 def install_teaching(window: QMainWindow, studio: Studio, store: TraceStore, selection: Selection) -> TeachingTabs:
