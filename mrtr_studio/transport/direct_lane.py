@@ -22,14 +22,10 @@ from typing import Any
 from urllib.parse import unquote
 
 import httptools
-from uvicorn.protocols.http.httptools_impl import HEADER_RE, HEADER_VALUE_RE, STATUS_LINE
 
-from .one_write import OneWriteCycle
+from .one_write import OneWriteCycle, whole_answer
 
 log = logging.getLogger("uvicorn.error")
-#: Answer headers that make uvicorn do more than write them: such answers go through its cycle.
-_ACTED_ON = frozenset({b"connection", b"transfer-encoding", b"content-length"})
-_NO_BODY = frozenset({204, 304})
 
 
 class _NoEvent:
@@ -82,35 +78,24 @@ class DirectResponder:
 
     async def whole(self, status: int, body: bytes, content_type: bytes = b"application/json",
                     headers: list[tuple[bytes, bytes]] | None = None) -> None:
-        if self._real is not None or status in _NO_BODY or status not in STATUS_LINE or \
-                (headers and any(name.lower() in _ACTED_ON for name, _ in headers)):
-            head = [(b"content-type", content_type), (b"content-length", str(len(body)).encode()), *(headers or ())]
-            await self.start(status, head)
-            await self.chunk(body, False)
-            return
+        head = [(b"content-type", content_type), (b"content-length", str(len(body)).encode()), *(headers or ())]
         cycle = self._cycle
-        if cycle.disconnected or cycle.response_complete:
-            return  # as uvicorn: an answer to a client that has gone is dropped
-        protocol = self._protocol
-        if protocol.flow.write_paused:
-            await protocol.flow.drain()
-        parts = [STATUS_LINE[status]]
-        for name, value in protocol.server_state.default_headers:
-            parts += (name, b": ", value, b"\r\n")
-        parts += (b"content-type: ", content_type, b"\r\ncontent-length: ", str(len(body)).encode(), b"\r\n")
-        if headers:
-            for name, value in headers:
-                if HEADER_RE.search(name) or HEADER_VALUE_RE.search(value):
-                    raise RuntimeError("Invalid HTTP header name or value.")
-                parts += (name.lower(), b": ", value, b"\r\n")
-        if not cycle.keep_alive:
-            parts.append(b"connection: close\r\n")
-        parts += (b"\r\n", body)
-        protocol.transport.write(b"".join(parts))
-        cycle.response_complete = True
-        protocol.on_response_complete()
-        if not cycle.keep_alive:
-            protocol.transport.close()
+        if self._real is None:
+            if cycle.disconnected or cycle.response_complete:
+                return  # as uvicorn: an answer to a client that has gone is dropped
+            protocol = self._protocol
+            if protocol.flow.write_paused:
+                await protocol.flow.drain()
+            data = whole_answer(status, protocol.server_state.default_headers, head, body, cycle.keep_alive)
+            if data is not None:
+                protocol.transport.write(data)
+                cycle.response_complete = True
+                protocol.on_response_complete()
+                if not cycle.keep_alive:
+                    protocol.transport.close()
+                return
+        await self.start(status, head)  # not the usual answer: uvicorn's cycle writes it, or refuses it
+        await self.chunk(body, False)
 
     async def start(self, status: int, headers: list[tuple[bytes, bytes]]) -> None:
         await self._uvicorn().send({"type": "http.response.start", "status": status, "headers": headers})

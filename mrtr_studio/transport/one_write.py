@@ -17,6 +17,7 @@ status lines, without formatting it through two sends; anything else takes uvico
 The connection protocol (`http_connections`) turns each cycle uvicorn creates into this one.
 """
 
+from collections.abc import Iterable
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HEADER_RE, HEADER_VALUE_RE, STATUS_LINE, RequestResponseCycle
@@ -90,33 +91,48 @@ class OneWriteCycle(RequestResponseCycle):
         usual case, so uvicorn's `send` handles it, its errors and its logging included."""
         if self.disconnected or self.flow.write_paused or self.access_log or self.scope["method"] == "HEAD":
             return False
-        status = start["status"]
-        if status in (204, 304) or status not in STATUS_LINE:
+        data = whole_answer(start["status"], self.default_headers, start.get("headers", ()), body, self.keep_alive)
+        if data is None:
             return False
-        content = [STATUS_LINE[status]]
-        length = -1
-        for name, value in (*self.default_headers, *start.get("headers", ())):
-            if HEADER_RE.search(name) or HEADER_VALUE_RE.search(value):
-                return False  # uvicorn refuses it
-            name = name.lower()
-            if name == b"content-length":
-                if length >= 0 or not value.isdigit():
-                    return False
-                length = int(value)
-            elif name in _UVICORN_ACTS_ON:
-                return False
-            content += (name, b": ", value, b"\r\n")
-        if length != len(body):
-            return False  # no length (chunked) or the wrong one (uvicorn's error)
-        if not self.keep_alive:
-            content.append(b"connection: close\r\n")
-        content += (b"\r\n", body)
         self.response_started = True
         self.waiting_for_100_continue = False
-        self.transport.write(b"".join(content))
+        self.transport.write(data)
         self.response_complete = True
         self.message_event.set()
         if not self.keep_alive:
             self.transport.close()
         self.on_response()
         return True
+
+
+def whole_answer(status: int, own: Iterable[tuple[bytes, bytes]], given: Iterable[tuple[bytes, bytes]],
+                 body: bytes, keep_alive: bool) -> bytes | None:
+    """The bytes uvicorn's `send` writes for a complete answer: its status line, the server's `own`
+    headers, the app's `given` ones (checked as uvicorn checks them, names lowered), `connection: close`
+    when the connection ends, and the body. None when it is not the usual case (a status without a body
+    or unknown to uvicorn, a header uvicorn refuses or acts on, a Content-Length missing, repeated or
+    wrong): uvicorn's own path then answers, with its errors. `OneWriteCycle` and the direct lane
+    (`direct_lane.DirectResponder`) both write what this returns."""
+    if status in (204, 304) or status not in STATUS_LINE:
+        return None
+    content = [STATUS_LINE[status]]
+    for name, value in own:
+        content += (name, b": ", value, b"\r\n")
+    length = -1
+    for name, value in given:
+        if HEADER_RE.search(name) or HEADER_VALUE_RE.search(value):
+            return None  # uvicorn refuses it
+        name = name.lower()
+        if name == b"content-length":
+            if length >= 0 or not value.isdigit():
+                return None
+            length = int(value)
+        elif name in _UVICORN_ACTS_ON:
+            return None
+        content += (name, b": ", value, b"\r\n")
+    if length != len(body):
+        return None  # no length (chunked) or the wrong one (uvicorn's error)
+    if not keep_alive:
+        content.append(b"connection: close\r\n")
+    content += (b"\r\n", body)
+    return b"".join(content)
