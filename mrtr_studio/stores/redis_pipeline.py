@@ -143,8 +143,7 @@ class PipelinedRedis:
         return await connection.send(encode(*parts))
 
     async def _connected(self) -> _Connection:
-        if self._connection is not None and not self._connection.lost:
-            return self._connection
+        """A new connection, when `call` found none alive."""
         if self._connecting is None:  # one connect for every command waiting on it
             self._connecting = asyncio.ensure_future(self._connect())
         try:
