@@ -202,7 +202,7 @@ def messages_json(entries: Sequence["TraceMessage"]) -> list[bytes]:
     parts = list(map(_PACKED_OF, entries))
     if set(map(type, parts)) == {PackedJson}:  # the usual case: all packed, nothing to encode
         return parts
-    return [part if type(part) is PackedJson else encode(part) for part in parts]
+    return [entry.message_json() for entry in entries]
 
 
 def encode(value: Any) -> bytes:
