@@ -98,9 +98,14 @@ def not_found(ldd_output: str) -> list[str]:
     return missing
 
 
+def plugin_paths(base: Path) -> list[Path]:
+    """The xcb plugin and its QPA library under PySide6's directory, those that are there."""
+    return [base / relative for relative in PLUGIN_FILES if (base / relative).exists()]
+
+
 def missing_libraries(base: Path, run: LddRunner = run_ldd) -> list[str]:
     """Every soname the xcb plugin or its QPA library needs and the system does not have."""
-    return not_found(run([base / relative for relative in PLUGIN_FILES if (base / relative).exists()]))
+    return not_found(run(plugin_paths(base)))
 
 
 def install_command(missing: list[str], *, root: bool | None = None) -> str:
@@ -122,7 +127,7 @@ def start_platform_check(environ: Mapping[str, str] | None = None) -> Callable[[
     env = os.environ if environ is None else environ
     where = pyside_dir() if uses_xcb(env) else None
     ldd = shutil.which("ldd")
-    paths = [where / relative for relative in PLUGIN_FILES if (where / relative).exists()] if where else []
+    paths = plugin_paths(where) if where else []
     if where is None or ldd is None or not paths:
         return lambda: None
     try:
