@@ -18,9 +18,8 @@ from jsonschema.exceptions import SchemaError, ValidationError
 from jsonschema.protocols import Validator
 
 from ..defaults import PATTERN_SECONDS
+from .schema_bounds import too_large
 
-MAX_NODES = 5000
-MAX_DEPTH = 32
 #: Schemas whose verdict (too large, invalid, or a ready validator) is kept: a server sends the same
 #: requestedSchema every round, and checking and compiling it cost more than applying it.
 CACHED_SCHEMAS = 256
@@ -55,30 +54,6 @@ def _pattern(validator: Validator, pattern: Any, instance: Any, schema: Any) -> 
 
 _Bounded = validators.extend(Draft202012Validator, {"pattern": _pattern})
 _Bounded.VALIDATORS.pop("patternProperties", None)  # unbounded key patterns: not applied here
-
-
-def too_large(schema: Any, max_properties: int | None = None) -> str | None:
-    """Why a schema is too large to apply (or, with `max_properties`, to render as a form), or None.
-
-    Walked iteratively and stopped early: the one size check of a peer's schema, for the lint here and
-    for the studio's forms (client.forms.schema_limits)."""
-    nodes = 0
-    stack: list[tuple[Any, int]] = [(schema, 1)]
-    while stack:
-        value, depth = stack.pop()
-        nodes += 1
-        if nodes > MAX_NODES:
-            return f"more than {MAX_NODES} values"
-        if depth > MAX_DEPTH:
-            return f"nested more than {MAX_DEPTH} levels deep"
-        if isinstance(value, dict):
-            properties = value.get("properties")
-            if max_properties is not None and isinstance(properties, dict) and len(properties) > max_properties:
-                return f"{len(properties)} properties (at most {max_properties})"
-            stack.extend((child, depth + 1) for child in value.values())
-        elif isinstance(value, list):
-            stack.extend((child, depth + 1) for child in value)
-    return None
 
 
 def _rule(error: ValidationError) -> str:

@@ -13,11 +13,6 @@ import hmac
 import json
 from typing import Any
 
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from cryptography.hazmat.primitives.hashes import SHA256
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-
 from .result import Check, Decoded, RequestContext, audience_check, compare, expiry_checks, number, read_json
 
 NAME = "python-sdk"
@@ -71,8 +66,23 @@ def looks_like(token: str) -> bool:
 
 
 def _derive(secret: bytes) -> tuple[bytes, bytes]:
+    # cryptography's ciphers are imported at the first SDK state opened, not with the window (30 ms of its launch).
+    from cryptography.hazmat.primitives.hashes import SHA256
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
     key = HKDF(algorithm=SHA256(), length=32, salt=None, info=_KDF_INFO).derive(secret)
     return key, hashlib.sha256(_KID_INFO + key).digest()[:_KID]
+
+
+def _open(key: bytes, nonce: bytes, sealed: bytes, associated: bytes) -> bytes | None:
+    """The AES-GCM plaintext, or None when the key is wrong or the ciphertext was altered."""
+    from cryptography.exceptions import InvalidTag
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    try:
+        return AESGCM(key).decrypt(nonce, sealed, associated)
+    except InvalidTag:
+        return None
 
 
 def arguments_digest(method: str, arguments: Any) -> str:
@@ -108,11 +118,9 @@ def decode(token: str, keys: list[bytes], request: RequestContext | None, now: f
         key, key_id = _derive(secret)
         if key_id != kid:
             continue
-        try:
-            plaintext = AESGCM(key).decrypt(nonce, sealed, _PREFIX.encode() + kid)
+        plaintext = _open(key, nonce, sealed, _PREFIX.encode() + kid)
+        if plaintext is not None:
             break
-        except InvalidTag:
-            continue
     if plaintext is None:
         matched = any(_derive(k)[1] == kid for k in usable)
         detail = "" if matched else f" (key id {kid.hex()} is none of the given keys')"

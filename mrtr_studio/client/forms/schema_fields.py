@@ -14,6 +14,8 @@ from .schema_limits import schema_size_problem
 
 FieldKind = Literal["string", "number", "integer", "boolean", "enum", "multi_enum", "raw"]
 
+#: The key of errors about a form as a whole, beside the keys of its fields.
+FORM_KEY = ""
 STRING_FORMATS = ("email", "uri", "date", "date-time")
 
 # Keys that only describe a property; they never change what a value may be.

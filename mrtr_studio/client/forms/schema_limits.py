@@ -14,7 +14,7 @@ from typing import Any
 import regex
 
 from ...defaults import PATTERN_SECONDS
-from ...protocol.answer_schema import MAX_DEPTH, MAX_NODES, too_large
+from ...protocol.schema_bounds import MAX_DEPTH, MAX_NODES, too_large
 
 MAX_SCHEMA_NODES = MAX_NODES
 MAX_SCHEMA_DEPTH = MAX_DEPTH
