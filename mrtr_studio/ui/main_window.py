@@ -327,11 +327,13 @@ class MainWindow(QMainWindow):
         """F5/F10 on a teaching tab run (or step) that tab's subject, not the explorer's target."""
         if self._teaching is None or self._teaching.tabs.currentWidget() is self.diagram:
             return False
-        from .teaching.subject import run_subject
+        from .teaching.subject import run_subject, when_finished
 
-        said = run_subject(self._teaching.tabs.currentWidget(), step)
+        view = self._teaching.tabs.currentWidget()
+        said = run_subject(view, step)
         if said is not None:
             self.show_status(said)
+            when_finished(view, self.show_status)
         return said is not None
 
     def run_clicked(self) -> None:

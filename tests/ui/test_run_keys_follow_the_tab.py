@@ -21,7 +21,10 @@ def test_f5_on_the_lessons_tab_runs_the_lesson_not_the_tool(window: MainWindow, 
         qtbot.keyClick(window, Qt.Key.Key_F5)
         assert lessons.running  # the lesson started
         assert window.studio.state == "idle" and window.studio.current_operation_id is None  # the tool did not
+        assert window.statusBar().currentMessage().startswith("Running the lesson")
         await until(lambda: not lessons.running, timeout=15)
+        await until(lambda: "Finished" in window.statusBar().currentMessage())  # not "Running…" for 8 s more
+        assert window.statusBar().currentMessage() == lessons.status.text()
 
     arun(press_f5())
     assert not window.errors.texts()

@@ -6,6 +6,9 @@ explorer's target. Each view keeps its own meaning of "run" (the lesson, the lab
 both eras side by side, the cluster's round trip) and of "step" where it has one.
 """
 
+import asyncio
+import contextlib
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtWidgets import QWidget
@@ -35,3 +38,22 @@ def run_subject(view: QWidget | None, step: bool) -> str | None:
     if view is None or not callable(start):
         return None
     return "Started." if start() is not None else "Already running."
+
+
+def when_finished(view: QWidget | None, say: Callable[[str], None]) -> None:
+    """Once the run `run_subject` started on `view` ends, `say` how it ended (the view's own verdict),
+    so the status bar does not keep saying "Running…" for seconds after a short lesson has finished."""
+    task = getattr(view, "task", None)
+    if not isinstance(task, asyncio.Task) or task.done():
+        return
+    label = getattr(view, "verdict", None) if isinstance(view, ClusterView) else getattr(view, "status", None)
+    if label is None:
+        return
+
+    def ended(finished: "asyncio.Task[Any]") -> None:
+        with contextlib.suppress(RuntimeError):  # the view (or the window) was closed meanwhile
+            text = label.text()
+            if text and not finished.cancelled():
+                say(text)
+
+    task.add_done_callback(ended)
