@@ -14,8 +14,6 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import jsonschema_rs
-
 from .tasks_extension import NOTIFICATION_KINDS, REQUEST_KINDS, RESULT_KINDS, task_problems
 from .versions import MODERN_VERSION
 
@@ -56,6 +54,8 @@ def _validator(definition: str, version: str) -> "Draft202012Validator":
 def _fast_validator(definition: str, version: str) -> Any:
     """The compiled verdict for `$defs/definition` (None when jsonschema-rs cannot build it: the
     Python validator alone then decides)."""
+    import jsonschema_rs  # here, not at the top: the window imports this module at launch, and validates later
+
     root = _validator(definition, version).schema
     try:
         return jsonschema_rs.Draft202012Validator(root, validate_formats=False)

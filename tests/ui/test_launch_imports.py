@@ -9,6 +9,7 @@ import sys
 #: A library, and when the window first needs it.
 LATER = {
     "jsonschema": "a form's answer is checked",
+    "jsonschema_rs": "a message is validated against the specification's schema",
     "cryptography.hazmat.primitives.ciphers": "a Python SDK requestState is opened",
     "httpx": "an HTTP server is connected",
     "jwt": "a JWT is decoded",
