@@ -1,18 +1,7 @@
-"""Validate a form's answer against the server's schema, with messages a person can act on.
-
-jsonschema does the checking (Draft 2020-12) so the studio agrees with what a conforming server
-would accept; this module only adds strict checkers for the four formats the elicitation spec
-names (jsonschema's own need optional packages for `uri` and `date-time`) and maps each error
-to the field it belongs to. Key `""` holds errors about the form as a whole. The checking itself is
-in `schema_check`, imported at the first answer checked: importing jsonschema was a tenth of the window's
-launch, and no form is checked before a person answers one.
-
-What a server's schema may cost is bounded (schema_limits): `pattern` and `patternProperties` run
-on the `regex` engine with a timeout (a pattern that takes too long is reported on its field, not
-waited for), and a schema too large or too deep is not validated at all: the form says so.
-A `$ref` resolves inside the schema only: one naming another document (a network URI above all) is
-never fetched (SEP-2106), as fetching would let any server send the client where it likes; the field
-says that it could not be checked.
+"""Validate a form's answer against the server's schema, with messages a person can act on: the
+entry point. The checking itself (jsonschema, the bounded patterns, local `$ref`s only, the messages)
+is in `schema_check`, imported at the first answer checked: importing jsonschema was a tenth of the
+window's launch, and no form is checked before a person answers one.
 """
 
 from typing import Any
