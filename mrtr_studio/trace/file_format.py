@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, get_args
 
 from . import format_version
 from .format_version import Newer
-from .model import Finding, MessageKind, Operation, Outcome, Severity, TraceMessage, encode, pack
+from .model import BLOCK_MESSAGES, Finding, MessageKind, Operation, Outcome, Severity, TraceMessage, encode, pack, seal
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter, ValidationError
@@ -186,6 +186,8 @@ class Builder:
                 record.get("jsonrpc_id"), record.get("transport"),
                 [self._finding(f, index, at) for at, f in enumerate(findings)]
                 if findings else None, extra))
+        for start in range(0, len(out), BLOCK_MESSAGES):  # sealed now, while each message's own text is
+            seal(out[start:start + BLOCK_MESSAGES])  # the latest thing freed: the next chunk reuses its memory
         return out
 
     def _finding(self, record: "FindingRecord", message: int, at: int) -> Finding:

@@ -6,10 +6,11 @@ response's: its request's), built once and extended as messages arrive — about
 term on one of those fields is decided once per distinct value (there are a handful of kinds, a few
 methods, one entry per operation) and spread over the messages by C loops (`bytes.translate`, `map`);
 `and`, `or` and `not` combine the resulting masks (one byte per message, 0 or 1) as big integers.
-Only the terms that need a message's content (text, `state:`, `code:`, `finding:`, `size:`,
-`duration:`) test messages one by one, and only those the other terms left (`domain`): an `and` narrows
-as it goes. `narrows()` tells when a new filter can only match a subset of an old one (a word being
-typed longer), so the window tests only the old matches again.
+A free-text word (ASCII) over many rows is one native search of the messages' JSON where it
+lies (trace/text_column.py). The other terms that need a message's content (`state:`, `code:`, `finding:`,
+`size:`, `duration:`, a non-ASCII word) test messages one by one, and only those the other terms left
+(`domain`): an `and` narrows as it goes. `narrows()` tells when a new filter can only match a subset
+of an old one (a word being typed longer), so the window tests only the old matches again.
 
 Nothing here knows Qt; `cancelled` is polled between blocks so a run for a keystroke that was typed
 over stops early (ui/log/filter_proxy.py runs this on a worker thread).
@@ -27,11 +28,15 @@ from typing import Any
 from .filter import BoundFilter, _build, _operation_test
 from .filter_syntax import And, Everything, Node, Not, Or, Term, Text
 from .model import TraceMessage, messages_json
+from .text_column import TextColumn, rows_of
 
 #: Messages tested one by one between two looks at `cancelled`.
 BLOCK = 8192
 #: Messages a single C loop goes over at most (a few milliseconds with the GIL held).
 SPAN = 65536
+#: A free-text word is searched by the native text column (trace/text_column.py) when at least this many
+#: rows are left to test; fewer are cheaper one block of their own JSON at a time.
+NATIVE_FROM = 32_768
 #: Fields a term decides per operation (the operation's tool, id, era, principal, task).
 _OPERATION_FIELDS = frozenset({"tool", "op", "era", "principal", "task"})
 _FLIP = bytes.maketrans(b"\x00\x01", b"\x01\x00")
@@ -60,6 +65,8 @@ class Columns:
         self.direction_codes: dict[str, int] = {}
         self.operation_codes: dict[str, int] = {}
         self.method_codes: dict[str | None, int] = {}
+        #: The messages' JSON for free-text words, coded after the other columns (it lags at their tail).
+        self.texts = TextColumn()
 
     def sync(self, cancelled: Callable[[], bool] = _never) -> int:
         """Code the messages appended since the last call; how many are coded now."""
@@ -76,6 +83,7 @@ class Columns:
             self.operations.extend([operation(m.operation_id, len(self.operation_codes)) for m in block])
             self.methods.extend([method(m.method_name, len(self.method_codes)) for m in block])
             self.count = start + len(block)
+        self.texts.sync(messages, self.count, cancelled)
         return self.count
 
 
@@ -163,20 +171,35 @@ class _Run:
         return self.one_by_one(_build(node, self.bound.index), domain)
 
     def search(self, needle: str, domain: bytes) -> bytes:
-        """The text search (trace/filter.py's `_search`) a block at a time: the block's JSON joined and
-        lowered once, the needle found with `bytes.find`, and after each hit the search goes on from
-        the end of that message, so a message costs one find however often it holds the needle and a
-        block without it costs one. A response also matches by its request's method, decided once per
-        method."""
+        """The text search (trace/filter.py's `_search`). With NATIVE_FROM rows or more left to test,
+        the text column answers for the rows it holds in one call. The rest (a few rows left, the
+        column's holes and the unsealed rows past it) go a block at a time: the block's JSON joined
+        and lowered once, the needle found with `bytes.find`, and after each hit the search goes on
+        from the end of that message, so a message costs one find however often it holds the needle.
+        A response also matches by its request's method, decided once per method."""
         columns, messages = self.columns, self.columns.messages
         patterns = list(dict.fromkeys((needle.encode(), json.dumps(needle, ensure_ascii=False)[1:-1].encode())))
         found = bytearray(self.by_code(columns.method_codes, lambda method: needle in (method or "").lower(),
                                        columns.methods))
+        texts, left = columns.texts, domain
+        if texts.count >= NATIVE_FROM and domain.count(1, 0, texts.count) >= NATIVE_FROM:
+            found = bytearray(_or(bytes(found), texts.search(patterns) + bytes(self.count - texts.count)))
+            if self.cancelled():
+                raise Cancelled
+            if texts.loose or texts.count < self.count:  # what the column does not hold (its holes and
+                rest = bytearray(texts.count) + domain[texts.count:]  # the rows past it): searched below
+                for row in texts.loose:
+                    rest[row] = domain[row]
+                left = bytes(rest)
+            else:
+                return _and(domain, bytes(found))
         for start in range(0, self.count, BLOCK):
             if self.cancelled():
                 raise Cancelled
             stop = min(start + BLOCK, self.count)
-            wanted = domain[start:stop]
+            if left.find(1, start, stop) == -1:  # nothing of this block left to test (the column had it)
+                continue
+            wanted = left[start:stop]
             if wanted.count(1) == stop - start:  # the whole block: sliced, not looked up row by row
                 rows: Sequence[int] = range(start, stop)
                 parts = messages_json(messages[start:stop])
@@ -275,6 +298,8 @@ def select(columns: Columns, bound: BoundFilter | None, conditions: Sequence[Con
         mask = run.condition(condition, mask)
     if bound is not None:
         mask = run.node(bound.filter.ast, mask)
+    if count >= NATIVE_FROM:
+        return Selected(rows_of(mask), mask)
     rows = array("I")
     for at in range(0, count, SPAN):  # a span at a time, so the GUI thread gets the GIL in between
         rows.extend(itertools.compress(range(at, min(at + SPAN, count)), mask[at:at + SPAN]))

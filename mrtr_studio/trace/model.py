@@ -5,8 +5,10 @@ A message is recorded once; every view (diagram, log, inspector, files, terminal
 object. Everything here is plain data that round-trips through JSON unchanged.
 """
 
+import itertools
 import json
 import operator
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -67,6 +69,52 @@ def pack(value: Any) -> Any:
     return PackedJson(encoded)  # a copy of the exact size: orjson's buffer is over-allocated
 
 
+class PackedBlock:
+    """Consecutive packed messages sealed into one contiguous text: their compact JSON end to end, and
+    where each starts (`offsets`, one more than messages).
+
+    The store seals every `BLOCK_MESSAGES` messages it records (trace/store.py), so a million messages
+    are 3,907 texts instead of a million bytes objects (49 bytes of header each), and a native search
+    reads them in place (trace/text_column.py) instead of a copy. A sealed message keeps the block and
+    its place in it; its text never changes there (assigning `message` gives the message its own)."""
+
+    __slots__ = ("data", "offsets")
+
+    def __init__(self, parts: Sequence[bytes]) -> None:
+        self.data = b"".join(parts)
+        self.offsets = array("q", itertools.accumulate(map(len, parts), initial=0))
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def view(self, at: int) -> memoryview:
+        return memoryview(self.data)[self.offsets[at]:self.offsets[at + 1]]
+
+    def json(self, at: int) -> bytes:
+        return self.data[self.offsets[at]:self.offsets[at + 1]]
+
+
+#: Messages sealed into one block (below 257, each message's place is one of Python's shared small ints).
+BLOCK_MESSAGES = 256
+
+
+def seal(entries: Sequence["TraceMessage"]) -> PackedBlock | None:
+    """Seal the packed ones of `entries` (in order) into one block; the others keep what they hold."""
+    packed = [entry for entry in entries if type(entry._message) is PackedJson]
+    if not packed:
+        return None
+    block = PackedBlock([entry._message for entry in packed])
+    for at, entry in enumerate(packed):
+        entry._at = at  # before the block: a reader on another thread sees the old text or the new pair
+        entry._message = block
+    return block
+
+
+def blocks_of(entries: Sequence["TraceMessage"]) -> list[PackedBlock]:
+    """The blocks `entries` are sealed in, each once, in the order they first appear."""
+    return list({id(value): value for value in map(_PACKED_OF, entries) if type(value) is PackedBlock}.values())
+
+
 #: A message's transport metadata when it has none (read as a fresh empty dict).
 _NO_TRANSPORT = PackedJson(b"{}")
 
@@ -100,6 +148,7 @@ class TraceMessage:
     linter found. Slots and a packed payload keep a loaded trace of 100k messages small."""
 
     __slots__ = (
+        "_at",
         "_message",
         "_transport",
         "direction",
@@ -125,6 +174,8 @@ class TraceMessage:
         self.direction = direction
         self.kind = kind
         self._message = message
+        #: The message's place in its PackedBlock, once sealed into one (`seal`).
+        self._at = 0
         self.timestamp = timestamp
         self.method = method
         self.jsonrpc_id = jsonrpc_id
@@ -163,16 +214,32 @@ class TraceMessage:
     def message(self) -> Any:
         """The JSON-RPC message (decoded anew when packed: callers may keep or change what they get)."""
         value = self._message
-        return orjson.loads(memoryview(value)) if type(value) is PackedJson else value  # orjson wants exact bytes
+        kind = type(value)
+        if kind is PackedBlock:
+            return orjson.loads(value.view(self._at))
+        return orjson.loads(memoryview(value)) if kind is PackedJson else value  # orjson wants exact bytes
 
     @message.setter
     def message(self, value: Any) -> None:
         self._message = value
 
+    def kept(self) -> Any:
+        """The message as this one keeps it, for a copy to keep as is: its packed text (a sealed one's
+        own, cut from the block), or the value it could not pack."""
+        value = self._message
+        return PackedJson(value.json(self._at)) if type(value) is PackedBlock else value
+
+    def packed(self) -> bool:
+        """Kept as compact JSON (alone, or sealed in a block), not as a Python value."""
+        return type(self._message) in (PackedJson, PackedBlock)
+
     def message_json(self) -> bytes:
         """The message as compact JSON, without decoding a packed one."""
         value = self._message
-        return value if type(value) is PackedJson else encode(value)
+        kind = type(value)
+        if kind is PackedBlock:
+            return value.json(self._at)
+        return value if kind is PackedJson else encode(value)
 
     def to_json(self) -> dict[str, Any]:
         fields = {"seq": self.seq, "operation_id": self.operation_id, "round": self.round,
@@ -200,7 +267,7 @@ def messages_json(entries: Sequence["TraceMessage"]) -> list[bytes]:
     """`message_json()` of each entry, for a search over thousands at once: the packed ones are read
     without a Python call per message (a block of 8,192 took a millisecond of calls)."""
     parts = list(map(_PACKED_OF, entries))
-    if set(map(type, parts)) == {PackedJson}:  # the usual case: all packed, nothing to encode
+    if set(map(type, parts)) == {PackedJson}:  # messages not yet sealed: nothing to slice or encode
         return parts
     return [entry.message_json() for entry in entries]
 

@@ -389,7 +389,7 @@ def redact_message(entry: TraceMessage, profile: RedactionProfile, tally: Tally 
 
 def _redact(entry: TraceMessage, profile: RedactionProfile, tally: Tally | None, redaction: Redaction,
             plan: _Plan) -> TraceMessage:
-    message: Any = entry._message  # packed stays packed when nothing in it is masked
+    message: Any = entry.kept()  # packed stays packed when nothing in it is masked
     if plan.paths or plan.patterns:
         paths, patterns = plan.rules_for(entry.message_json())
         if paths or patterns:

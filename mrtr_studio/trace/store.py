@@ -12,7 +12,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .model import NO_FINDINGS, Direction, Finding, Operation, Outcome, TraceMessage, kind_of, pack
+from .model import (
+    BLOCK_MESSAGES,
+    NO_FINDINGS,
+    Direction,
+    Finding,
+    Operation,
+    Outcome,
+    TraceMessage,
+    kind_of,
+    pack,
+    seal,
+)
 from .origin import Origin
 
 #: `loaded` goes only to bulk listeners (see `subscribe`): the contents were replaced by `load`; read them.
@@ -69,6 +80,8 @@ class TraceStore:
         self._loading = False
         self._seq = itertools.count(len(self.messages))
         self._replies = ReplyLinker()
+        #: Messages recorded since the last block was sealed (model.seal): sealed every BLOCK_MESSAGES.
+        self._unsealed: list[TraceMessage] = []
         #: The file the contents were opened from (None for live work): the autosave references it.
         self.origin: Origin | None = None
 
@@ -136,6 +149,10 @@ class TraceStore:
         self._replies.link(entry)
         self.messages.append(entry)
         self._by_operation.setdefault(entry.operation_id, []).append(entry)
+        self._unsealed.append(entry)
+        if len(self._unsealed) == BLOCK_MESSAGES:
+            seal(self._unsealed)
+            self._unsealed = []
         if not loaded or self._listeners:
             self._emit(StoreEvent("message_added", message=entry, loaded=loaded))
 
@@ -194,6 +211,7 @@ class TraceStore:
         self._by_operation.clear()
         self._operations_by_id.clear()
         self._replies = ReplyLinker()
+        self._unsealed = []
         self.origin = None
         self._emit(StoreEvent("cleared"))
 

@@ -160,3 +160,43 @@ def test_spans_of_a_column_are_spread_and_gathered_in_order(expression: str,
     bound = compile_filter(expression).bind(operations, messages)
     expected = [row for row, entry in enumerate(messages) if bound.matches(entry)]
     assert list(select(Columns(messages), bound).rows) == expected
+
+
+@pytest.mark.parametrize("needle", NEEDLES)
+def test_the_native_text_column_finds_what_the_per_message_search_finds(needle: str,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Messages sealed in blocks (as a store seals them), searched by the polars column: runs of a block,
+    holes (a message that could not be packed), a block's messages out of order, and an unsealed tail."""
+    import json
+
+    from mrtr_studio.trace import filter_columns, text_column
+    from mrtr_studio.trace.model import PackedBlock, seal
+
+    monkeypatch.setattr(filter_columns, "NATIVE_FROM", 1)
+    operations, single = tricky_trace()
+    messages = [TraceMessage(seq, m.operation_id, m.round, m.direction, m.kind, pack(m.message), m.timestamp, m.method,
+                             m.jsonrpc_id) for seq, m in enumerate(single * 3)]
+    link_replies(messages)
+    for start in range(0, len(messages) - 2, 5):
+        seal(messages[start:start + 5])
+    messages[10], messages[11] = messages[11], messages[10]  # one block's messages in the other order
+    calls = []
+    search = text_column.TextColumn.search
+    monkeypatch.setattr(text_column.TextColumn, "search", lambda self, p: calls.append(p) or search(self, p))
+    bound = compile_filter("text:" + json.dumps(needle, ensure_ascii=False)).bind(operations, messages)
+    expected = [row for row, entry in enumerate(messages) if bound.matches(entry)]
+    columns = Columns(messages)
+    assert list(select(columns, bound).rows) == expected
+    some = bytes(row % 3 != 1 for row in range(len(messages)))
+    assert list(select(columns, bound, domain=some).rows) == [row for row in expected if some[row]]
+    assert type(messages[0]._message) is PackedBlock and columns.texts.loose  # sealed, with holes
+    assert columns.texts.count < len(messages)  # the unsealed tail is left to the block search
+    assert calls if needle.isascii() else not calls  # the column answered every ASCII word
+
+
+@pytest.mark.parametrize("mask", [b"", b"\x00" * 70_000, b"\x01" * 70_001,
+                                  bytes(int(c) for c in bin(3**60000)[2:70_002])])
+def test_the_rows_of_a_big_mask_are_its_set_rows_in_order(mask: bytes) -> None:
+    from mrtr_studio.trace.text_column import rows_of
+
+    assert list(rows_of(mask)) == [row for row, flag in enumerate(mask) if flag]

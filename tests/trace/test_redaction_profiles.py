@@ -143,3 +143,18 @@ def test_a_pattern_that_backtracks_badly_masks_the_whole_text_instead_of_hanging
     assert arguments == {"a": "***", "b": "***", "c": "***"}  # "b" cannot match: masked as after a timeout
     assert redacted.messages[0].message["params"]["name"] == "echo"  # read before the timeout: matched normally
     assert redacted.tally.lines()[0].startswith("pattern xy (too slow: whole text masked)")
+
+
+def test_copies_of_messages_sealed_in_a_block_keep_each_its_own_text() -> None:
+    """A sealed message's copy is its own text, not its block's first message's (the store and the
+    file reader seal every 256 messages)."""
+    from mrtr_studio.trace.model import pack, seal
+
+    operation = Operation("op", "tools/call", "t", {}, "modern", "embedded", started=0.0)
+    messages = [TraceMessage(seq, "op", 1, "client->server", "request",
+                             pack({"jsonrpc": "2.0", "id": seq, "method": "tools/call", "params": {"n": seq}}),
+                             float(seq)) for seq in range(5)]
+    seal(messages)
+    copies = redact_trace([operation], messages, default_profile()).messages
+    assert [copy.message["id"] for copy in copies] == [0, 1, 2, 3, 4]
+    assert all(copy.packed() for copy in copies)

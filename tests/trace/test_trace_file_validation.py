@@ -9,7 +9,7 @@ import pytest
 
 from mrtr_studio.trace import files
 from mrtr_studio.trace.file_format import TraceFileError
-from mrtr_studio.trace.model import PackedJson, TraceMessage
+from mrtr_studio.trace.model import TraceMessage
 from tools.synthetic_trace import synthetic_trace
 
 HUGE = "a number too large for a float"
@@ -132,7 +132,7 @@ def test_exact_values_survive_save_and_open(tmp_path: Path) -> None:
     _, reopened = files.open_trace(path)
     assert reopened[0].message == messages[0].message
     assert type(reopened[0].message["id"]) is int
-    assert isinstance(reopened[1]._message, PackedJson)  # ordinary messages are kept packed
+    assert reopened[1].packed() and not reopened[0].packed()  # ordinary messages are kept packed
     again = files.save(tmp_path / "again.mrtr.json", (operations, reopened))
     assert again.read_bytes() == path.read_bytes()
 

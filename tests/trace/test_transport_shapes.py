@@ -6,7 +6,7 @@ import math
 import pytest
 
 from mrtr_studio.trace import files, transport_shapes
-from mrtr_studio.trace.model import PackedJson, TraceMessage
+from mrtr_studio.trace.model import TraceMessage
 from mrtr_studio.trace.store import TraceStore
 
 HEADERS = {"host": "127.0.0.1:8765", "content-type": "application/json", "authorization": "Bearer ***"}
@@ -68,7 +68,7 @@ def test_live_messages_are_kept_like_loaded_ones(tmp_path) -> None:  # type: ign
                      **request_meta(exchange))
     assert transport_shapes.live_shapes() - before <= 1
     live = store.messages[-1]
-    assert type(live._message) is PackedJson  # the message packed as a loaded one is
+    assert live.packed()  # the message packed as a loaded one is
     path = files.save(tmp_path / "t.mrtr.json", store)
     reopened = TraceStore()
     files.load_into(reopened, path)
@@ -131,7 +131,7 @@ def test_live_proxy_messages_are_packed_like_the_same_messages_loaded(tmp_path) 
     reopened = TraceStore()
     files.load_into(reopened, files.save(tmp_path / "t.mrtr.json", (operations, loaded)))
     for live, opened in zip(store.messages, reopened.messages, strict=True):
-        assert type(live._message) is type(opened._message) is PackedJson
+        assert live.packed() and opened.packed()
         assert type(live._transport) is type(opened._transport) is transport_shapes.Exchanged
         assert live._transport.shape is opened._transport.shape  # one shape for both
         assert live.message_json() == opened.message_json() and live.transport == opened.transport

@@ -17,6 +17,8 @@ LATER = {
     "uvicorn": "the embedded engine is served",
     "redis": "a cluster is started",
     "opentelemetry": "live spans are sent",
+    "polars": "a big log is filtered by free text",
+    "nanoarrow": "a big log is filtered by free text",
 }
 
 
