@@ -76,7 +76,15 @@ bench: $(STAMP) $(MITMDUMP)
 	$(BIN)/python tools/bench_cluster.py
 	$(BIN)/python tools/bench_trace_load.py
 	QT_QPA_PLATFORM=offscreen $(BIN)/python tools/bench_trace_view.py
+	$(MAKE) $(TOOLS)/bench-1m.mrtr.json
+	$(BIN)/python tools/bench_trace_load.py --file $(TOOLS)/bench-1m.mrtr.json --runs 1
+	QT_QPA_PLATFORM=offscreen $(BIN)/python tools/bench_trace_view.py --typing $(TOOLS)/bench-1m.mrtr.json
 	$(BIN)/python tools/bench_launch.py
+
+# A proxy-recorded trace of 1,000,000 messages (1.2 GB) for the window's open and typing at that size.
+$(TOOLS)/bench-1m.mrtr.json: $(STAMP)
+	mkdir -p $(TOOLS)
+	$(BIN)/python tools/synthetic_trace.py $@ --operations 250000
 
 # The same measurements, CI-sized (under two minutes on two cores); not part of .ci/run.
 bench-short: $(STAMP) $(MITMDUMP)

@@ -71,6 +71,11 @@ elif sys.argv[3] == "window":  # what a person waits for: the file opened in the
     app.processEvents()
     window.operations.table.viewport().repaint()
     window.log.table.viewport().repaint()
+    opened, opened_cpu = time.perf_counter(), time.process_time()
+    while not window.log.proxy.ready():  # the filter's columns (its text column too) coded on the worker:
+        app.processEvents()  # in memory before a person types, so in the peak
+        time.sleep(0.005)
+    extra["columns_ready_s"] = time.perf_counter() - opened
 elif sys.argv[3] == "studio":  # the studio's own path: linter attached, the autosave journaling the load
     import tempfile
     from pathlib import Path
@@ -91,7 +96,10 @@ else:
     imported = peak_kb()
     wall, cpu = time.perf_counter(), time.process_time()
     files.load_into(store, sys.argv[1])
-wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+if sys.argv[3] == "window":
+    wall, cpu = opened - wall, opened_cpu - cpu
+else:
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
 peak = peak_kb()
 print(json.dumps({"wall": wall, "cpu": cpu, "peak_kb": peak, "imported_kb": imported,
                   "messages": len(store.messages), "operations": len(store.operations), **extra}))
@@ -148,6 +156,9 @@ def main() -> int:
                 held = (best["peak_kb"] - best["imported_kb"]) * 1024
                 print(f"    RATIO: {best['cpu'] / max(anchor['cpu'], 1e-9):.2f}x orjson.loads's CPU (goal <= 3x), "
                       f"memory {held / size:.2f}x the file's size (goal <= 1.5x)")
+        if "columns_ready_s" in best:
+            print(f"    the filter's columns (free text included) ready {best['columns_ready_s']:.1f} s after the "
+                  "window showed the trace, on the worker; the peak above includes them")
     return 0
 
 
@@ -165,6 +176,9 @@ def measure_file(path: Path, runs: int) -> int:
         print(f"    RATIO: {best['cpu'] / max(anchor['cpu'], 1e-9):.2f}x orjson.loads's CPU, "
               f"{best['wall'] / max(anchor['wall'], 1e-9):.2f}x its wall time (goal <= 3x), "
               f"memory {held / size:.2f}x the file's size (goal <= 1.5x)")
+        if "columns_ready_s" in best:
+            print(f"    the filter's columns (free text included) ready {best['columns_ready_s']:.1f} s after the "
+                  "window showed the trace, on the worker; the peak above includes them")
     return 0
 
 

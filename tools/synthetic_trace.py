@@ -133,3 +133,13 @@ def synthetic_trace(operations: int, transport: bool = False,
             messages.append(TraceMessage(seq, op.id, round_number, direction, kind, packed, now + seq / 1000,
                                          method=message.get("method"), jsonrpc_id=message["id"], transport=meta))
     return ops, messages
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description="write a synthetic proxy-recorded trace (four messages a flow)")
+    parser.add_argument("path")
+    parser.add_argument("--operations", type=int, default=250_000, help="flows (250,000 make 1,000,000 messages)")
+    arguments = parser.parse_args()
+    print(save_synthetic(arguments.path, arguments.operations))
