@@ -127,3 +127,49 @@ def test_typing_on_in_the_text_box_tests_only_the_last_matches(qtbot, big) -> No
     view.text_edit.setText("tools")  # not narrower
     qtbot.waitUntil(lambda: settled(view) and len(runs) == 3)
     assert runs[2]["domain"] is None
+
+
+def test_live_messages_sealed_while_the_log_filters_are_found_by_the_text_column(qtbot, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Messages recorded live are sealed into blocks every 256 (the store); the log's native text
+    search (trace/text_column.py) finds exactly what the per-message filter finds, before and after
+    more of them are sealed, its unsealed tail included."""
+    from mrtr_studio.trace import filter_columns
+    from mrtr_studio.trace.filter import compile_filter
+
+    monkeypatch.setattr(filter_proxy, "SYNC_BELOW", 0)
+    monkeypatch.setattr(filter_columns, "NATIVE_FROM", 1)
+    searched: list[int] = []
+    real = filter_columns.TextColumn.search
+    monkeypatch.setattr(filter_columns.TextColumn, "search",
+                        lambda self, patterns: searched.append(self.count) or real(self, patterns))
+    store = TraceStore()
+    view = MessageLogView(store, Selection())
+    qtbot.addWidget(view)
+    _operations, loaded = synthetic_trace(150)
+
+    ids: dict[str, str] = {}
+
+    def record(messages: list[Any]) -> None:
+        for entry in messages:
+            if entry.operation_id not in ids:
+                ids[entry.operation_id] = store.begin_operation("tools/call", "delete_file", {}, "modern",
+                                                                "embedded").id
+            store.record(ids[entry.operation_id], entry.round, entry.direction, entry.message,
+                         timestamp=entry.timestamp)
+
+    def expected(text: str) -> list[int]:
+        bound = compile_filter(text).bind(store.operations, store.messages)
+        return [m.seq for m in store.messages if bound.matches(m)]
+
+    record(loaded[:400])
+    qtbot.waitUntil(lambda: view.model.rowCount() == 400)
+    for text in ("F1", "delete", "/f12?", "requeststate"):
+        view.filter_bar.set_text(text)
+        qtbot.waitUntil(lambda text=text: settled(view) and shown(view) == expected(text), timeout=10_000)
+    assert searched and searched[-1] == 256  # one block coded; its 144 unsealed rows searched row by row
+    record(loaded[400:])
+    qtbot.waitUntil(lambda: view.model.rowCount() == 600)
+    view.filter_bar.set_text("F1")
+    qtbot.waitUntil(lambda: settled(view) and shown(view) == expected("F1"), timeout=10_000)
+    assert searched[-1] == 512 and expected("F1")
+    view.proxy.shutdown()

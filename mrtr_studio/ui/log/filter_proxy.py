@@ -250,6 +250,7 @@ class TraceFilterProxy(QAbstractProxyModel):
 
     def _source_reset(self) -> None:
         self._last = None
+        self._columns = None  # the old rows' codes and text column (their messages' blocks) are let go
         if self._filtering():
             self._show(array("I"))  # nothing until the new contents are filtered
             self.refilter()
