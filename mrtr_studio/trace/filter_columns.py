@@ -298,8 +298,9 @@ def select(columns: Columns, bound: BoundFilter | None, conditions: Sequence[Con
         mask = run.condition(condition, mask)
     if bound is not None:
         mask = run.node(bound.filter.ast, mask)
-    if count >= NATIVE_FROM:
-        return Selected(rows_of(mask), mask)
+    found = rows_of(mask) if count >= NATIVE_FROM else None
+    if found is not None:
+        return Selected(found, mask)
     rows = array("I")
     for at in range(0, count, SPAN):  # a span at a time, so the GUI thread gets the GIL in between
         rows.extend(itertools.compress(range(at, min(at + SPAN, count)), mask[at:at + SPAN]))

@@ -14,7 +14,8 @@ Rows not in a block when coded (a message that could not be packed, one of anoth
 in the column, tested one by one by the caller (`loose`); so are the last rows, which the store has not
 sealed yet (`count` stops before them, and the next `sync` codes them once they are).
 
-polars and nanoarrow are imported when the first big log is coded, not with the window.
+polars and nanoarrow are imported when the first big log is coded, not with the window. The column
+is an accelerator: without them (`count` stays 0) the caller's own search answers for every row.
 """
 
 import operator
@@ -43,9 +44,13 @@ class TextColumn:
 
     def sync(self, messages: Sequence[TraceMessage], total: int, cancelled: Callable[[], bool] = _never) -> None:
         """Code rows up to `total`, stopping before an unsealed tail of fewer than BLOCK_MESSAGES rows
-        (the store seals it when it fills)."""
-        import nanoarrow
-        import polars
+        (the store seals it when it fills). Without polars (a platform it has no build for) nothing is
+        coded, and the caller searches every row itself, as it does the holes."""
+        try:
+            import nanoarrow
+            import polars
+        except ImportError:
+            return
 
         pieces: list[Any] = []
         holes = 0
@@ -104,11 +109,14 @@ class TextColumn:
         return bytes(buffer[found.offset:found.offset + self.count])
 
 
-def rows_of(mask: bytes) -> array:
+def rows_of(mask: bytes) -> array | None:
     """The rows set in a mask (one byte per row, 0 or 1), ascending, found by polars: a third of the time
-    `itertools.compress` takes over a million rows, and without the GIL."""
-    import nanoarrow
-    import polars
+    `itertools.compress` takes over a million rows, and without the GIL. None without polars."""
+    try:
+        import nanoarrow
+        import polars
+    except ImportError:
+        return None
 
     flags = polars.Series(nanoarrow.c_array_from_buffers(nanoarrow.uint8(), len(mask), [None, mask]))
     found = nanoarrow.Array(flags.cast(polars.Boolean).arg_true().cast(polars.UInt32).rechunk())

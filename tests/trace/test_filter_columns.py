@@ -200,3 +200,19 @@ def test_the_rows_of_a_big_mask_are_its_set_rows_in_order(mask: bytes) -> None:
     from mrtr_studio.trace.text_column import rows_of
 
     assert list(rows_of(mask)) == [row for row, flag in enumerate(mask) if flag]
+
+
+def test_without_polars_the_text_search_answers_row_by_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from mrtr_studio.trace import filter_columns
+    from mrtr_studio.trace.model import seal
+
+    monkeypatch.setattr(filter_columns, "NATIVE_FROM", 1)
+    monkeypatch.setitem(sys.modules, "polars", None)  # import polars raises ImportError
+    operations, messages = tricky_trace()
+    seal(messages[:10])
+    bound = compile_filter("text:delete").bind(operations, messages)
+    columns = Columns(messages)
+    assert list(select(columns, bound).rows) == [row for row, m in enumerate(messages) if bound.matches(m)] != []
+    assert columns.texts.count == 0
