@@ -264,8 +264,8 @@ _PACKED_OF = operator.attrgetter("_message")
 
 
 def messages_json(entries: Sequence["TraceMessage"]) -> list[bytes]:
-    """`message_json()` of each entry, for a search over thousands at once: the packed ones are read
-    without a Python call per message (a block of 8,192 took a millisecond of calls)."""
+    """`message_json()` of each entry, for a search over thousands at once: when none is sealed yet
+    (a live tail) they are read without a Python call per message; a sealed one is cut from its block."""
     parts = list(map(_PACKED_OF, entries))
     if set(map(type, parts)) == {PackedJson}:  # messages not yet sealed: nothing to slice or encode
         return parts
