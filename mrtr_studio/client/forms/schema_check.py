@@ -27,7 +27,7 @@ from referencing import Registry, Resource
 from referencing.exceptions import NoSuchResource, Unresolvable
 
 from .schema_fields import FORM_KEY
-from .schema_limits import PATTERN_SECONDS, PatternTimeout, pattern_search, schema_size_problem
+from .schema_limits import PATTERN_SECONDS, PatternTimeout, pattern_search
 
 _EMAIL = re.compile(r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
                     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$")
@@ -206,11 +206,9 @@ def _add(errors: dict[str, list[str]], key: str, message: str) -> None:
         bucket.append(message)
 
 
-def schema_problem(schema: Any) -> str | None:
-    """Why the server's schema itself cannot be used for validation, or None when it can."""
-    too_large = schema_size_problem(schema)
-    if too_large:
-        return too_large
+def validity_problem(schema: Any) -> str | None:
+    """Why the server's schema is not valid JSON Schema, or None. Its size is checked before this runs
+    (`validation.validate_content`), so it is not walked twice."""
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
@@ -221,7 +219,7 @@ def schema_problem(schema: Any) -> str | None:
 
 def check_content(schema: Any, content: Any) -> dict[str, list[str]]:
     """`validation.validate_content`'s check, for a schema small enough to apply."""
-    problem = schema_problem(schema)
+    problem = validity_problem(schema)
     if problem:
         return {FORM_KEY: [problem]}
     errors: dict[str, list[str]] = {}
