@@ -19,6 +19,7 @@ is an accelerator: without them (`count` stays 0) the caller's own search answer
 """
 
 import operator
+import warnings
 from array import array
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -30,6 +31,20 @@ _PLACE = operator.attrgetter("_message", "_at")
 
 def _never() -> bool:
     return False
+
+
+def _native() -> tuple[Any, Any] | None:
+    """nanoarrow and polars, or None where polars cannot run. On a CPU without the features its build
+    needs, polars warns before loading its binary and would then crash the process with an illegal
+    instruction; that warning is turned into the refusal here, so the import stops before the binary."""
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("error", message="Missing required CPU features", category=RuntimeWarning)
+            import nanoarrow
+            import polars
+    except (ImportError, RuntimeWarning):
+        return None
+    return nanoarrow, polars
 
 
 class TextColumn:
@@ -46,11 +61,10 @@ class TextColumn:
         """Code rows up to `total`, stopping before an unsealed tail of fewer than BLOCK_MESSAGES rows
         (the store seals it when it fills). Without polars (a platform it has no build for) nothing is
         coded, and the caller searches every row itself, as it does the holes."""
-        try:
-            import nanoarrow
-            import polars
-        except ImportError:
+        native = _native()
+        if native is None:
             return
+        nanoarrow, polars = native
 
         pieces: list[Any] = []
         holes = 0
@@ -94,10 +108,10 @@ class TextColumn:
     def search(self, patterns: Sequence[bytes]) -> bytes:
         """One byte per coded row: 1 when its JSON holds one of `patterns` (ASCII), ignoring ASCII case;
         0 for the holes."""
-        if self._series is None or not self.count:
+        native = _native() if self._series is not None and self.count else None
+        if native is None:  # nothing coded (a column is only coded where polars runs)
             return bytes(self.count)
-        import nanoarrow
-        import polars
+        nanoarrow, polars = native
 
         pattern = "(?i-u)" + "|".join(polars.escape_regex(p.decode("ascii")) for p in patterns)
         # As an expression over a frame, not the Series method: polars then splits the chunks over its
@@ -112,11 +126,10 @@ class TextColumn:
 def rows_of(mask: bytes) -> array | None:
     """The rows set in a mask (one byte per row, 0 or 1), ascending, found by polars: a third of the time
     `itertools.compress` takes over a million rows, and without the GIL. None without polars."""
-    try:
-        import nanoarrow
-        import polars
-    except ImportError:
+    native = _native()
+    if native is None:
         return None
+    nanoarrow, polars = native
 
     flags = polars.Series(nanoarrow.c_array_from_buffers(nanoarrow.uint8(), len(mask), [None, mask]))
     found = nanoarrow.Array(flags.cast(polars.Boolean).arg_true().cast(polars.UInt32).rechunk())

@@ -1,5 +1,7 @@
 """The filter language over columns picks exactly the messages the per-message predicate picks."""
 
+from pathlib import Path
+
 import pytest
 
 from mrtr_studio.trace.filter import compile_filter
@@ -216,3 +218,25 @@ def test_without_polars_the_text_search_answers_row_by_row(monkeypatch: pytest.M
     columns = Columns(messages)
     assert list(select(columns, bound).rows) == [row for row, m in enumerate(messages) if bound.matches(m)] != []
     assert columns.texts.count == 0
+
+
+def test_where_polars_would_crash_it_is_not_loaded_and_the_search_still_answers(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """polars warns "Missing required CPU features" before loading a binary that would then die of an
+    illegal instruction: the warning stops the import (simulated by a polars that only warns)."""
+    import subprocess
+    import sys
+
+    fake = tmp_path / "polars"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("import warnings\nwarnings.warn('Missing required CPU features.\\n', "
+                                      "RuntimeWarning)\nraise SystemExit('the binary was loaded')\n")
+    code = ("from mrtr_studio.trace.text_column import TextColumn, rows_of\n"
+            "from mrtr_studio.trace.model import TraceMessage, pack, seal\n"
+            "ms = [TraceMessage(i, 'op', 1, 'client->server', 'request', pack({'n': i}), 0.0) for i in range(600)]\n"
+            "seal(ms[:256])\n"
+            "column = TextColumn(); column.sync(ms, 600)\n"
+            "print(column.count, rows_of(b'\\x01'), column.search([b'n']))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          env={"PYTHONPATH": f"{tmp_path}:{Path(__file__).resolve().parents[2]}"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "None", "b''"]
