@@ -110,6 +110,15 @@ def seal(entries: Sequence["TraceMessage"]) -> PackedBlock | None:
     return block
 
 
+_PLACE_OF = operator.attrgetter("_message", "_at")
+
+
+def places_of(entries: Sequence["TraceMessage"]) -> list[tuple[Any, int]]:
+    """Each entry's (block, place in it) when sealed, else (what it keeps, a place that means nothing):
+    read for thousands at once without a Python call per message (trace/text_column.py)."""
+    return list(map(_PLACE_OF, entries))
+
+
 def blocks_of(entries: Sequence["TraceMessage"]) -> list[PackedBlock]:
     """The blocks `entries` are sealed in, each once, in the order they first appear."""
     return list({id(value): value for value in map(_PACKED_OF, entries) if type(value) is PackedBlock}.values())

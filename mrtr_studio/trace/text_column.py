@@ -18,15 +18,12 @@ polars and nanoarrow are imported when the first big log is coded, not with the 
 is an accelerator: without them (`count` stays 0) the caller's own search answers for every row.
 """
 
-import operator
 import warnings
 from array import array
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .model import BLOCK_MESSAGES, PackedBlock, TraceMessage
-
-_PLACE = operator.attrgetter("_message", "_at")
+from .model import BLOCK_MESSAGES, PackedBlock, TraceMessage, places_of
 
 
 def _never() -> bool:
@@ -76,7 +73,7 @@ class TextColumn:
                 holes = 0
 
         row = self.count
-        places = list(map(_PLACE, messages[row:total]))
+        places = places_of(messages[row:total])
         index = 0
         while index < len(places):
             if index % 8192 == 0 and cancelled():
