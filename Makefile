@@ -82,7 +82,7 @@ bench: $(STAMP) $(MITMDUMP)
 	$(BIN)/python tools/bench_launch.py
 
 # A proxy-recorded trace of 1,000,000 messages (1.2 GB) for the window's open and typing at that size.
-$(TOOLS)/bench-1m.mrtr.json: $(STAMP)
+$(TOOLS)/bench-1m.mrtr.json: | $(STAMP)
 	mkdir -p $(TOOLS)
 	$(BIN)/python tools/synthetic_trace.py $@ --operations 250000
 
