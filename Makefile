@@ -91,7 +91,13 @@ bench-short: $(STAMP) $(MITMDUMP)
 	MITMDUMP=$(MITMDUMP) $(BIN)/python tools/bench.py --short
 	$(BIN)/python tools/bench_cluster.py --short
 	$(BIN)/python tools/bench_trace_load.py --short
+	$(MAKE) $(TOOLS)/bench-100k.mrtr.json
+	QT_QPA_PLATFORM=offscreen $(BIN)/python tools/bench_trace_view.py --typing $(TOOLS)/bench-100k.mrtr.json
 	$(BIN)/python tools/bench_launch.py --short
+
+$(TOOLS)/bench-100k.mrtr.json: | $(STAMP)
+	mkdir -p $(TOOLS)
+	$(BIN)/python tools/synthetic_trace.py $@ --operations 25000
 
 screenshots: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python tools/screenshots.py --out screenshots
