@@ -25,6 +25,9 @@ from typing import Any
 
 from .model import BLOCK_MESSAGES, PackedBlock, TraceMessage, places_of
 
+#: Rows coded between two looks at `cancelled`.
+_LOOK = 8192
+
 
 def _never() -> bool:
     return False
@@ -74,10 +77,12 @@ class TextColumn:
 
         row = self.count
         places = places_of(messages[row:total])
-        index = 0
+        index, look = 0, 0  # `cancelled` is asked every _LOOK rows: runs of a block are skipped whole
         while index < len(places):
-            if index % 8192 == 0 and cancelled():
-                break
+            if index >= look:
+                if cancelled():
+                    break
+                look = index + _LOOK
             value, at = places[index]
             if type(value) is not PackedBlock:
                 if total - (row + index) <= BLOCK_MESSAGES and isinstance(value, bytes):

@@ -240,3 +240,22 @@ def test_where_polars_would_crash_it_is_not_loaded_and_the_search_still_answers(
                           env={"PYTHONPATH": f"{tmp_path}:{Path(__file__).resolve().parents[2]}"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["0", "None", "b''"]
+
+
+def test_coding_the_text_column_stops_when_cancelled() -> None:
+    """Runs of a block are coded whole, so the column asks `cancelled` by rows passed, not at exact
+    multiples: a long coding (a million rows after a file opened) stops soon after it is typed over."""
+    from mrtr_studio.trace.model import seal
+    from mrtr_studio.trace.text_column import TextColumn
+
+    unpackable = TraceMessage(0, "op", 1, "client->server", "request", {"n": 2**70}, 0.0)  # a hole first: the
+    messages = [unpackable] + [TraceMessage(seq, "op", 1, "client->server", "request",  # runs start off 8192s
+                                            pack({"n": seq}), 0.0) for seq in range(1, 40_001)]
+    for start in range(1, len(messages), 256):
+        seal(messages[start:start + 256])
+    asked = iter([False, False, True])
+    column = TextColumn()
+    column.sync(messages, len(messages), lambda: next(asked))
+    assert 8192 <= column.count < len(messages)  # coded up to the third look, not to the end
+    column.sync(messages, len(messages))
+    assert column.count == len(messages) and list(column.loose) == [0]  # then the rest
