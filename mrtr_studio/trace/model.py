@@ -84,9 +84,6 @@ class PackedBlock:
         self.data = b"".join(parts)
         self.offsets = array("q", itertools.accumulate(map(len, parts), initial=0))
 
-    def __len__(self) -> int:
-        return len(self.offsets) - 1
-
     def view(self, at: int) -> memoryview:
         return memoryview(self.data)[self.offsets[at]:self.offsets[at + 1]]
 
@@ -98,16 +95,15 @@ class PackedBlock:
 BLOCK_MESSAGES = 256
 
 
-def seal(entries: Sequence["TraceMessage"]) -> PackedBlock | None:
+def seal(entries: Sequence["TraceMessage"]) -> None:
     """Seal the packed ones of `entries` (in order) into one block; the others keep what they hold."""
     packed = [entry for entry in entries if type(entry._message) is PackedJson]
     if not packed:
-        return None
+        return
     block = PackedBlock([entry._message for entry in packed])
     for at, entry in enumerate(packed):
         entry._at = at  # before the block: a reader on another thread sees the old text or the new pair
         entry._message = block
-    return block
 
 
 _PLACE_OF = operator.attrgetter("_message", "_at")
