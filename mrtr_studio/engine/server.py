@@ -351,7 +351,7 @@ class McpServer(LegacyRequests):
 
     async def _serve_mrtr(self, method: str, params: dict[str, Any], message: dict[str, Any], session: Session,
                           era: Era, version: str, caps: dict[str, Any], notify: Notify | None) -> dict[str, Any]:
-        check_params(params, self.options.max_argument_depth, decoded=session.decoded_json)
+        check_params(params, self.options.max_argument_depth, brackets=session.decoded_brackets)
         entry, name, arguments, variables = self._target(method, params, era)
         secure = secure_call(entry, params, arguments, caps, self.options.drafts) \
             if isinstance(entry, ToolEntry) else None

@@ -37,9 +37,10 @@ class Session:
     subscriptions: set[str] = field(default_factory=set)
     #: Server-initiated requests sent on this session so far (their ids count up from 1).
     _sent: int = 0
-    #: The transport decoded this session's messages from JSON text (HTTP's bounded reader): their
-    #: values are JSON by construction, so only their depth is left to check (`values.check_params`).
-    decoded_json: bool = False
+    #: The transport decoded this one-request session's message from JSON text (HTTP's bounded reader)
+    #: and counted this many brackets in it: its values are JSON by construction and nest no deeper
+    #: than that, so `values.check_params` has little or nothing left to check. None: not decoded here.
+    decoded_brackets: int | None = None
 
     def next_request_id(self) -> str:
         self._sent += 1

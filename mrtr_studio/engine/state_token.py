@@ -4,10 +4,12 @@ Format (docs/architecture.md): `v1.` + b64url(payload JSON) + `.` + b64url(HMAC-
 The server keeps nothing between rounds; everything it needs to trust a retry is in the token,
 so any instance holding one of the keys can continue a flow another instance started.
 
-Verification follows the order docs/architecture.md gives and trusts nothing before the MAC: the token's shape and
-strict base64url, then the HMAC over the raw `v1.<payload>` bytes, and only then is the payload
-parsed as JSON and its claims checked (audience, expiry, including a lifetime no longer than the TTL,
-method, name, arguments, principal).
+Verification names the first failure in the order docs/architecture.md gives and trusts nothing
+before the MAC: the token's shape and strict base64url, then the HMAC over the raw `v1.<payload>`
+bytes, and only then is the payload parsed as JSON and its claims checked (audience, expiry,
+including a lifetime no longer than the TTL, method, name, arguments, principal). The MAC is
+computed over the token's text first (nothing in it needs decoding for that); a token it does not
+match is then taken apart to say whether it was malformed or only badly signed.
 
 The audience (`aud`) names the server a state was minted by (its name, or `MrtrOptions.audience`):
 two servers that share a secret would otherwise accept each other's states. A state without `aud`
@@ -21,6 +23,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from hmac import compare_digest as hmac_compare
 from typing import Any
 
 import orjson
@@ -253,15 +256,41 @@ class StateCodec:
 
     def verify(self, token: Any, binding: Binding, now: float | None = None) -> dict[str, Any]:
         """The verified payload, or StateRejected naming the first failed check (in docs/architecture.md's order)."""
-        pieces = split(token)
-        if not self.signature_ok(pieces):
+        body_text = self._signed_body(token)
+        if body_text is None:
+            split(token)  # a token that is not v1-shaped is malformed, whatever its tag
             raise StateRejected("signature", "the signature matches none of the server's keys")
-        payload = parse_payload(pieces.body, authentic=True)
+        try:
+            body = b64url_decode(body_text)
+        except ValueError as exc:  # signed, yet not strict base64url: no v1 token
+            raise StateRejected("malformed", str(exc)) from exc
+        payload = parse_payload(body, authentic=True)
         problem = audience_problem(payload, self.audiences)
         if problem is not None:
             raise StateRejected("audience", problem)
         return check_claims(payload, binding, self.clock() if now is None else now, ttl=self.ttl)
 
+    def _signed_body(self, token: Any) -> str | None:
+        """The payload's base64url text when the token is `v1.<payload>.<tag>` and `tag` is the
+        base64url HMAC of `v1.<payload>` under one of the keys; None otherwise.
+
+        The MAC is computed over the token's own text before anything in it is decoded, and compared
+        as text: the tag's canonical encoding is the only one that equals ours, so this accepts exactly
+        the tokens `split` and `signature_ok` would (`verify` asks them why when it does not), without
+        decoding a tag it then throws away."""
+        if type(token) is not str or len(token) > MAX_TOKEN_CHARS or not token.startswith(PREFIX) \
+                or not token.isascii():
+            return None
+        cut = token.rfind(".")
+        body_text, tag_text = token[len(PREFIX):cut], token[cut + 1:]
+        if cut < len(PREFIX) or "." in body_text:
+            return None
+        signed = token[:cut].encode("ascii")
+        tag = tag_text.encode("ascii")
+        for keyed in self._keyed:
+            if hmac_compare(b64url_encode(_mac(keyed, signed)).encode("ascii"), tag):
+                return body_text
+        return None
 
 def audience_problem(payload: dict[str, Any], accepted: list[str]) -> str | None:
     """Why the state was not minted for a server answering to `accepted`, or None. The `audience` check."""

@@ -25,12 +25,15 @@ _SCALARS = (str, int, bool, type(None))
 
 
 def check_params(params: dict[str, Any], max_depth: int, *, code: int = INVALID_PARAMS,
-                 label: str = "Invalid params", decoded: bool = False) -> None:
+                 label: str = "Invalid params", brackets: int | None = None) -> None:
     """Raise -32602 (or `code`) naming the first field that is not a JSON value within `max_depth` levels.
 
-    `decoded`: `params` was just decoded from JSON text, so it holds nothing but JSON values and only
-    its depth is in question; the round trip that proves the rest (a copy of the whole value) is skipped."""
-    if decoded and _shallow(params, max_depth + 1):
+    `brackets`: the message holding `params` was just decoded from JSON text that had this many `[`
+    and `{` (`wire_json.loads_counted`), so it holds nothing but JSON values and only its depth is in
+    question: the round trip that proves the rest (a copy of the whole value) is skipped, and with
+    no more brackets than the bound allows (params sit one level inside the message, their fields
+    one more), so is the depth check."""
+    if brackets is not None and (brackets <= max_depth + 2 or _shallow(params, max_depth + 1)):
         return
     if _plainly_clean(params, max_depth + 1):
         return

@@ -203,19 +203,20 @@ class McpHttpApp:
                          f"Request too large: the limit is {self.config.max_body_bytes} bytes")
             return
         try:
-            message = wire_json.loads(body, max_bytes=self.config.max_body_bytes,
-                                      max_depth=self.config.max_json_depth)
+            message, brackets = wire_json.loads_counted(body, max_bytes=self.config.max_body_bytes,
+                                                        max_depth=self.config.max_json_depth)
         except wire_json.WireJsonError as exc:
             code = PARSE_ERROR if exc.reason == "syntax" else INVALID_REQUEST
             label = "Parse error" if exc.reason == "syntax" else "Invalid request"
             await _error(out, 413 if exc.reason == "size" else 400, None, code, f"{label}: {exc}")
             return
-        await self._dispatch(message, headers, repeated, principal, out)
+        await self._dispatch(message, headers, repeated, principal, out, brackets)
 
     # --- dispatch -------------------------------------------------------------------------------
 
     async def _dispatch(self, message: Any, headers: dict[str, str], repeated: set[str] | None, principal: str,
-                        out: Responder) -> None:
+                        out: Responder, brackets: int) -> None:
+        """Route one decoded message (`brackets`: the `[` and `{` its text had, a bound on its depth)."""
         if isinstance(message, list):
             await _error(out, 400, None, INVALID_REQUEST, "Invalid request: batches are not supported")
             return
@@ -245,7 +246,7 @@ class McpHttpApp:
         meta = params.get("_meta")
         modern = isinstance(meta, dict) and META_PROTOCOL_VERSION in meta
         if modern or (session_id is None and message["method"] != "initialize"):
-            await self._modern(message, headers, repeated, principal, out)
+            await self._modern(message, headers, repeated, principal, out, brackets)
         elif message["method"] == "initialize":
             await self._initialize(message, principal, out)
         else:
@@ -257,14 +258,14 @@ class McpHttpApp:
                 await self._serve(message, legacy, out, modern=False)
 
     async def _modern(self, message: dict[str, Any], headers: dict[str, str], repeated: set[str] | None,
-                      principal: str, out: Responder) -> None:
+                      principal: str, out: Responder, brackets: int) -> None:
         problem = header_problem(message, headers, self._header_params(message), repeated)
         if problem:
             await self._reject(out, 400, message["id"], HEADER_MISMATCH, f"Header mismatch: {problem}")
             return
         # lives for this one request and is never looked up by id: unique is enough, unguessable is not needed
         session = Session(id=f"{_TRANSIENT}{next(_transient_ids)}", user=principal, server=self.server,
-                          decoded_json=True)  # wire_json decoded its message
+                          decoded_brackets=brackets)  # wire_json decoded its message
         await self._serve(message, session, out, modern=True)
 
     async def _initialize(self, message: dict[str, Any], principal: str, out: Responder) -> None:
