@@ -24,6 +24,10 @@ from uvicorn.protocols.http.httptools_impl import HEADER_RE, HEADER_VALUE_RE, ST
 
 #: Headers whose meaning uvicorn's `send` acts on beyond writing them: those answers take its path.
 _UVICORN_ACTS_ON = frozenset({b"transfer-encoding", b"connection"})
+#: Header names that passed uvicorn's name check, lowered: the endpoint sends the same few on every
+#: answer, so each is checked once (bounded: names past the bound are checked every time).
+_GOOD_NAMES: dict[bytes, bytes] = {}
+_MOST_GOOD_NAMES = 256
 
 
 class _Collect:
@@ -120,16 +124,24 @@ def whole_answer(status: int, own: Iterable[tuple[bytes, bytes]], given: Iterabl
         content += (name, b": ", value, b"\r\n")
     length = -1
     for name, value in given:
-        if HEADER_RE.search(name) or HEADER_VALUE_RE.search(value):
-            return None  # uvicorn refuses it
-        name = name.lower()
-        if name == b"content-length":
-            if length >= 0 or not value.isdigit():
+        lowered = _GOOD_NAMES.get(name)
+        if lowered is None:
+            if HEADER_RE.search(name):
+                return None  # uvicorn refuses it
+            lowered = name.lower()
+            if len(_GOOD_NAMES) < _MOST_GOOD_NAMES:
+                _GOOD_NAMES[name] = lowered
+        if lowered == b"content-length":
+            if length >= 0 or not value.isdigit():  # digits only: nothing for the value check to find
                 return None
             length = int(value)
-        elif name in _UVICORN_ACTS_ON:
+            content += (lowered, b": ", value, b"\r\n")
+            continue
+        if HEADER_VALUE_RE.search(value):
+            return None  # uvicorn refuses it
+        if lowered in _UVICORN_ACTS_ON:
             return None
-        content += (name, b": ", value, b"\r\n")
+        content += (lowered, b": ", value, b"\r\n")
     if length != len(body):
         return None  # no length (chunked) or the wrong one (uvicorn's error)
     if not keep_alive:

@@ -11,7 +11,7 @@ import pytest
 from uvicorn.protocols.http.flow_control import FlowControl
 
 from mrtr_studio.transport.header_limits import HeadCounter
-from mrtr_studio.transport.one_write import OneWriteCycle
+from mrtr_studio.transport.one_write import OneWriteCycle, whole_answer
 
 
 class Transport:
@@ -146,3 +146,16 @@ def test_the_one_write_is_byte_for_byte_what_uvicorn_writes(status: int, headers
     assert [e for e in ours.events if e != "close"] == ([b"".join(written)] if with_length else written)
     assert ("close" in ours.events) == ("close" in theirs.events)
     assert one.response_complete and two.response_complete and one.keep_alive == two.keep_alive
+
+
+def test_header_checks_hold_after_a_name_has_passed_once() -> None:
+    """Names that passed uvicorn's check are remembered lowered; their values are still checked on
+    every answer, and a name that failed is refused every time."""
+    own = [(b"date", b"today")]
+    for _ in range(2):
+        good = whole_answer(200, own, [(b"X-Trace", b"abc"), (b"Content-Length", b"2")], b"{}", True)
+        assert good == b"HTTP/1.1 200 OK\r\ndate: today\r\nx-trace: abc\r\ncontent-length: 2\r\n\r\n{}"
+        assert whole_answer(200, own, [(b"X-Trace", b"a\r\nb"), (b"content-length", b"2")], b"{}", True) is None
+        assert whole_answer(200, own, [(b"bad name", b"x"), (b"content-length", b"2")], b"{}", True) is None
+        assert whole_answer(200, own, [(b"content-length", b"2 "), (b"x-trace", b"a")], b"{}", True) is None
+        assert whole_answer(200, own, [(b"Connection", b"close"), (b"content-length", b"2")], b"{}", True) is None
