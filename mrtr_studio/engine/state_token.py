@@ -21,6 +21,7 @@ leave a way around the check.
 import hashlib
 import os
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from hmac import compare_digest as hmac_compare
@@ -51,6 +52,9 @@ DEFAULT_AUDIENCE = "mrtr-studio"
 MAX_TOKEN_CHARS = defaults.STATE_MAX_TOKEN_CHARS
 #: The payload is our own flat object (its `k` map one level down); a deeper one is not a v1 state.
 _PAYLOAD_DEPTH = 4
+#: States a codec remembers having minted (about 1.5 KB each): far more than are in flight between
+#: two rounds on one instance, a few megabytes at most.
+MINTED_REMEMBERED = 2048
 #: Verification checks in the order they run; `reason` names the first that fails.
 CHECKS = ("malformed", "signature", "audience", "expired", "method", "name", "arguments", "principal")
 
@@ -196,6 +200,13 @@ class StateCodec:
             raise ValueError("at least one audience is needed, each a non-empty string")
         self._kids = [key_id(k) for k in self.keys]
         self._keyed = [_keyed(k) for k in self.keys]
+        #: The states this codec minted last, by their text, with the payload each carries. A state
+        #: that comes back to the instance that minted it is that same text, and what verifying it
+        #: establishes (its MAC matches, its payload is this one) depends on nothing but the text and
+        #: the keys, which never change: so it is looked up instead of computed again. The claims are
+        #: still checked on every use. Bounded (the oldest go first); a state not found here (from
+        #: another instance, after a restart, pushed out) is verified in full, so nothing depends on it.
+        self._minted: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
     @property
     def signing_key_id(self) -> str:
@@ -241,6 +252,10 @@ class StateCodec:
         token = signed + "." + b64url_encode(_mac(self._keyed[0], signed.encode("ascii")))
         if len(token) > MAX_TOKEN_CHARS:  # no server, this one included, would accept it back
             raise ValueError(f"the requestState would be {len(token)} characters, over {MAX_TOKEN_CHARS}")
+        minted = self._minted
+        minted[token] = payload
+        if len(minted) > MINTED_REMEMBERED:
+            minted.popitem(last=False)
         return token
 
     def signature_ok(self, token: SplitToken | DecodedToken) -> bool:
@@ -256,6 +271,16 @@ class StateCodec:
 
     def verify(self, token: Any, binding: Binding, now: float | None = None) -> dict[str, Any]:
         """The verified payload, or StateRejected naming the first failed check (in docs/architecture.md's order)."""
+        payload = self._minted.get(token) if type(token) is str else None
+        if payload is None:
+            payload = self._authentic_payload(token)
+        problem = audience_problem(payload, self.audiences)
+        if problem is not None:
+            raise StateRejected("audience", problem)
+        return check_claims(payload, binding, self.clock() if now is None else now, ttl=self.ttl)
+
+    def _authentic_payload(self, token: Any) -> dict[str, Any]:
+        """The payload of a token whose MAC matches one of the keys, or StateRejected (malformed first)."""
         body_text = self._signed_body(token)
         if body_text is None:
             split(token)  # a token that is not v1-shaped is malformed, whatever its tag
@@ -264,11 +289,7 @@ class StateCodec:
             body = b64url_decode(body_text)
         except ValueError as exc:  # signed, yet not strict base64url: no v1 token
             raise StateRejected("malformed", str(exc)) from exc
-        payload = parse_payload(body, authentic=True)
-        problem = audience_problem(payload, self.audiences)
-        if problem is not None:
-            raise StateRejected("audience", problem)
-        return check_claims(payload, binding, self.clock() if now is None else now, ttl=self.ttl)
+        return parse_payload(body, authentic=True)
 
     def _signed_body(self, token: Any) -> str | None:
         """The payload's base64url text when the token is `v1.<payload>.<tag>` and `tag` is the

@@ -77,3 +77,40 @@ def test_a_signed_body_that_is_not_strict_base64url_is_malformed() -> None:
     signed = f"v1.{body}"
     tag = b64url_encode(hmac.new(b"k", signed.encode(), hashlib.sha256).digest())
     assert reason(codec, f"{signed}.{tag}") == "malformed"
+
+
+def test_a_state_this_codec_minted_is_judged_as_one_verified_in_full() -> None:
+    """Its own states are remembered by their text; every claim is still checked on every use."""
+    now = 1_000_000.0
+    codec = StateCodec.from_secrets("k", ttl=60)
+    other_instance = StateCodec.from_secrets("k", ttl=60)  # the same keys, nothing remembered
+    token = codec.mint(BINDING, "step=1", {"confirm": "elicitation/create"}, 1, now=now)
+    assert token in codec._minted and token not in other_instance._minted
+    for judge in (codec, other_instance):
+        assert judge.verify(token, BINDING, now=now + 1) == other_instance.verify(token, BINDING, now=now + 1)
+        for binding, why in ((Binding("tools/call", "delete_file", {"path": "/b"}), "arguments"),
+                             (Binding("tools/call", "delete_file", {"path": "/a"}, "mallory"), "principal"),
+                             (Binding("prompts/get", "delete_file", {"path": "/a"}), "method")):
+            with pytest.raises(StateRejected) as rejected:
+                judge.verify(token, binding, now=now + 1)
+            assert rejected.value.reason == why
+        with pytest.raises(StateRejected) as rejected:
+            judge.verify(token, BINDING, now=now + 61)
+        assert rejected.value.reason == "expired"
+        assert reason(judge, another_tag(token)) == "signature"
+    renamed = StateCodec(keys=codec.keys, ttl=60, audiences=["another server"])
+    renamed._minted.update(codec._minted)  # even what is remembered is held to this codec's audience
+    with pytest.raises(StateRejected) as rejected:
+        renamed.verify(token, BINDING, now=now + 1)
+    assert rejected.value.reason == "audience"
+
+
+def test_the_remembered_states_are_bounded_and_the_forgotten_still_verify() -> None:
+    from mrtr_studio.engine.state_token import MINTED_REMEMBERED
+
+    codec = StateCodec.from_secrets("k")
+    first = token_of(codec)
+    for _ in range(MINTED_REMEMBERED):
+        token_of(codec)
+    assert len(codec._minted) == MINTED_REMEMBERED and first not in codec._minted
+    assert codec.verify(first, BINDING)["m"] == "tools/call"
