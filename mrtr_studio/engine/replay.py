@@ -19,11 +19,14 @@ class ReplayGuard:
     _used: "OrderedDict[str, float]" = field(default_factory=OrderedDict)
     _in_flight: set[str] = field(default_factory=set)
 
-    def claim(self, nonce: str) -> bool:
-        """Reserve a nonce for one handler run; False if it completed before or is running now."""
+    def claim(self, nonce: str, most: int | None = None) -> bool | None:
+        """Reserve a nonce for one handler run; False if it completed before or is running now, None
+        (nothing reserved) when `most` nonces are held already. Expired nonces are forgotten first."""
         self._forget_expired()
         if nonce in self._used or nonce in self._in_flight:
             return False
+        if most is not None and len(self._used) + len(self._in_flight) >= most:
+            return None
         self._in_flight.add(nonce)
         return True
 

@@ -77,10 +77,11 @@ class MemoryReplayStore:
 
     async def claim(self, nonce: str, expires: float) -> bool:
         check_nonce(nonce)
-        if self.guard.remembered() >= self.max_nonces:
+        claimed = self.guard.claim(nonce, self.max_nonces)
+        if claimed is None:
             raise StoreUnavailable(f"the replay guard holds {self.max_nonces} unexpired states; "
                                    "retry when some have expired")
-        return self.guard.claim(nonce)
+        return claimed
 
     async def settle(self, nonce: str, expires: float, consumed: bool) -> None:
         self.guard.settle(nonce, expires, consumed)

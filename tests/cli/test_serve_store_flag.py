@@ -56,6 +56,7 @@ async def test_the_memory_store_is_bounded_and_refuses_rather_than_forgets() -> 
         await store.settle(nonce, 2000.0, consumed=True)
     with pytest.raises(StoreUnavailable, match="holds 2 unexpired states"):
         await store.claim("c", 2000.0)
+    assert await store.claim("a", 2000.0) is False  # full, yet a replay is still named a replay
     with pytest.raises(StoreUnavailable, match="1 to 128 characters"):
         await MemoryReplayStore(clock=lambda: 1000.0).claim("x" * 129, 2000.0)
     later = MemoryReplayStore(clock=lambda: 1000.0, max_nonces=2)
