@@ -301,7 +301,8 @@ class McpHttpApp:
                 _uncancel()
                 return
             raise
-        self._emit("server->client", response)
+        if self.tap is not None:
+            self._emit("server->client", response)
         status = STATUS_OF_CODE.get(response["error"]["code"], 200) if modern and "error" in response else 200
         await reply.finish(response, status, [server_timing((time.perf_counter() - began) * 1000)])
 
