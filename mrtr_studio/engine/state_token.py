@@ -320,6 +320,7 @@ class StateCodec:
                 return body_text
         return None
 
+
 def audience_problem(payload: dict[str, Any], accepted: list[str]) -> str | None:
     """Why the state was not minted for a server answering to `accepted`, or None. The `audience` check."""
     aud = payload.get("aud")
