@@ -272,7 +272,7 @@ class StateCodec:
 
     def verify(self, token: Any, binding: Binding, now: float | None = None) -> dict[str, Any]:
         """The verified payload, or StateRejected naming the first failed check (in docs/architecture.md's order)."""
-        payload = self._minted.get(token) if type(token) is str else None
+        payload = self._minted.get(token) if type(token) is str and len(token) <= MAX_TOKEN_CHARS else None
         if payload is None:
             payload = self._authentic_payload(token)
         problem = audience_problem(payload, self.audiences)
