@@ -19,15 +19,12 @@ import orjson
 MAX_BYTES = 4 * 1024 * 1024
 MAX_DEPTH = 64
 
-#: Digits to `0`, every other byte to a space: a run of 19 digits becomes a run of 19 zeros, found by a
-#: substring search. Two C passes over the text; a regex scan costs more than orjson's parse.
-_DIGIT_MASK = bytes(ord("0") if ord("0") <= byte <= ord("9") else ord(" ") for byte in range(256))
+#: One C pass marks what the checks after orjson need: digits become `0` (a run of 19 digits is then
+#: a run of 19 zeros, found by a substring search; a regex scan costs more than orjson's parse), both
+#: opening brackets become `[` (counted for the depth bound), every other byte a space.
+_SCAN_MASK = bytes(ord("0") if ord("0") <= byte <= ord("9") else ord("[") if byte in b"[{" else ord(" ")
+                   for byte in range(256))
 _NINETEEN_DIGITS = b"0" * 19
-
-
-def has_long_number(raw: bytes) -> bool:
-    """Whether the text holds a run of 19 or more ASCII digits (the integers orjson would turn into floats)."""
-    return len(raw) >= 19 and _NINETEEN_DIGITS in raw.translate(_DIGIT_MASK)
 
 
 class WireJsonError(ValueError):
@@ -80,9 +77,11 @@ def loads_counted(data: bytes | str, *, max_bytes: int = MAX_BYTES, max_depth: i
         raise WireJsonError("syntax", f"not JSON: {exc}") from None
     # Each level opens a bracket, so text with few of them cannot be too deep: the usual small
     # message skips the walk (counting bytes is C-fast; the walk costs microseconds per message).
-    brackets = raw.count(b"[") + raw.count(b"{")
+    # Integers of 19 or more digits are read again by the stdlib (orjson would make floats of them).
+    marked = raw.translate(_SCAN_MASK)
+    brackets = marked.count(b"[")
     if brackets > max_depth and depth_of(value, max_depth) > max_depth:
         raise WireJsonError("depth", f"JSON nested deeper than {max_depth} levels")
-    if has_long_number(raw):
+    if _NINETEEN_DIGITS in marked:
         value = json.loads(raw)
     return value, brackets

@@ -2,6 +2,7 @@
 
 import pytest
 
+from mrtr_studio.protocol import wire_json
 from mrtr_studio.protocol.wire_json import WireJsonError, depth_of, loads
 
 
@@ -45,3 +46,12 @@ def test_many_shallow_brackets_are_fine_and_brackets_inside_strings_do_not_fool_
         loads(deep, max_depth=9)
     assert raised.value.reason == "depth"
     assert loads('{"text": "[[[[[[[[[[[[[[[["}', max_depth=1) == {"text": "[" * 16}
+
+
+def test_the_count_that_comes_with_a_value_is_its_brackets_and_long_numbers_still_keep_their_digits() -> None:
+    text = b'{"id":12345678901234567890123,"a":[{"b":"[{ in a string"}],"n":1234567890123456789}'
+    value, brackets = wire_json.loads_counted(text)
+    assert brackets == text.count(b"[") + text.count(b"{") == 5
+    assert value["id"] == 12345678901234567890123 and value["n"] == 1234567890123456789
+    assert wire_json.loads_counted(b'{"n":123456789012345678}')[0]["n"] == 123456789012345678  # 18: orjson's own
+    assert wire_json.loads_counted("[1]") == ([1], 1)
