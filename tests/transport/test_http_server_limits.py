@@ -212,3 +212,25 @@ def test_config_refuses_non_positive_limits() -> None:
         HttpServerConfig(session_idle_seconds=0)
     with pytest.raises(ValueError, match="max_sessions"):
         HttpServerConfig(max_sessions=0)
+
+
+def test_keep_alive_closes_an_idle_connection_on_time_and_a_busy_one_never() -> None:
+    """An idle keep-alive connection closes once its timeout passes (not up to a second later, as
+    a sweep paced by the far longer header deadline would close it), and a connection that sends
+    its next request within the timeout stays open."""
+    request = (b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+               b"Content-Length: %d\r\n\r\n%s")
+    body = json.dumps(LIST).encode()
+    with serve("--header-timeout", "20", "--keep-alive-timeout", "1") as server:
+        with connect(server.port, timeout=6) as idle:
+            time.sleep(0.1)  # the timeout then ends just after a second-paced sweep would pass
+            idle.sendall(request % (server.port, len(body), body))
+            assert read_response(idle).status in (200, 400)
+            answered = time.monotonic()
+            assert closed_by_peer(idle)
+            assert 0.9 <= time.monotonic() - answered < 1.6  # a second-paced sweep: about 1.9 s
+        with connect(server.port, timeout=6) as busy:
+            for _ in range(5):  # 2.4 s in all, 0.6 s between requests: each resets the timeout
+                busy.sendall(request % (server.port, len(body), body))
+                assert read_response(busy).status in (200, 400)
+                time.sleep(0.6)
