@@ -128,8 +128,9 @@ class DecodedToken:
 _FIELD_TYPES = (("iat", int), ("exp", int), ("m", str), ("n", str), ("a", str), ("p", str))
 
 
-def split(token: Any) -> SplitToken:
-    """Shape and strict base64url only, no JSON: raises StateRejected('malformed') when it is not a v1 token."""
+def shape(token: Any) -> tuple[str, str]:
+    """A v1 token's payload and tag as text (`v1.<payload>.<tag>`), nothing decoded; raises
+    StateRejected('malformed') when it does not have that shape."""
     if type(token) is not str:
         raise StateRejected("malformed", "requestState must be a string")
     if len(token) > MAX_TOKEN_CHARS:
@@ -139,6 +140,12 @@ def split(token: Any) -> SplitToken:
     body_text, dot, tag_text = token[len(PREFIX):].partition(".")
     if not dot or "." in tag_text:
         raise StateRejected("malformed", "expected v1.<payload>.<signature>")
+    return body_text, tag_text
+
+
+def split(token: Any) -> SplitToken:
+    """Shape and strict base64url only, no JSON: raises StateRejected('malformed') when it is not a v1 token."""
+    body_text, tag_text = shape(token)
     try:
         body = b64url_decode(body_text)
         tag = b64url_decode(tag_text)
@@ -306,14 +313,13 @@ class StateCodec:
         as text: the tag's canonical encoding is the only one that equals ours, so this accepts exactly
         the tokens `split` and `signature_ok` would (`verify` asks them why when it does not), without
         decoding a tag it then throws away."""
-        if type(token) is not str or len(token) > MAX_TOKEN_CHARS or not token.startswith(PREFIX) \
-                or not token.isascii():
+        try:
+            body_text, tag_text = shape(token)
+        except StateRejected:
             return None
-        cut = token.rfind(".")
-        body_text, tag_text = token[len(PREFIX):cut], token[cut + 1:]
-        if cut < len(PREFIX) or "." in body_text:
+        if not token.isascii():  # base64url is ASCII: `split` finds why it is malformed
             return None
-        signed = token[:cut].encode("ascii")
+        signed = token[:len(PREFIX) + len(body_text)].encode("ascii")
         tag = tag_text.encode("ascii")
         for keyed in self._keyed:
             if hmac_compare(b64url_encode(_mac(keyed, signed)).encode("ascii"), tag):
