@@ -13,15 +13,11 @@ is plain ASGI (no per-request framework objects) because throughput is one of th
 
 import asyncio
 import contextvars
-import hmac
 import itertools
 import os
 import time
-from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
-from ..auth.jwt_verifier import PRM_PATH, JwtVerifier, TokenRejected
 from ..engine import McpServer, Session
 from ..protocol import jsonrpc, param_headers, wire_json
 from ..protocol.errors import (
@@ -38,8 +34,10 @@ from ..protocol.versions import META_PROTOCOL_VERSION
 from ..trace.redaction import DEFAULT
 from .base import Tap
 from .body_deadlines import BodyDeadlines
+from .http_access import Access, Refusal
+from .http_config import HttpServerConfig
 from .legacy_sessions import LegacySessions
-from .request_headers import decode_header_value, header_problem, parse_headers, split_host
+from .request_headers import decode_header_value, header_problem, parse_headers
 from .server_timing import server_timing
 from .sse import AsgiResponder, Receive, Reply, Responder, Send, dumps
 
@@ -53,54 +51,12 @@ STATUS_OF_CODE = {
     UNSUPPORTED_PROTOCOL_VERSION: 400,
     METHOD_NOT_FOUND: 404,
 }
-LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 __all__ = ["HttpServerConfig", "McpHttpApp", "decode_header_value"]
 SESSION_HEADER = b"mcp-session-id"
 #: Headers whose repeat would let two readers disagree on who, where or which session.
 SINGLE_HEADERS = frozenset({"host", "origin", "authorization", "content-type", "content-length", "mcp-session-id"})
 #: JSON-RPC code of "the server cannot take this now" (implementation-defined server error range).
 SERVER_BUSY = -32000
-
-
-@dataclass
-class HttpServerConfig:
-    path: str = "/mcp"
-    #: Bearer token -> principal (`--user NAME:TOKEN`).
-    users: dict[str, str] = field(default_factory=dict)
-    #: OAuth (`--auth jwt`): bearer JWTs checked by this verifier instead of `users`; the server then also
-    #: serves its Protected Resource Metadata and refuses requests without a valid token.
-    verifier: JwtVerifier | None = None
-    #: Origins accepted besides loopback ones (DNS-rebinding protection rejects every other).
-    allowed_origins: frozenset[str] = frozenset()
-    #: Host header values accepted besides the loopback names and the bound address with the bound
-    #: port: `name` (any port) or `name:port`; `*` turns the Host check off (behind a trusted proxy).
-    allowed_hosts: frozenset[str] = frozenset()
-    max_body_bytes: int = 1 << 20
-    #: Nesting bound of a request body (arrays and objects), checked before any other code sees it.
-    max_json_depth: int = 64
-    #: Seconds a client may take to send the whole body once its headers are in (408 after).
-    body_timeout: float = 30.0
-    #: Legacy sessions: ended after this many idle seconds; `initialize` past the cap is answered 503.
-    session_idle_seconds: float = 1800.0
-    max_sessions: int = 1000
-    #: Connection limits, applied by the host (uvicorn): seconds to receive a request's headers,
-    #: seconds an idle keep-alive connection stays open, connections served at once (503 past it).
-    header_timeout: float = 10.0
-    keep_alive_timeout: float = 30.0
-    max_connections: int = 1000
-    #: A request's header section: bytes and fields (431 past either, before it is held; header_limits).
-    max_header_bytes: int = 64 * 1024
-    max_header_fields: int = 100
-
-    def __post_init__(self) -> None:
-        self.allowed_hosts = frozenset(host.strip().lower() for host in self.allowed_hosts)
-        for name in ("body_timeout", "session_idle_seconds", "header_timeout", "keep_alive_timeout"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be a positive number of seconds, got {getattr(self, name)!r}")
-        for name in ("max_body_bytes", "max_json_depth", "max_sessions", "max_connections",
-                     "max_header_bytes", "max_header_fields"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)!r}")
 
 
 class McpHttpApp:
@@ -116,8 +72,8 @@ class McpHttpApp:
         self._body_deadlines = BodyDeadlines(self.config.body_timeout)
         #: The endpoint's path without a trailing slash (`/mcp` and `/mcp/` both reach it).
         self._endpoint = self.config.path.rstrip("/")
-        #: Host header values already found acceptable (bounded: only accepted values are kept).
-        self._good_hosts: set[str] = set()
+        #: Who may ask: Host, Origin, bearer token or OAuth access token.
+        self.access = Access(self.config)
 
     @property
     def direct_body_limit(self) -> int:
@@ -143,14 +99,15 @@ class McpHttpApp:
         from `out.receive`, bounded in size and time."""
         headers, repeated = parse_headers(scope["headers"])
         host = headers.get("host")
-        if not self._host_allowed(host, scope.get("server")):
+        access = self.access
+        if not access.host_allowed(host, scope.get("server")):
             await _error(out, 421, None, INVALID_REQUEST,
                          f"Misdirected request: Host {host!r} is not a name this server answers to")
             return
         verifier = self.config.verifier
         path = scope["path"]
-        if verifier is not None and scope["method"] == "GET" and path in self.metadata_paths():
-            await out.whole(200, dumps(verifier.metadata(self._resource(scope, host))),
+        if verifier is not None and scope["method"] == "GET" and path in access.metadata_paths():
+            await out.whole(200, dumps(verifier.metadata(access.resource(scope, host))),
                              content_type=b"application/json")
             return
         if path != self._endpoint and path.rstrip("/") != self._endpoint:
@@ -162,7 +119,7 @@ class McpHttpApp:
                          f"Bad request: the {', '.join(sorted(twice))} header is sent more than once")
             return
         origin = headers.get("origin")
-        if origin is not None and not self._origin_allowed(origin):
+        if origin is not None and not access.origin_allowed(origin):
             await _error(out, 403, None, INVALID_REQUEST, f"Forbidden: origin {origin!r} is not allowed")
             return
         verb = scope["method"]
@@ -171,12 +128,13 @@ class McpHttpApp:
                          [(b"allow", b"POST, DELETE")])
             return
         if verifier is not None:
-            verified = await self._verified(verifier, headers.get("authorization"), scope, host, out)
-            if verified is None:
+            verified = await access.verified(verifier, headers.get("authorization"), scope, host)
+            if isinstance(verified, Refusal):
+                await _error(out, verified.status, None, INVALID_REQUEST, verified.message, verified.headers)
                 return
             principal: str | None = verified
         else:
-            principal = self._principal(headers.get("authorization"))
+            principal = access.principal(headers.get("authorization"))
         if principal is None:
             await _error(out, 401, None, INVALID_REQUEST, "Unauthorized: unknown bearer token",
                          [(b"www-authenticate", b'Bearer error="invalid_token"')])
@@ -335,80 +293,6 @@ class McpHttpApp:
             return
         self.sessions.close(session_id)
         await out.whole(204, b"")
-
-    def metadata_paths(self) -> tuple[str, str]:
-        return f"{PRM_PATH}{self.config.path.rstrip('/')}", PRM_PATH
-
-    def _resource(self, scope: dict[str, Any], host: str | None) -> str:
-        """This endpoint's resource identifier: the audience when it is a URL, else the URL the client used."""
-        audience = self.config.verifier.audience if self.config.verifier else ""
-        if audience.startswith(("http://", "https://")):
-            return audience
-        return f"{scope.get('scheme', 'http')}://{host}{self.config.path}"
-
-    async def _verified(self, verifier: JwtVerifier, authorization: str | None, scope: dict[str, Any],
-                        host: str | None, out: Responder) -> str | None:
-        """The token's principal, or None after answering 401/403 with the spec's WWW-Authenticate."""
-        metadata_url = f"{scope.get('scheme', 'http')}://{host}{self.metadata_paths()[0]}"
-        scheme, _, token = (authorization or "").partition(" ")
-        rejected: TokenRejected | None = None
-        if scheme.lower() == "bearer" and token.strip():
-            try:
-                return await verifier.principal(token.strip())
-            except TokenRejected as exc:
-                rejected = exc
-        elif authorization is not None:
-            rejected = TokenRejected(401, "invalid_request", "the Authorization header is not a Bearer token")
-        status = rejected.status if rejected else 401
-        message = f"{'Forbidden' if status == 403 else 'Unauthorized'}: " + \
-            (rejected.description if rejected else "this server needs an OAuth access token")
-        await _error(out, status, None, INVALID_REQUEST, message,
-                     [(b"www-authenticate", verifier.challenge(metadata_url, rejected).encode())])
-        return None
-
-    def _principal(self, authorization: str | None) -> str | None:
-        """`""` without a header, the mapped name for a known bearer token, None for anything else."""
-        if authorization is None:
-            return ""
-        scheme, _, token = authorization.partition(" ")
-        token = token.strip()
-        if scheme.lower() != "bearer" or not token:
-            return None
-        found = None
-        for known, name in self.config.users.items():  # every comparison is constant-time
-            if hmac.compare_digest(known.encode(), token.encode()):
-                found = name
-        return found
-
-    def _host_allowed(self, host: str | None, server: tuple[str, int | None] | None) -> bool:
-        """DNS-rebinding protection: the Host must name this server (a loopback name or the bound
-        address, with the bound port) or be one of `allowed_hosts`, whatever the Origin says."""
-        if host is not None and host in self._good_hosts:
-            return True
-        allowed = self.config.allowed_hosts
-        if "*" in allowed:
-            return True
-        if not host:
-            return False
-        name, port = split_host(host.lower())
-        if name is None:
-            return False
-        bound_name, bound_port = server if server else (None, None)
-        ours = name in LOOPBACK_HOSTS or name == bound_name
-        ok = (ours and (port == bound_port or (port is None and bound_port == 80))) or \
-            name in allowed or host.lower() in allowed
-        if ok:
-            self._good_hosts.add(host)
-        return ok
-
-    def _origin_allowed(self, origin: str) -> bool:
-        if origin in self.config.allowed_origins:
-            return True
-        try:
-            parts = urlsplit(origin)
-        except ValueError:
-            return False
-        return parts.scheme in ("http", "https") and parts.hostname in LOOPBACK_HOSTS
 
     async def _read_body(self, headers: dict[str, str], receive: Receive,
                          task: "asyncio.Task[Any] | None") -> bytes | None:
