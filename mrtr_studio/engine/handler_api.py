@@ -137,16 +137,55 @@ class ResourceContents(list[dict[str, Any]]):
         self.append({"uri": uri, "mimeType": mime_type, "blob": blob_b64})
 
 
-@dataclass
 class ResultBuilder:
-    content: ContentList = field(default_factory=ContentList)
-    messages: PromptMessages = field(default_factory=PromptMessages)
-    contents: ResourceContents = field(default_factory=ResourceContents)
-    is_error: bool = False
-    structured_content: Any = None
-    description: str | None = None
-    #: The result's `_meta` (a draft SEP's envelope, e.g. SEP-2643's denial).
-    meta: dict[str, Any] = field(default_factory=dict)
+    """What a completing handler fills in. Its three lists (a tool's content, a prompt's messages, a
+    resource's contents) are made when first read: a result uses one of them, and making the other two
+    on every request was a measurable part of `serve`'s cost per call."""
+
+    __slots__ = ("_content", "_contents", "_messages", "description", "is_error", "meta", "structured_content")
+
+    def __init__(self, content: ContentList | None = None, messages: PromptMessages | None = None,
+                 contents: ResourceContents | None = None, is_error: bool = False,
+                 structured_content: Any = None, description: str | None = None,
+                 meta: dict[str, Any] | None = None) -> None:
+        self._content = content
+        self._messages = messages
+        self._contents = contents
+        self.is_error = is_error
+        self.structured_content = structured_content
+        self.description = description
+        #: The result's `_meta` (a draft SEP's envelope, e.g. SEP-2643's denial).
+        self.meta: dict[str, Any] = {} if meta is None else meta
+
+    @property
+    def content(self) -> ContentList:
+        if self._content is None:
+            self._content = ContentList()
+        return self._content
+
+    @content.setter
+    def content(self, value: ContentList) -> None:
+        self._content = value
+
+    @property
+    def messages(self) -> PromptMessages:
+        if self._messages is None:
+            self._messages = PromptMessages()
+        return self._messages
+
+    @messages.setter
+    def messages(self, value: PromptMessages) -> None:
+        self._messages = value
+
+    @property
+    def contents(self) -> ResourceContents:
+        if self._contents is None:
+            self._contents = ResourceContents()
+        return self._contents
+
+    @contents.setter
+    def contents(self, value: ResourceContents) -> None:
+        self._contents = value
 
 
 @dataclass
@@ -159,12 +198,36 @@ class TaskStart:
     poll_interval_ms: int | None = None
 
 
-@dataclass
 class Response:
-    input_required: InputRequiredBuilder = field(default_factory=InputRequiredBuilder)
-    result: ResultBuilder = field(default_factory=ResultBuilder)
-    notify: Notify | None = None
-    task: TaskStart | None = None
+    """What a handler fills in: input requests (`input_required`) or a result (`result`), made at the
+    first read, since a round uses one of the two; `asks_for_input` looks without making either."""
+
+    __slots__ = ("_input_required", "_result", "notify", "task")
+
+    def __init__(self, input_required: InputRequiredBuilder | None = None, result: ResultBuilder | None = None,
+                 notify: Notify | None = None, task: "TaskStart | None" = None) -> None:
+        self._input_required = input_required
+        self._result = result
+        self.notify = notify
+        self.task = task
+
+    @property
+    def input_required(self) -> InputRequiredBuilder:
+        if self._input_required is None:
+            self._input_required = InputRequiredBuilder()
+        return self._input_required
+
+    @property
+    def result(self) -> ResultBuilder:
+        if self._result is None:
+            self._result = ResultBuilder()
+        return self._result
+
+    @property
+    def asks_for_input(self) -> bool:
+        """The handler asked for input or left a state for the next round."""
+        asked = self._input_required
+        return asked is not None and not asked.is_empty
 
     def start_task(self, body: Callable[[Any], Awaitable[None]], status_message: str | None = None,
                    ttl_ms: int | None = None, poll_interval_ms: int | None = None) -> None:

@@ -16,11 +16,12 @@ from ..protocol.errors import (
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     McpError,
 )
+from ..protocol.token_format import arguments_digest
 from ..protocol.versions import Era
 from .handler_api import Request, RequestParams, Response
 from .once import once
 from .server_session import Session
-from .state_token import Binding, StateCodec, StateRejected
+from .state_token import StateCodec, StateRejected
 
 LEGACY_INPUT_MESSAGE = "input_required needs protocol 2026-07-28"
 _CAPABILITY_WORDS = {"elicitation": "elicitation", "sampling": "sampling", "roots": "roots"}
@@ -28,10 +29,13 @@ _CAPABILITY_WORDS = {"elicitation": "elicitation", "sampling": "sampling", "root
 
 @dataclass
 class Call:
-    """Everything about the incoming request the engine has established before the handler runs."""
+    """Everything about the incoming request the engine has established before the handler runs;
+    also what its requestState is bound to (`state_token.Bound`: method, target, principal and the
+    arguments' digest), read by verification and minting alike."""
 
     method: str
-    name: str
+    #: The tool or prompt name, or the resource URI (the state's `n`).
+    target: str
     arguments: dict[str, Any]
     era: Era
     protocol_version: str
@@ -42,9 +46,9 @@ class Call:
     bound: dict[str, Any] | None = None
 
     @once
-    def binding(self) -> Binding:
-        """What the state is bound to, shared by verification and minting within one request."""
-        return Binding(self.method, self.name, self.arguments if self.bound is None else self.bound, self.principal)
+    def digest(self) -> str:
+        """The bound arguments' digest, computed once per request however often it is compared or minted."""
+        return arguments_digest(self.arguments if self.bound is None else self.bound)
 
 
 def input_responses_of(params: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -80,7 +84,7 @@ def verify_state(codec: StateCodec, call: Call, explain: bool) -> Verified:
     if not isinstance(token, str):
         raise McpError(INVALID_PARAMS, "Invalid params: requestState must be a string")
     try:
-        payload = codec.verify(token, call.binding)
+        payload = codec.verify(token, call)
     except StateRejected as rejected:
         raise invalid_state(rejected.reason, rejected.detail, explain) from rejected
     previous = payload.get("r")
@@ -130,7 +134,7 @@ def input_required_result(
     if builder.requests:
         result["inputRequests"] = builder.requests
     try:
-        result["requestState"] = codec.mint(call.binding, builder.request_state, asked, round_number)
+        result["requestState"] = codec.mint(call, builder.request_state, asked, round_number)
     except ValueError as exc:  # the handler's state (or the request it is bound to) is too large to carry
         raise McpError(INTERNAL_ERROR, f"Internal error: {exc}") from exc
     return result
@@ -152,7 +156,7 @@ def make_request(call: Call, verified: Verified, bind_inputs: bool) -> Request:
         responses = {key: value for key, value in responses.items() if key in asked}
     method = call.method
     # positional: keyword arguments cost a third more in a dataclass's __init__, on every request
-    return Request(method, RequestParams(call.name, call.arguments, verified.state,
-                                         call.name if method == "resources/read" else None),
+    return Request(method, RequestParams(call.target, call.arguments, verified.state,
+                                         call.target if method == "resources/read" else None),
                    call.era, call.client_capabilities, call.principal, call.protocol_version, verified.round,
                    responses, call.raw)

@@ -372,10 +372,10 @@ class McpServer(LegacyRequests):
         completed = False
         try:
             await run_handler(entry.handler, session, request, response)
-            if response.task is not None and method == "tools/call" and response.input_required.is_empty:
+            if response.task is not None and method == "tools/call" and not response.asks_for_input:
                 completed = True
                 return await self.tasks.answer_call(request, response)
-            if not response.input_required.is_empty:
+            if response.asks_for_input:
                 return input_required_result(self.codec, call, response, verified.round)
             completed = True
             return complete_result(method, response, modern=era is Era.MODERN)

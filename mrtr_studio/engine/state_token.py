@@ -26,7 +26,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from hmac import compare_digest as hmac_compare
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 from cryptography.exceptions import InvalidSignature
@@ -92,6 +92,23 @@ def _mac_matches(keyed: hmac.HMAC, signed: bytes, tag: bytes) -> bool:
     except InvalidSignature:
         return False
     return True
+
+
+class Bound(Protocol):
+    """What a state is bound to, as the codec reads it: `Binding`, or the engine's own request
+    (`engine.mrtr.Call`), which carries these itself so that no second object is made per request."""
+
+    @property
+    def method(self) -> str: ...
+
+    @property
+    def target(self) -> str: ...
+
+    @property
+    def principal(self) -> str: ...
+
+    @property
+    def digest(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -234,7 +251,7 @@ class StateCodec:
 
     def mint(
         self,
-        binding: Binding,
+        binding: Bound,
         state: str | None,
         asked: dict[str, str],
         round_number: int,
@@ -277,7 +294,7 @@ class StateCodec:
             return _mac_matches(self._keyed[0], signed, tag)
         return any(_mac_matches(keyed, signed, tag) for keyed in self._keyed)
 
-    def verify(self, token: Any, binding: Binding, now: float | None = None) -> dict[str, Any]:
+    def verify(self, token: Any, binding: Bound, now: float | None = None) -> dict[str, Any]:
         """The verified payload, or StateRejected naming the first failed check (in docs/architecture.md's order)."""
         payload = self._minted.get(token) if type(token) is str and len(token) <= MAX_TOKEN_CHARS else None
         if payload is None:
@@ -337,7 +354,7 @@ def audience_problem(payload: dict[str, Any], accepted: list[str]) -> str | None
     return None
 
 
-def check_claims(payload: dict[str, Any], binding: Binding, now: float | None = None,
+def check_claims(payload: dict[str, Any], binding: Bound, now: float | None = None,
                  ttl: int = DEFAULT_STATE_TTL) -> dict[str, Any]:
     """The checks after the signature, in docs/architecture.md's order."""
     moment = time.time() if now is None else now

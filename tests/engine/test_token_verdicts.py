@@ -114,3 +114,27 @@ def test_the_remembered_states_are_bounded_and_the_forgotten_still_verify() -> N
         token_of(codec)
     assert len(codec._minted) == MINTED_REMEMBERED and first not in codec._minted
     assert codec.verify(first, BINDING)["m"] == "tools/call"
+
+
+def test_the_engines_call_and_a_binding_bind_a_state_the_same_way() -> None:
+    """The engine binds states to its own request object (no Binding per request); the studio's
+    tools build a Binding: each must accept the other's states and refuse the same changes."""
+    from mrtr_studio.engine.mrtr import Call
+    from mrtr_studio.protocol.versions import Era
+
+    def call(arguments: dict[str, object], principal: str = "", bound: dict[str, object] | None = None) -> Call:
+        return Call("tools/call", "delete_file", arguments, Era.MODERN, "2026-07-28", {}, principal, {}, bound)
+
+    codec = StateCodec.from_secrets("k")
+    from_call = codec.mint(call({"path": "/a"}), "s", {}, 1)
+    assert codec.verify(from_call, BINDING)["s"] == "s"
+    assert codec.verify(token_of(codec), call({"path": "/a"}))["s"] == "step=1"
+    with pytest.raises(StateRejected, match="arguments"):
+        codec.verify(from_call, call({"path": "/b"}))
+    with pytest.raises(StateRejected, match="principal"):
+        codec.verify(from_call, call({"path": "/a"}, principal="eve"))
+    # what the draft's secure arguments bind replaces the plain arguments in the digest
+    secure = codec.mint(call({"path": "/a"}, bound={"path": "/a", "pin": "1"}), None, {}, 1)
+    assert codec.verify(secure, Binding("tools/call", "delete_file", {"path": "/a", "pin": "1"}))
+    with pytest.raises(StateRejected, match="arguments"):
+        codec.verify(secure, BINDING)

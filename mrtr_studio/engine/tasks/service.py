@@ -215,6 +215,5 @@ def _cancel(record: TaskRecord) -> None:
 
 
 def _as_response(context: TaskContext) -> Response:
-    response = Response()
-    response.result = context.result
+    response = Response(result=context.result)
     return response
