@@ -12,8 +12,7 @@ from typing import Any
 import orjson
 
 from ..protocol.versions import Era
-
-Notify = Callable[[str, dict[str, Any]], Awaitable[None]]
+from .results import Notify, scoped_notify
 
 
 def _json_object(text: str, what: str) -> Any:
@@ -202,14 +201,30 @@ class Response:
     """What a handler fills in: input requests (`input_required`) or a result (`result`), made at the
     first read, since a round uses one of the two; `asks_for_input` looks without making either."""
 
-    __slots__ = ("_input_required", "_result", "notify", "task")
+    __slots__ = ("_input_required", "_notify", "_notify_scope", "_result", "task")
 
     def __init__(self, input_required: InputRequiredBuilder | None = None, result: ResultBuilder | None = None,
-                 notify: Notify | None = None, task: "TaskStart | None" = None) -> None:
+                 notify: Notify | None = None, task: "TaskStart | None" = None,
+                 notify_scope: "tuple[dict[str, Any], bool, str | None] | None" = None) -> None:
         self._input_required = input_required
         self._result = result
-        self.notify = notify
+        self._notify = notify
+        #: (params, modern, legacy level): `notify` then sends only what the request asked for
+        #: (`results.scoped_notify`), wrapped when a handler first sends, since most never do.
+        self._notify_scope = notify_scope
         self.task = task
+
+    @property
+    def notify(self) -> Notify | None:
+        scope = self._notify_scope
+        if scope is not None:
+            self._notify_scope = None
+            self._notify = scoped_notify(self._notify, *scope)
+        return self._notify
+
+    @notify.setter
+    def notify(self, value: Notify | None) -> None:
+        self._notify, self._notify_scope = value, None
 
     @property
     def input_required(self) -> InputRequiredBuilder:

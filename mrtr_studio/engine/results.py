@@ -1,12 +1,17 @@
 """The wire shape of what a handler produced, and the notifications it may send on the way."""
 
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from ..protocol.versions import META_LOG_LEVEL
-from .handler_api import Notify, Response
 from .logging_level import DEFAULT_LEVEL, LOG_LEVELS, passes
 
-__all__ = ["LOG_LEVELS", "complete_result", "scoped_notify"]
+if TYPE_CHECKING:  # handler_api imports this module: its Response is only named here
+    from .handler_api import Response
+
+__all__ = ["LOG_LEVELS", "Notify", "complete_result", "scoped_notify"]
+#: How a handler's notifications leave: `await notify(method, params)`.
+Notify = Callable[[str, dict[str, Any]], Awaitable[None]]
 
 
 def scoped_notify(notify: Notify | None, params: dict[str, Any], modern: bool,
@@ -34,7 +39,7 @@ def scoped_notify(notify: Notify | None, params: dict[str, Any], modern: bool,
     return send
 
 
-def complete_result(method: str, response: Response, modern: bool) -> dict[str, Any]:
+def complete_result(method: str, response: "Response", modern: bool) -> dict[str, Any]:
     built = response.result
     result: dict[str, Any] = {"resultType": "complete"} if modern else {}
     if method == "tools/call":

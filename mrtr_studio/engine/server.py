@@ -36,7 +36,7 @@ from .logging_level import set_level
 from .mrtr import Call, input_required_result, invalid_state, make_request, run_handler, verify_state
 from .options import ServerOptions
 from .registry import Handler, PromptEntry, Registry, ResourceEntry, ToolEntry
-from .results import complete_result, scoped_notify
+from .results import complete_result
 from .server_session import Outbound, Session
 from .shared_store import MemoryReplayStore, ReplayStore, StoreUnavailable, store_unavailable_error
 from .skills import SKILL_METHODS, ServedSkill, SkillCatalogue
@@ -365,7 +365,7 @@ class McpServer(LegacyRequests):
         request = make_request(call, verified, bind)
         if variables:
             request.params.arguments = {**variables, **arguments}
-        response = Response(notify=scoped_notify(notify, params, era is Era.MODERN, session.log_level))
+        response = Response(notify=notify, notify_scope=(params, era is Era.MODERN, session.log_level))
         guarded = entry.single_use and verified.nonce is not None
         if guarded:
             await self._claim(str(verified.nonce), float(verified.expires or 0), explain)

@@ -17,8 +17,11 @@ from .entropy import random_bytes
 Outbound = Callable[[dict[str, Any]], Awaitable[None]]
 
 
-@dataclass
+@dataclass(slots=True)
 class Session:
+    """One client connection (legacy) or one request (modern), as handlers and the engine see it.
+    Slotted: a modern request makes one, so its creation is on every call's path."""
+
     id: str = field(default_factory=lambda: random_bytes(16).hex())  # as unguessable as uuid4, cheaper
     #: The authenticated user the transport established (bearer token, in-memory identity), "" if none.
     user: str = ""

@@ -248,12 +248,16 @@ class McpHttpApp:
                      modern: bool) -> None:
         """Run the engine; anything sent before the response (notifications, legacy requests) streams."""
         reply = Reply(out, owner=out.task)
-        emit = reply.event if self.tap is None else self._tapped(reply)
+        if self.tap is None:
+            emit, notify = reply.event, reply.notify
+        else:
+            emit = self._tapped(reply)
+            notify = _notifier(emit)
         began = time.perf_counter()
         try:
             # legacy server-initiated requests ride this stream; a modern call has no legacy session to send on
             # _dispatch classified it: a request (the engine does not check its envelope again)
-            response = await self.server.answer(message, session, _notifier(emit), outbound=None if modern else emit)
+            response = await self.server.answer(message, session, notify, outbound=None if modern else emit)
         except BaseException:
             if reply.client_gone:  # the client closed the stream: that is cancellation, not a failure
                 _uncancel()

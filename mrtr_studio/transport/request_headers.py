@@ -13,11 +13,25 @@ from ..protocol.versions import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION,
 MIRRORED_HEADERS = frozenset({"mcp-protocol-version", "mcp-method", "mcp-name"})
 
 
+#: Header names already decoded: clients send the same dozen on every request (bounded, so a peer
+#: inventing names costs a decode each, never memory).
+_NAMES: dict[bytes, str] = {}
+_MOST_NAMES = 256
+
+
 def parse_headers(raw: Sequence[tuple[bytes, bytes]]) -> tuple[dict[str, str], set[str] | None]:
     """Header name -> value with surrounding whitespace removed (RFC 9110 5.5: it is not part of the
     value; a repeated name keeps its last value), and the names sent more than once (None when none
-    was: the usual case costs one comprehension and a length comparison)."""
-    headers = {name.decode("latin-1"): value.decode("latin-1").strip(" \t") for name, value in raw}
+    was: the usual case costs one loop and a length comparison)."""
+    names = _NAMES
+    headers: dict[str, str] = {}
+    for raw_name, raw_value in raw:
+        text = names.get(raw_name)
+        if text is None:
+            text = raw_name.decode("latin-1")
+            if len(names) < _MOST_NAMES:
+                names[raw_name] = text
+        headers[text] = raw_value.decode("latin-1").strip(" \t")
     if len(headers) == len(raw):
         return headers, None
     seen: set[str] = set()

@@ -13,6 +13,8 @@ from typing import Any, Protocol
 
 import orjson
 
+from ..protocol import jsonrpc
+
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 
@@ -104,6 +106,10 @@ class Reply:
             if not self.streaming:
                 await self._start_stream()
             await self._out.chunk(sse_frame(message), True)
+
+    async def notify(self, method: str, params: dict[str, Any]) -> None:
+        """A notification before the final response (the engine's `Notify`)."""
+        await self.event(jsonrpc.notification(method, params))
 
     async def finish(self, message: dict[str, Any], status: int = 200,
                      extra: list[tuple[bytes, bytes]] | None = None) -> None:
