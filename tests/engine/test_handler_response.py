@@ -47,3 +47,29 @@ def test_a_handler_may_replace_a_list_whole() -> None:
 def test_an_empty_tool_result_still_has_its_content_list() -> None:
     assert complete_result("tools/call", Response(), modern=False) == {"content": []}
     asyncio.run(Response().send_progress(1))  # no notify: nothing to send, no error
+
+
+def test_a_scoped_notify_sends_only_what_the_request_asked_for() -> None:
+    sent: list[tuple[str, dict[str, object]]] = []
+
+    async def raw(method: str, params: dict[str, object]) -> None:
+        sent.append((method, params))
+
+    async def run() -> None:
+        silent = Response(notify=raw, notify_scope=({}, True, None))
+        await silent.send_progress(1)  # no progress token: nothing
+        await silent.log("info", "x")  # no log level asked (modern): nothing
+        asked = Response(notify=raw, notify_scope=(
+            {"_meta": {"progressToken": "t", "io.modelcontextprotocol/logLevel": "warning"}}, True, None))
+        await asked.send_progress(2, 4)
+        await asked.log("info", "below the level")
+        await asked.log("error", "above it")
+        assert asked.notify is asked.notify  # wrapped once
+        replaced = Response(notify=raw, notify_scope=({}, True, None))
+        replaced.notify = raw  # set by hand: used as given, unscoped
+        await replaced.send_progress(3)
+
+    asyncio.run(run())
+    assert sent == [("notifications/progress", {"progressToken": "t", "progress": 2, "total": 4}),
+                    ("notifications/message", {"level": "error", "data": "above it"}),
+                    ("notifications/progress", {"progress": 3})]
