@@ -64,7 +64,7 @@ def input_responses_of(params: dict[str, Any]) -> dict[str, dict[str, Any]]:
     raise McpError(INVALID_PARAMS, "Invalid params: inputResponses must be an object of objects")
 
 
-@dataclass
+@dataclass(slots=True)
 class Verified:
     """What a verified requestState tells the engine (all None/empty on a first call)."""
 
@@ -89,13 +89,9 @@ def verify_state(codec: StateCodec, call: Call, explain: bool) -> Verified:
         raise invalid_state(rejected.reason, rejected.detail, explain) from rejected
     previous = payload.get("r")
     asked = payload.get("k")
-    return Verified(
-        state=payload.get("s"),
-        round=previous + 1 if isinstance(previous, int) else 2,
-        asked=asked if isinstance(asked, dict) else {},
-        nonce=str(payload.get("nonce")),
-        expires=payload["exp"],
-    )
+    # positional (state, round, asked, nonce, expires): keywords cost a third more in a dataclass's __init__
+    return Verified(payload.get("s"), previous + 1 if isinstance(previous, int) else 2,
+                    asked if isinstance(asked, dict) else {}, str(payload.get("nonce")), payload["exp"])
 
 
 def invalid_state(reason: str, detail: str, explain: bool) -> McpError:
