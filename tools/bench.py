@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import httpx
 from bench_client import Connection
 from bench_client_memory import measure as measure_client_memory
-from bench_common import CLI, PYTHON, ROOT, Target, drive, free_port, percentile, start, stop
+from bench_common import CLI, PYTHON, ROOT, Target, drive, free_port, percentile, rotated, start, stop
 
 
 def state_costs(repeat: int = 20000) -> tuple[float, float]:
@@ -177,14 +177,15 @@ def measure_servers(flows: int, workers: int, passes: int, client: str, pin: boo
         for target in targets:
             start(target, server_cpus)
             asyncio.run(drive(target, 50, workers, client, record=False))  # warm-up
-        for _ in range(passes):
-            for target in targets:
+        for number in range(passes):
+            for target in rotated(targets, number):
                 asyncio.run(drive(target, per_pass, workers, client))
     finally:
         for target in targets:
             stop(target)
         os.sched_setaffinity(0, set(cpus))
-    print(f"{passes} alternating passes, {per_pass} two-round delete_file flows per server per pass, "
+    print(f"{passes} alternating passes (each starting one server later), {per_pass} two-round delete_file flows "
+          "per server per pass, "
           f"c={workers} (workers, one keep-alive connection each), {client} client")
     print(f"{'server':32} {'flows/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'server CPU/flow':>16} {'client CPU/flow':>16}")
     rates, costs = {}, {}

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_client import Connection  # noqa: E402
-from bench_common import ANSWER, HEADERS, META, cpu_time  # noqa: E402  (one flow, measured the same way)
+from bench_common import ANSWER, HEADERS, META, cpu_time, rotated  # noqa: E402  (one flow, measured the same way)
 
 from mrtr_studio.teaching.cluster import start_cluster  # noqa: E402
 from mrtr_studio.teaching.cluster_services import free_port, start_haproxy, start_redis  # noqa: E402
@@ -113,8 +113,8 @@ async def main(flows: int, workers: int, nodes: int, passes: int) -> None:
             shared = Tally("shared Redis store (SET NX EX per completion)", redis_cluster)
             for tally in (memory, shared):  # warm up: connections, imports, Redis scripts
                 await drive(tally.urls, max(30, flows // 10), workers)
-            for _ in range(passes):
-                for tally in (memory, shared):
+            for number in range(passes):
+                for tally in rotated([memory, shared], number):
                     await tally.drive(max(1, flows // passes), workers)
             memory.print()
             shared.print()

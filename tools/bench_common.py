@@ -14,11 +14,12 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 from bench_client import Connection
 
+T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = str(ROOT / ".venv" / "bin" / "python")
 CLI = str(ROOT / ".venv" / "bin" / "mrtr-studio")
@@ -45,6 +46,15 @@ class Target:
     flows: int = 0
     #: Server CPU seconds per flow of each recorded pass, so a report can show the spread between passes.
     pass_costs: list[float] = field(default_factory=list)
+
+
+def rotated(items: list[T], number: int) -> list[T]:
+    """The order of the targets in pass `number`: each pass starts one later, so over the passes every
+    target runs in every position equally often. On this machine a pass's position alone moves its
+    cost by about a tenth (a server driven right after the SDK's costs less than the same server
+    driven right after the floor), so a fixed order would bias the ratios it prints."""
+    shift = number % len(items) if items else 0
+    return items[shift:] + items[:shift]
 
 
 def free_port() -> int:

@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_client import Connection
-from bench_common import CLI, HEADERS, PYTHON, Target, cpu_time, flow, free_port, percentile, start, stop
+from bench_common import CLI, HEADERS, PYTHON, Target, cpu_time, flow, free_port, percentile, rotated, start, stop
 
 MESSAGES_PER_FLOW = 4
 
@@ -154,7 +154,7 @@ def measure_proxy(flows: int = 600, passes: int = 3, concurrency: tuple[int, ...
                     asyncio.run(_drive(target.url, 30, workers, 0, None))  # warm-up
                 per_pass = max(1, flows // passes)
                 for number in range(passes):
-                    for target in [direct, *relays]:
+                    for target in rotated([direct, *relays], number):
                         _measure(target, per_pass, workers, (number + 1) * 100_000)
             finally:
                 for relay in relays:
