@@ -7,6 +7,7 @@ and put them back together. They share these encodings so a byte means the same 
 
 import binascii
 import hashlib
+import importlib
 import json
 import math
 from collections.abc import Iterator
@@ -55,9 +56,30 @@ def canonical_json(value: Any) -> bytes:
         return _CANONICAL.encode(value).encode("utf-8")
 
 
+def _builtin_sha256() -> Any:
+    """CPython's own SHA-256 (`_sha2` from 3.12, `_sha256` before), or hashlib's when the build lacks it.
+
+    For the few hundred bytes of a request's arguments it costs a third of hashlib's OpenSSL object
+    inside a busy `serve` (measured with py-spy at 32 connections: OpenSSL's digest set-up is long and
+    runs cache-cold between requests); for large inputs OpenSSL's vectorised code is several times faster.
+    Both compute the same SHA-256."""
+    for module in ("_sha2", "_sha256"):
+        try:
+            return importlib.import_module(module).sha256
+        except (ImportError, AttributeError):
+            continue
+    return hashlib.sha256
+
+
+_small_sha256 = _builtin_sha256()
+#: Up to this many bytes the builtin SHA-256 digests the arguments; past it, hashlib's.
+_SMALL = 2048
+
+
 def arguments_digest(arguments: Any) -> str:
     """What binds a state to its arguments: SHA-256 of their canonical encoding, base64url."""
-    return b64url_encode(hashlib.sha256(canonical_arguments(arguments or {})).digest())
+    encoded = canonical_arguments(arguments or {})
+    return b64url_encode((_small_sha256 if len(encoded) <= _SMALL else hashlib.sha256)(encoded).digest())
 
 
 def canonical_arguments(value: Any) -> bytes:

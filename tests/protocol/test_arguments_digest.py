@@ -1,5 +1,7 @@
 """The arguments digest is injective: arguments that differ in any way never share a digest."""
 
+import base64
+import hashlib
 import math
 import struct
 from typing import Any
@@ -74,3 +76,11 @@ def test_deep_values_raise_value_error_not_recursion_error() -> None:
         node = node["a"]
     with pytest.raises(ValueError):
         arguments_digest(deep)
+
+
+@pytest.mark.parametrize("arguments", [{}, {"path": "/a"}, {"blob": "x" * 2040}, {"blob": "x" * 2050},
+                                       {"big": "y" * 100_000}])
+def test_the_digest_is_sha256_of_the_canonical_bytes_whatever_their_size(arguments: dict[str, str]) -> None:
+    """Small arguments are digested by CPython's own SHA-256, large ones by hashlib's: the same bytes."""
+    expected = base64.urlsafe_b64encode(hashlib.sha256(canonical_arguments(arguments)).digest()).rstrip(b"=")
+    assert arguments_digest(arguments) == expected.decode()
