@@ -177,17 +177,32 @@ def begin(protocol: Any) -> bool:
             return False
     if declared is None or not declared.isdigit() or int(declared) > limit:
         return False
-    parsed = httptools.parse_url(protocol.url)
+    target = _targets.get((protocol.root_path, protocol.url))
+    if target is None:
+        target = _target(protocol.root_path, protocol.url)
+    scope = protocol.scope
+    scope["method"] = "POST"
+    scope["path"], scope["raw_path"], scope["query_string"] = target
+    protocol.cycle = DirectCycle(parser.should_keep_alive())
+    return True
+
+
+#: (root path, request target) -> the scope's path, raw_path and query_string: a client posts to the same
+#: URL every time, so each is parsed once (bounded: targets past the bound are parsed every time).
+_targets: dict[tuple[str, bytes], tuple[str, bytes, bytes]] = {}
+_MOST_TARGETS = 256
+
+
+def _target(root_path: str, url: bytes) -> tuple[str, bytes, bytes]:
+    """The request target's path (percent-decoded, as uvicorn gives it), raw path and query."""
+    parsed = httptools.parse_url(url)
     path = parsed.path.decode("ascii")
     if "%" in path:
         path = unquote(path)
-    scope = protocol.scope
-    scope["method"] = "POST"
-    scope["path"] = protocol.root_path + path
-    scope["raw_path"] = protocol.root_path.encode("ascii") + parsed.path
-    scope["query_string"] = parsed.query or b""
-    protocol.cycle = DirectCycle(parser.should_keep_alive())
-    return True
+    target = (root_path + path, root_path.encode("ascii") + parsed.path, parsed.query or b"")
+    if len(_targets) < _MOST_TARGETS:
+        _targets[(root_path, url)] = target
+    return target
 
 
 def body(protocol: Any, data: bytes) -> bool:

@@ -216,3 +216,31 @@ def test_a_chunked_body_takes_uvicorns_path_and_is_answered(monkeypatch: pytest.
     run(endpoint(), scenario, counted, monkeypatch)
     assert counted == []
     assert orjson.loads(seen[0])["id"] == 8
+
+
+def test_the_request_target_reaches_the_endpoint_as_uvicorn_gives_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Path percent-decoded, raw path and query kept, on the first request to a URL and on the
+    requests after it (whose parse is remembered), for each of two URLs on one connection."""
+    seen: list[tuple[str, bytes, bytes]] = []
+
+    class Recording:
+        direct_body_limit = 1 << 20
+
+        async def request(self, scope: dict[str, Any], out: Any, body: bytes | None = None) -> None:
+            seen.append((scope["path"], scope["raw_path"], scope["query_string"]))
+            await out.whole(200, b"{}")
+
+        async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+            raise AssertionError("served through ASGI")
+
+    monkeypatch.setattr(direct_lane, "_targets", {})
+
+    async def scenario(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        for target in (b"/m%63p?x=1", b"/m%63p?x=1", b"/mcp", b"/mcp"):
+            writer.write(b"POST " + target + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}")
+            head, body = await read_answer(reader)
+            assert head.startswith(b"HTTP/1.1 200") and body == b"{}"
+
+    run(Recording(), scenario)
+    assert seen == [("/mcp", b"/m%63p", b"x=1")] * 2 + [("/mcp", b"/mcp", b"")] * 2
+    assert set(direct_lane._targets) == {("", b"/m%63p?x=1"), ("", b"/mcp")}
