@@ -7,7 +7,7 @@ the engine turns that into the wire result, the capability check and the signed 
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import orjson
 
@@ -25,6 +25,9 @@ def _json_object(text: str, what: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{what} is not valid JSON: {exc}") from exc
+
+
+T = TypeVar("T")
 
 
 class InputRequiredBuilder:
@@ -136,6 +139,29 @@ class ResourceContents(list[dict[str, Any]]):
         self.append({"uri": uri, "mimeType": mime_type, "blob": blob_b64})
 
 
+class _MadeAtFirstRead(Generic[T]):
+    """A slotted attribute (`_<name>`, None until then) made by `kind()` when first read; assignable."""
+
+    def __init__(self, kind: Callable[[], T]) -> None:
+        self.kind = kind
+        self.slot = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = f"_{name}"
+
+    def __get__(self, instance: Any, owner: type | None = None) -> T:
+        if instance is None:  # read on the class (documentation tools, introspection): the descriptor
+            return self  # type: ignore[return-value]
+        value: T | None = getattr(instance, self.slot)
+        if value is None:
+            value = self.kind()
+            setattr(instance, self.slot, value)
+        return value
+
+    def __set__(self, instance: Any, value: T) -> None:
+        setattr(instance, self.slot, value)
+
+
 class ResultBuilder:
     """What a completing handler fills in. Its three lists (a tool's content, a prompt's messages, a
     resource's contents) are made when first read: a result uses one of them, and making the other two
@@ -156,35 +182,9 @@ class ResultBuilder:
         #: The result's `_meta` (a draft SEP's envelope, e.g. SEP-2643's denial).
         self.meta: dict[str, Any] = {} if meta is None else meta
 
-    @property
-    def content(self) -> ContentList:
-        if self._content is None:
-            self._content = ContentList()
-        return self._content
-
-    @content.setter
-    def content(self, value: ContentList) -> None:
-        self._content = value
-
-    @property
-    def messages(self) -> PromptMessages:
-        if self._messages is None:
-            self._messages = PromptMessages()
-        return self._messages
-
-    @messages.setter
-    def messages(self, value: PromptMessages) -> None:
-        self._messages = value
-
-    @property
-    def contents(self) -> ResourceContents:
-        if self._contents is None:
-            self._contents = ResourceContents()
-        return self._contents
-
-    @contents.setter
-    def contents(self, value: ResourceContents) -> None:
-        self._contents = value
+    content = _MadeAtFirstRead(ContentList)
+    messages = _MadeAtFirstRead(PromptMessages)
+    contents = _MadeAtFirstRead(ResourceContents)
 
 
 @dataclass
