@@ -27,11 +27,9 @@ class HeadCounter:
 
     def feed(self, data: bytes) -> str | None:
         if not self._head:  # the usual request: its whole header section in one read, nothing copied
-            end = data.find(b"\r\n\r\n")
-            if 0 <= end <= self.max_bytes and data.find(b"\n\n", 0, end) < 0:
-                if data.count(b"\n", 0, end) > self.max_fields:
-                    return f"too many request header fields: the limit is {self.max_fields}"
-                return None
+            whole, refused = whole_head(data, self.max_bytes, self.max_fields)
+            if whole:
+                return refused
         self._head += data
         end = min((i for i in (self._head.find(b"\r\n\r\n"), self._head.find(b"\n\n")) if i >= 0), default=-1)
         section = self._head if end < 0 else self._head[:end]
@@ -40,6 +38,18 @@ class HeadCounter:
         if section.count(b"\n") > self.max_fields:  # one line per field, plus the request line
             return f"too many request header fields: the limit is {self.max_fields}"
         return None
+
+
+def whole_head(data: bytes, max_bytes: int, max_fields: int) -> tuple[bool, str | None]:
+    """Whether `data`, the first read of a request, holds its whole header section (CRLF CRLF within
+    `max_bytes`), and if so why to refuse it (None: within the bounds). False: a `HeadCounter` must
+    follow the section over the reads to come. The usual request is judged here without one."""
+    end = data.find(b"\r\n\r\n")
+    if 0 <= end <= max_bytes and data.find(b"\n\n", 0, end) < 0:
+        if data.count(b"\n", 0, end) > max_fields:
+            return True, f"too many request header fields: the limit is {max_fields}"
+        return True, None
+    return False, None
 
 
 def refusal_431(reason: str) -> bytes:

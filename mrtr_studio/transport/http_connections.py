@@ -24,7 +24,7 @@ from typing import Any
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from . import direct_lane
-from .header_limits import MAX_HEADER_BYTES, MAX_HEADER_FIELDS, HeadCounter, refusal_431
+from .header_limits import MAX_HEADER_BYTES, MAX_HEADER_FIELDS, HeadCounter, refusal_431, whole_head
 
 #: File descriptors kept out of the connection budget (the listening socket, logs, files the server opens).
 RESERVED_FDS = 64
@@ -92,18 +92,27 @@ def protocol_class(nodelay: bool, header_timeout: float, max_connections: int,
         def data_received(self, data: bytes) -> None:
             if self.transport.is_closing():  # refused (431) or closing: nothing more is parsed
                 return
-            if self.cycle is None or self.cycle.response_complete:  # between requests: headers coming
-                self._start_header_deadline()
-                if self._head is None and (self.cycle is None or not self.cycle.more_body):
+            cycle = self.cycle
+            refused = None
+            if self._head is None and (cycle is None or (cycle.response_complete and not cycle.more_body)):
+                # a new request: the usual one brings its whole header section in this read, which the
+                # parser then completes before this call returns, so it needs no deadline and no counter
+                whole, refused = whole_head(data, max_header_bytes, max_header_fields)
+                if not whole:
+                    self._start_header_deadline()
                     self._head = HeadCounter(max_header_bytes, max_header_fields)
-            if self._head is not None:
-                refused = self._head.feed(data)
-                if refused is not None:  # answered before the parser holds any more of it
-                    self._head = None
-                    self._end_header_deadline()
-                    self.transport.write(refusal_431(refused))
-                    self.transport.close()
-                    return
+                    refused = self._head.feed(data)
+            else:
+                if cycle is None or cycle.response_complete:  # between requests: headers coming
+                    self._start_header_deadline()
+                if self._head is not None:
+                    refused = self._head.feed(data)
+            if refused is not None:  # answered before the parser holds any more of it
+                self._head = None
+                self._end_header_deadline()
+                self.transport.write(refusal_431(refused))
+                self.transport.close()
+                return
             super().data_received(data)
             if self.direct_body_limit:
                 direct_lane.after_read(self)

@@ -5,7 +5,7 @@ and without a body in the same packet, and keep-alive requests after a refusal's
 import orjson
 import pytest
 
-from mrtr_studio.transport.header_limits import HeadCounter, refusal_431
+from mrtr_studio.transport.header_limits import HeadCounter, refusal_431, whole_head
 
 from .serve_process import connect, raw_post, read_response, serve
 
@@ -56,3 +56,12 @@ def test_the_counter_bounds_bytes_and_fields_across_chunks() -> None:
     fields = HeadCounter(max_fields=3)
     assert fields.feed(b"GET / HTTP/1.1\r\nA: 1\r\nB: 2\r\nC: 3\r\n") is not None
     assert refusal_431("why").startswith(b"HTTP/1.1 431 Request Header Fields Too Large\r\n")
+
+
+def test_a_whole_head_in_the_first_read_is_judged_without_a_counter() -> None:
+    head = b"POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n{}"
+    assert whole_head(head, 1024, 10) == (True, None)
+    assert whole_head(head, 1024, 1) == (True, "too many request header fields: the limit is 1")
+    assert whole_head(head[:20], 1024, 10) == (False, None)  # the rest is to come: a HeadCounter follows it
+    assert whole_head(head, 30, 10) == (False, None)  # past the byte bound: the counter refuses it
+    assert whole_head(b"POST / HTTP/1.1\n\nX: y\r\n\r\n", 1024, 10) == (False, None)  # bare LF ends it earlier
