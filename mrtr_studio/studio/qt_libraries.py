@@ -108,13 +108,19 @@ def missing_libraries(base: Path, run: LddRunner = run_ldd) -> list[str]:
     return not_found(run(plugin_paths(base)))
 
 
+def packages_for(missing: list[str]) -> list[str]:
+    """The Debian packages that ship `missing` sonames; an unknown one means the whole known set.
+    (`.ci/run` installs these on a CI machine that lacks them, through the same table.)"""
+    if any(name not in DEBIAN_PACKAGES for name in missing):
+        return list(ALL_PACKAGES)
+    return sorted({DEBIAN_PACKAGES[name] for name in missing})
+
+
 def install_command(missing: list[str], *, root: bool | None = None) -> str:
     """The `apt-get install` line for `missing`; unknown sonames fall back to the whole known set.
 
     As root the line is given bare (a minimal Debian has no sudo); otherwise behind `sudo`."""
-    packages = sorted({DEBIAN_PACKAGES[name] for name in missing if name in DEBIAN_PACKAGES})
-    if any(name not in DEBIAN_PACKAGES for name in missing):
-        packages = list(ALL_PACKAGES)
+    packages = packages_for(missing)
     if root is None:
         root = hasattr(os, "geteuid") and os.geteuid() == 0
     return ("" if root else "sudo ") + "apt-get install " + " ".join(packages)

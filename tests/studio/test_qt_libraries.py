@@ -111,3 +111,10 @@ def test_the_check_started_early_gives_the_same_answer(tmp_path, monkeypatch):
     answer = qt_libraries.start_platform_check({"QT_QPA_PLATFORM": "xcb"})  # ldd runs from here on
     assert answer() == platform_problem({"QT_QPA_PLATFORM": "xcb"}, run=lambda _paths: LDD_MISSING) is not None
     assert qt_libraries.start_platform_check({"QT_QPA_PLATFORM": "offscreen"})() is None
+
+
+def test_the_packages_for_missing_sonames_come_from_the_one_table():
+    found = qt_libraries.packages_for(["libxcb-keysyms.so.1", "libxcb-icccm.so.4"])
+    assert found == ["libxcb-icccm4", "libxcb-keysyms1"]
+    assert qt_libraries.packages_for([]) == []
+    assert qt_libraries.packages_for(["libunknown.so.9"]) == list(qt_libraries.ALL_PACKAGES)
