@@ -226,17 +226,8 @@ class Response:
     def notify(self, value: Notify | None) -> None:
         self._notify, self._notify_scope = value, None
 
-    @property
-    def input_required(self) -> InputRequiredBuilder:
-        if self._input_required is None:
-            self._input_required = InputRequiredBuilder()
-        return self._input_required
-
-    @property
-    def result(self) -> ResultBuilder:
-        if self._result is None:
-            self._result = ResultBuilder()
-        return self._result
+    input_required = _MadeAtFirstRead(InputRequiredBuilder)
+    result = _MadeAtFirstRead(ResultBuilder)
 
     @property
     def asks_for_input(self) -> bool:

@@ -3,7 +3,7 @@ what the wire result carries (tools, prompts, resources), whichever way the hand
 
 import asyncio
 
-from mrtr_studio.engine.handler_api import ContentList, Response
+from mrtr_studio.engine.handler_api import ContentList, Response, ResultBuilder
 from mrtr_studio.engine.results import complete_result
 
 
@@ -15,6 +15,9 @@ def test_a_fresh_response_asks_for_nothing_and_builds_nothing_until_read() -> No
     assert response.result.content is response.result.content
     response.input_required.request_state = "s"
     assert response.asks_for_input is True
+    given = ResultBuilder(is_error=True)
+    response.result = given  # assignable, as a plain attribute would be
+    assert response.result is given
 
 
 def test_each_kind_of_result_reaches_the_wire() -> None:
