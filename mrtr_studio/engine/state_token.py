@@ -42,7 +42,7 @@ from ..protocol.token_format import (
     b64url_encode,
     canonical_json,
 )
-from .entropy import random_bytes
+from .entropy import random_text
 from .once import once
 from .options import DEFAULT_STATE_TTL, check_state_ttl
 
@@ -270,7 +270,7 @@ class StateCodec:
             "p": binding.principal,
             "k": asked,
             "r": round_number,
-            "nonce": b64url_encode(random_bytes(9)),
+            "nonce": random_text(9),
             "s": state,
         }
         signed = PREFIX + b64url_encode(canonical_json(payload))

@@ -20,9 +20,8 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ConstantBackoff
 from redis.exceptions import RedisError
 
-from ..engine.entropy import random_bytes
+from ..engine.entropy import random_text
 from ..engine.shared_store import StoreUnavailable, check_nonce
-from ..protocol.token_format import b64url_encode
 from .redis_pipeline import PipelinedRedis, PipelineError, supports
 
 log = logging.getLogger(__name__)
@@ -118,7 +117,7 @@ class RedisReplayStore:
 
     async def claim(self, nonce: str, expires: float) -> bool:
         check_nonce(nonce)
-        token = b64url_encode(random_bytes(12))  # ours to compare-and-delete; drawn in bulk (engine/entropy)
+        token = random_text(12)  # ours to compare-and-delete; drawn in bulk (engine/entropy)
         try:
             if self.pipeline is not None:
                 claimed = await self.pipeline.call(b"SET", self.key(nonce).encode(), token.encode(), b"NX", b"EX",
