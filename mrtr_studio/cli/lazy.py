@@ -7,6 +7,8 @@ import importlib
 from collections.abc import Callable, Mapping
 from typing import cast
 
+from .. import startup
+
 #: command -> (module in mrtr_studio.cli, its `run_…(args) -> int`)
 Commands = Mapping[str, tuple[str, str]]
 
@@ -14,4 +16,5 @@ Commands = Mapping[str, tuple[str, str]]
 def run_lazily(commands: Commands, args: argparse.Namespace) -> int:
     module, function = commands[args.command]
     run = getattr(importlib.import_module(f".{module}", __package__), function)
+    startup.ready()  # the command's modules are in: what it allocates from now on is collected as usual
     return cast(Callable[[argparse.Namespace], int], run)(args)

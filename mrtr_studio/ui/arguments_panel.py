@@ -115,7 +115,24 @@ class ArgumentsPanel(QWidget):
             self._show(str(exc), "✖ ", color_style(ERROR, self))
             return None
 
+    #: Verdicts wait while held (`hold_checks`): the launch's, so jsonschema is not imported before the
+    #: window is complete.
+    _held = False
+
+    def hold_checks(self) -> None:
+        """The verdict line waits until `release_checks`: at launch, the first verdict's jsonschema import
+        (about 50 ms) comes after the window is complete instead of before it."""
+        self._held = True
+
+    def release_checks(self) -> None:
+        """Checks run again, starting with the arguments as they are now."""
+        if self._held:
+            self._held = False
+            self._check()
+
     def _check(self) -> None:
+        if self._held:
+            return
         try:
             value = self.editor.arguments()
         except ValueError as exc:

@@ -20,9 +20,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QRect, QSettings, QStandardPaths
+from PySide6.QtCore import QRect, QSettings, QStandardPaths, QTimer
 from PySide6.QtWidgets import QApplication
 
+from .. import startup
 from ..studio.controller import Studio, describe_error
 from ..studio.demo_runs import DEMO_RUNS, DemoRun
 from ..studio.trace_argument import open_on_start
@@ -40,6 +41,8 @@ ORGANIZATION = "MRTR Studio"
 APPLICATION = "MRTR Studio"
 #: Set (non-empty): say when the window is complete, then close it (see the module's docstring).
 LAUNCH_PROBE = "MRTR_STUDIO_LAUNCH_PROBE"
+#: What waits for the launch (`after_launch`) runs when the window is complete, or after this long at the latest.
+STARTUP_AT_THE_LATEST_MS = 5000
 
 
 async def settle(app: QApplication, seconds: float = 0.15) -> None:
@@ -184,6 +187,13 @@ def autosave_path() -> Path:
     return Path(base or tempfile.gettempdir()) / "autosave.mrtr.jsonl"
 
 
+def after_launch(window: MainWindow) -> None:
+    """What waits until the window is complete (run on the turn after, so it is shown complete first): the
+    collector paused for the launch (`startup`), and the arguments' first verdict. Idempotent."""
+    startup.ready()
+    window.arguments.release_checks()
+
+
 def probe_complete(window: MainWindow) -> None:
     """The launch probe: the moment the window became complete, on stdout, then the window closed."""
     print(f"launch complete at {time.time():.6f} cpu {time.process_time():.6f}", flush=True)
@@ -239,6 +249,10 @@ def run_gui(args: argparse.Namespace) -> int:
         return 2
     window = MainWindow(studio, settings, interactive_answers=not auto, available=screen)
     release_signals = quit_on_terminate(window)  # SIGTERM: a clean quit, not a crash to recover
+    window.arguments.hold_checks()
+    # the launch is over when the window is complete (at the latest a few seconds on, whatever happens)
+    window.complete.connect(lambda: QTimer.singleShot(0, lambda: after_launch(window)))
+    QTimer.singleShot(STARTUP_AT_THE_LATEST_MS, lambda: after_launch(window))
     if os.environ.get(LAUNCH_PROBE):
         window.complete.connect(lambda: probe_complete(window))
     if recovered and not trace_file:

@@ -1,0 +1,51 @@
+"""What waits for the window to be complete (`ui.main.after_launch`): the arguments' first verdict (its
+jsonschema import is not on the launch's path) and the collector paused by `startup`. The verdict is
+held, never lost; the real launch through the entry point completes and exits cleanly."""
+
+import gc
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtWidgets import QApplication
+
+from mrtr_studio import startup
+from mrtr_studio.ui.main import after_launch
+from mrtr_studio.ui.main_window import MainWindow
+from tests.ui.test_main_window import Runner, arun  # noqa: F401  (fixtures)
+from tests.ui.test_side_column_steady import win  # noqa: F401  (the window at both sizes)
+
+
+def test_a_held_verdict_is_given_once_the_launch_is_over(win: MainWindow) -> None:  # noqa: F811
+    panel = win.arguments
+    assert win.explorer.select("count_roots", "tool")
+    QApplication.processEvents()
+    panel.message.setText("")
+    panel.hold_checks()
+    assert win.explorer.select("delete_file", "tool")  # its `path` is required and empty
+    QApplication.processEvents()
+    assert panel.message.text() == ""  # held: nothing judged yet
+    startup.pause()
+    try:
+        after_launch(win)
+        assert gc.isenabled()
+    finally:
+        startup.ready()
+        gc.unfreeze()
+    assert panel.message.text().startswith("⚠ Does not match the input schema") and "path" in panel.problem()
+    after_launch(win)  # again: nothing changes
+    assert panel.message.text().startswith("⚠")
+
+
+def test_the_real_launch_completes_and_exits_cleanly(tmp_path: Path, qapp: Any) -> None:
+    """`python -m mrtr_studio` with the launch probe: the window becomes complete (the probe says so and
+    closes it) with the collector paused from the first line, and the process ends with status 0."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "MRTR_STUDIO_LAUNCH_PROBE": "1", "HOME": str(tmp_path),
+           "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data")}
+    done = subprocess.run([sys.executable, "-m", "mrtr_studio"], capture_output=True, text=True, timeout=120,
+                          env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "launch complete at " in done.stdout
+    assert "Traceback" not in done.stderr
