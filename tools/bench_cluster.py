@@ -12,6 +12,7 @@ installed, the Redis cluster behind a real HAProxy (one URL). Printed, never ass
 import argparse
 import asyncio
 import shutil
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -121,7 +122,7 @@ async def main(flows: int, workers: int, nodes: int, passes: int) -> None:
         spread = [r / m for r, m in zip(shared.pass_costs, memory.pass_costs, strict=True)]
         print(f"  RATIO node CPU per flow, Redis store / memory store: {shared.per_flow / memory.per_flow:.2f}x "
               f"({(shared.per_flow - memory.per_flow) * 1e6:+.0f} us; {min(spread):.2f}-{max(spread):.2f}x in "
-              f"single passes; {passes} alternating passes; goal <= 1.15x)")
+              f"single passes, median {statistics.median(spread):.2f}x; {passes} alternating passes; goal <= 1.15x)")
         if shutil.which("haproxy") is None:
             print("  (haproxy not installed: apt-get install haproxy; the balancer row is skipped)")
             return
@@ -138,12 +139,14 @@ async def main(flows: int, workers: int, nodes: int, passes: int) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--flows", type=int, default=1500)
-    parser.add_argument("--short", action="store_true", help="a CI-sized run (800 flows)")
+    # Single passes of a few hundred flows varied from 0.90x to 1.25x on the 2-core machine (six nodes, Redis and
+    # the client share it), wider than the +15% goal itself; 12,000 flows in 12 passes take about half a minute.
+    parser.add_argument("--flows", type=int, default=12_000)
+    parser.add_argument("--short", action="store_true", help="a CI-sized run (2,000 flows in 4 passes)")
     parser.add_argument("--workers", type=int, default=12)
     parser.add_argument("--nodes", type=int, default=3)
-    parser.add_argument("--passes", type=int, default=4, help="alternations between the memory and Redis clusters")
+    parser.add_argument("--passes", type=int, default=12, help="alternations between the memory and Redis clusters")
     options = parser.parse_args()
     if options.short:
-        options.flows = 800
+        options.flows, options.passes = 2000, 4
     asyncio.run(main(options.flows, options.workers, options.nodes, options.passes))
