@@ -183,9 +183,10 @@ class _Run:
                                        columns.methods))
         texts, left = columns.texts, domain
         if texts.count >= NATIVE_FROM and domain.count(1, 0, texts.count) >= NATIVE_FROM:
-            found = bytearray(_or(bytes(found), texts.search(patterns) + bytes(self.count - texts.count)))
-            if self.cancelled():
+            column = texts.search(patterns, self.cancelled)
+            if column is None or self.cancelled():
                 raise Cancelled
+            found = bytearray(_or(bytes(found), column + bytes(self.count - texts.count)))
             if texts.loose or texts.count < self.count:  # what the column does not hold (its holes and
                 rest = bytearray(texts.count) + domain[texts.count:]  # the rows past it): searched below
                 for row in texts.loose:

@@ -27,6 +27,8 @@ from .model import BLOCK_MESSAGES, PackedBlock, TraceMessage, places_of
 
 #: Rows coded between two looks at `cancelled`.
 _LOOK = 8192
+#: Rows searched between two looks at `cancelled`.
+SLICE = 131_072
 
 
 def _never() -> bool:
@@ -107,9 +109,11 @@ class TextColumn:
             self._series = column
         self.count = row + index
 
-    def search(self, patterns: Sequence[bytes]) -> bytes:
+    def search(self, patterns: Sequence[bytes], cancelled: Callable[[], bool] = _never) -> bytes | None:
         """One byte per coded row: 1 when its JSON holds one of `patterns` (ASCII), ignoring ASCII case;
-        0 for the holes."""
+        0 for the holes. None when `cancelled()` turned true: it is asked between slices of SLICE rows,
+        so a search a newer keystroke made stale stops within a slice (~15 ms at a million rows) instead
+        of holding the worker for the whole column (~100 ms) while the newer one waits."""
         native = _native() if self._series is not None and self.count else None
         if native is None:  # nothing coded (a column is only coded where polars runs)
             return bytes(self.count)
@@ -117,12 +121,18 @@ class TextColumn:
 
         pattern = "(?i-u)" + "|".join(polars.escape_regex(p.decode("ascii")) for p in patterns)
         # As an expression over a frame, not the Series method: polars then splits the chunks over its
-        # threads (measured at a million messages: 104 ms against 176 ms for "delete").
+        # threads (measured at a million messages: 104 ms against 176 ms for "delete"). A slice of the
+        # column is a view of its chunks: 8 slices cost ~5 ms more than one call at a million rows.
         found_in = polars.col("text").str.contains(pattern).fill_null(False).cast(polars.UInt8)
-        hits = self._series.to_frame("text").select(found_in).to_series().rechunk()
-        found = nanoarrow.Array(hits)
-        buffer = memoryview(found.buffer(1))
-        return bytes(buffer[found.offset:found.offset + self.count])
+        masks = []
+        for start in range(0, self.count, SLICE):
+            if cancelled():
+                return None
+            length = min(SLICE, self.count - start)
+            hits = self._series.slice(start, length).to_frame("text").select(found_in).to_series().rechunk()
+            found = nanoarrow.Array(hits)
+            masks.append(bytes(memoryview(found.buffer(1))[found.offset:found.offset + length]))
+        return masks[0] if len(masks) == 1 else b"".join(masks)
 
 
 def rows_of(mask: bytes) -> array | None:

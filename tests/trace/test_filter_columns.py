@@ -175,6 +175,7 @@ def test_the_native_text_column_finds_what_the_per_message_search_finds(needle: 
     from mrtr_studio.trace.model import PackedBlock, seal
 
     monkeypatch.setattr(filter_columns, "NATIVE_FROM", 1)
+    monkeypatch.setattr(text_column, "SLICE", 4)  # searched in slices of 4 rows, the last one short
     operations, single = tricky_trace()
     messages = [TraceMessage(seq, m.operation_id, m.round, m.direction, m.kind, pack(m.message), m.timestamp, m.method,
                              m.jsonrpc_id) for seq, m in enumerate(single * 3)]
@@ -184,7 +185,8 @@ def test_the_native_text_column_finds_what_the_per_message_search_finds(needle: 
     messages[10], messages[11] = messages[11], messages[10]  # one block's messages in the other order
     calls = []
     search = text_column.TextColumn.search
-    monkeypatch.setattr(text_column.TextColumn, "search", lambda self, p: calls.append(p) or search(self, p))
+    monkeypatch.setattr(text_column.TextColumn, "search",
+                        lambda self, p, cancelled: calls.append(p) or search(self, p, cancelled))
     bound = compile_filter("text:" + json.dumps(needle, ensure_ascii=False)).bind(operations, messages)
     expected = [row for row, entry in enumerate(messages) if bound.matches(entry)]
     columns = Columns(messages)
@@ -259,3 +261,30 @@ def test_coding_the_text_column_stops_when_cancelled() -> None:
     assert 8192 <= column.count < len(messages)  # coded up to the third look, not to the end
     column.sync(messages, len(messages))
     assert column.count == len(messages) and list(column.loose) == [0]  # then the rest
+
+
+def test_a_stale_search_stops_between_slices_and_the_run_is_cancelled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A newer keystroke makes the running search stale: the column asks between slices and stops (None),
+    and `select` raises Cancelled rather than returning a half-searched mask."""
+    from mrtr_studio.trace import filter_columns, text_column
+    from mrtr_studio.trace.model import seal
+
+    monkeypatch.setattr(text_column, "SLICE", 1000)
+    monkeypatch.setattr(filter_columns, "NATIVE_FROM", 1)
+    messages = [TraceMessage(seq, "op", 1, "client->server", "request", pack({"n": f"word-{seq}"}), 0.0)
+                for seq in range(5000)]
+    for start in range(0, len(messages), 256):
+        seal(messages[start:start + 256])
+    columns = Columns(messages)
+    columns.sync()
+    whole = columns.texts.search([b"word-12"])
+    assert whole is not None and len(whole) == columns.texts.count
+    assert [row for row, hit in enumerate(whole) if hit] == [12, *range(120, 130), *range(1200, 1300)]
+    looks = iter([False, False, True])
+    asked = []
+    assert columns.texts.search([b"word-12"], lambda: asked.append(1) or next(looks)) is None
+    assert len(asked) == 3  # stopped at the third slice, not at the end
+    bound = compile_filter("word-12").bind([], messages)
+    answers = iter([False] * 3 + [True] * 100)
+    with pytest.raises(Cancelled):
+        select(columns, bound, cancelled=lambda: next(answers))
