@@ -141,7 +141,8 @@ def test_live_messages_sealed_while_the_log_filters_are_found_by_the_text_column
     searched: list[int] = []
     real = filter_columns.TextColumn.search
     monkeypatch.setattr(filter_columns.TextColumn, "search",
-                        lambda self, patterns, cancelled: searched.append(self.count) or real(self, patterns, cancelled))
+                        lambda self, patterns, cancelled: searched.append(self.count)
+                        or real(self, patterns, cancelled))
     store = TraceStore()
     view = MessageLogView(store, Selection())
     qtbot.addWidget(view)
