@@ -75,6 +75,10 @@ def studio_command() -> list[str]:
     return [sys.executable, "-m", "mrtr_studio"]
 
 
+class LaunchFailed(RuntimeError):
+    """A launch ended without saying it was complete (the platform plugin could not load, a crash)."""
+
+
 def launch_once(command: list[str], env: dict[str, str]) -> tuple[float, float]:
     """Seconds from just before the spawn to the child's `launch complete at` time, and the CPU seconds
     the child had used by then (its own count: steadier than wall time when other work shares the cores)."""
@@ -84,8 +88,9 @@ def launch_once(command: list[str], env: dict[str, str]) -> tuple[float, float]:
         if line.startswith(MARK):
             at, _, cpu = line[len(MARK):].partition(" cpu ")
             return float(at) - started, float(cpu)
-    raise RuntimeError(f"{command[0]} exited {done.returncode} without saying it was complete:\n"
-                       f"{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    said = [line for line in (done.stderr + done.stdout).splitlines() if line.strip()]
+    raise LaunchFailed(f"exited {done.returncode} without saying it was complete"
+                       + (f" ({said[0][:200]})" if said else ""))
 
 
 def measure(command: list[str], env: dict[str, str], launches: int) -> list[tuple[float, float]]:
@@ -133,7 +138,28 @@ def report(label: str, runs: list[tuple[float, float]]) -> tuple[float, float]:
     return median, cpu
 
 
-def bench(platform: str, env: dict[str, str], launches: int, bytecode_cache: bool = True) -> None:
+def missing_packages() -> str:
+    """The Debian packages Qt's xcb plugin lacks here, named by the studio's own table (as `make run` does)."""
+    sys.path.insert(0, str(ROOT))
+    from mrtr_studio.studio import qt_libraries
+
+    base = qt_libraries.pyside_dir()
+    packages = qt_libraries.packages_for(qt_libraries.missing_libraries(base)) if base else []
+    return f"; apt-get install {' '.join(packages)}" if packages else ""
+
+
+def bench(platform: str, env: dict[str, str], launches: int, bytecode_cache: bool = True) -> bool:
+    """One platform's rows; False (said in one line) when its windows could not be launched."""
+    try:
+        measure_platform(platform, env, launches, bytecode_cache)
+    except LaunchFailed as failed:
+        hint = missing_packages() if platform == "xcb" else ""
+        print(f"  {platform}: not measured, a window {failed}{hint}")
+        return False
+    return True
+
+
+def measure_platform(platform: str, env: dict[str, str], launches: int, bytecode_cache: bool = True) -> None:
     scratch = tempfile.mkdtemp(prefix="mrtr-bench-launch-")
     env = {name: value for name, value in env.items() if name != "PYTHONDONTWRITEBYTECODE"}
     if not bytecode_cache:
@@ -157,7 +183,7 @@ def bench(platform: str, env: dict[str, str], launches: int, bytecode_cache: boo
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--launches", type=int, default=7, help="counted launches per measurement (default 7)")
     parser.add_argument("--short", action="store_true", help="a CI-sized run: 3 launches")
@@ -172,14 +198,16 @@ def main() -> None:
         load = float("nan")
     print(f"launch to the window complete, {launches} launches each after one uncounted (load {load:.2f}, "
           f"{os.cpu_count()} cores)")
+    measured = True
     for platform in args.platforms.split(","):
         if platform == "xcb":
             with xvfb_with_openbox() as env:
                 if env is not None:
-                    bench("xcb", env, launches, not args.no_bytecode_cache)
+                    measured = bench("xcb", env, launches, not args.no_bytecode_cache) and measured
         else:
-            bench(platform, dict(os.environ), launches, not args.no_bytecode_cache)
+            measured = bench(platform, dict(os.environ), launches, not args.no_bytecode_cache) and measured
+    return 0 if measured else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
