@@ -23,14 +23,15 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
-
-import regex
+from typing import TYPE_CHECKING, Any
 
 from ..defaults import PATTERN_SECONDS
 from .bounded_read import read_capped
 from .model import Operation, TraceMessage, encode
 from .redaction import MASK, Redaction
+
+if TYPE_CHECKING:  # the `regex` engine is imported when a pattern is first compiled (15 ms of the window's launch)
+    import regex
 
 MAX_PROFILE_BYTES = 256 * 1024
 MAX_RULES = 200
@@ -120,6 +121,8 @@ class RedactionProfile:
 
 
 def default_profile() -> RedactionProfile:
+    import regex
+
     return RedactionProfile(
         "default", "default", (), tuple(parse_path(f"$..{name}") for name in CREDENTIAL_FIELDS),
         (PatternRule("bearer token in text", regex.compile(BEARER_PATTERN)),),
@@ -170,6 +173,8 @@ def profile_from_json(document: Any, fallback_name: str = "custom") -> Redaction
             parsed_paths.append(parse_path(path))
         except ProfileError as exc:
             raise ProfileError(f"paths[{index}]: {exc}") from None
+    import regex
+
     rules = []
     for index, pattern in enumerate(patterns):
         label, pattern_text = (pattern, pattern) if isinstance(pattern, str) else \

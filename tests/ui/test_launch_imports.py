@@ -14,6 +14,7 @@ LATER = {
     "httpx": "an HTTP server is connected",
     "jwt": "a JWT is decoded",
     "yaml": "a skill is listed",
+    "regex": "a pattern (a form's, a redaction profile's) is first matched",
     "uvicorn": "the embedded engine is served",
     "redis": "a cluster is started",
     "opentelemetry": "live spans are sent",

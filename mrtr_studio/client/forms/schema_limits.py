@@ -11,8 +11,6 @@ strings stop at MAX_GENERATED_LENGTH.
 
 from typing import Any
 
-import regex
-
 from ...defaults import PATTERN_SECONDS
 from ...protocol.schema_bounds import MAX_DEPTH, MAX_NODES, too_large
 
@@ -38,6 +36,8 @@ def pattern_search(pattern: str, text: str) -> bool:
     Raises PatternTimeout when matching takes longer than PATTERN_SECONDS, and regex.error when
     the pattern does not compile.
     """
+    import regex  # at the first pattern: the engine is not needed to open the window
+
     try:
         return regex.search(pattern, text, timeout=PATTERN_SECONDS) is not None
     except TimeoutError as exc:
