@@ -49,3 +49,30 @@ def test_the_real_launch_completes_and_exits_cleanly(tmp_path: Path, qapp: Any) 
     assert done.returncode == 0, done.stderr[-2000:]
     assert "launch complete at " in done.stdout
     assert "Traceback" not in done.stderr
+
+
+def _frozen_at_exit(tmp_path: Path, *argv: str) -> int:
+    """`gc.get_freeze_count()` at the exit of a real launch (probe on) with `argv`."""
+    code = ("import atexit, gc, sys\n"
+            "atexit.register(lambda: print('frozen', gc.get_freeze_count()))\n"
+            "from mrtr_studio.__main__ import main\n"
+            "sys.argv = ['mrtr-studio', *sys.argv[1:]]\n"
+            "main()\n")
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "MRTR_STUDIO_LAUNCH_PROBE": "1", "HOME": str(tmp_path),
+           "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data")}
+    done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0 and "launch complete at " in done.stdout, done.stderr[-2000:]
+    return int(done.stdout.split("frozen ")[1].split()[0])
+
+
+def test_a_trace_opened_at_launch_is_not_frozen(tmp_path: Path) -> None:
+    """Frozen objects are never collected, so the collector resumes (freezing the modules and the studio)
+    before a trace named on the command line is read: 20,000 messages add nothing to the frozen set."""
+    trace = tmp_path / "big.mrtr.json"
+    root = Path(__file__).resolve().parents[2]
+    subprocess.run([sys.executable, str(root / "tools" / "synthetic_trace.py"), str(trace), "--operations", "5000"],
+                   check=True, capture_output=True, timeout=120, env={**os.environ, "PYTHONPATH": str(root)})
+    plain = _frozen_at_exit(tmp_path / "a")
+    with_trace = _frozen_at_exit(tmp_path / "b", str(trace))
+    assert plain > 50_000  # the launch's modules and window were frozen
+    assert with_trace < plain + 20_000, (plain, with_trace)  # not the trace's objects (hundreds of thousands)
