@@ -26,7 +26,6 @@ from .auth_log import AuthLog
 from .connection import Connection, TransportFactory
 from .embedded import EmbeddedEngine
 from .events import Catalog, Events, StudioEvent, StudioState
-from .exports import export_flow
 from .replay_serving import ReplayServings
 from .runner import AnswerCancelled, Runner, describe_error
 from .selection import Selection
@@ -174,6 +173,8 @@ class Studio:
 
     def export_flow(self, operation_id: str, path: str | Path) -> Path:
         """One flow as an HTML page (or Markdown for a `.md` path), written 0600."""
+        from .exports import export_flow  # the exporters load at the first export, not with the window
+
         return export_flow(self.store, operation_id, path)
 
     async def connect_and_start(self, entry: ServerEntry, method: str, target: str,

@@ -12,12 +12,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..engine import MrtrOptions, ServerOptions
-from ..replay.recording import flows_of
-from ..replay.server import ReplayServer, StateMode
 from ..trace import TraceStore
 from .events import Events
 
-if TYPE_CHECKING:  # uvicorn and starlette load when a recording is first served
+if TYPE_CHECKING:  # the replay server, uvicorn and starlette load when a recording is first served
+    from ..replay.server import StateMode
     from ..transport.http_host import Serving
 
 
@@ -35,11 +34,14 @@ class ReplayServings:
         self.events = events
         self.served: dict[str, ServedRecording] = {}
 
-    async def start(self, operation_id: str, mode: StateMode = "verbatim") -> ServedRecording:
+    async def start(self, operation_id: str, mode: "StateMode" = "verbatim") -> ServedRecording:
         """Serve one operation's recording; ValueError when it has no MRTR round to replay, OSError
         when no loopback port can be had. Serving an operation already served gives its URL again."""
         if operation_id in self.served:
             return self.served[operation_id]
+        from ..replay.recording import flows_of
+        from ..replay.server import ReplayServer
+
         flows = flows_of(self.store, operation_id)
         if not flows:
             raise ValueError(f"operation {operation_id} has no tools/call, prompts/get or resources/read "

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QDialog, QHBoxLayout, QHeaderView, QLabel, QMenu, QTreeWidget, QTreeWidgetItem, QWidget
+from PySide6.QtWidgets import QDialog, QHBoxLayout, QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem, QWidget
 
 from ..protocol.peer_text import printable
 from ..replay.against import FlowReport, RoundReport
@@ -29,14 +29,6 @@ if TYPE_CHECKING:
 
 DIFFERS = "≠"
 PLACEHOLDER = "http://127.0.0.1:8765/mcp, stdio:python server.py or embedded"
-
-
-def add_entry(window: "MainWindow", menu: QMenu, operation_id: str | None) -> None:
-    """"Replay against…" for one operation (its context menu) or for the whole trace (the Serve menu)."""
-    text = "Replay this operation &against…" if operation_id else "Replay the whole trace &against…"
-    action = menu.addAction(text)
-    action.setObjectName("replayAgainst" if operation_id else "replayTraceAgainst")
-    action.triggered.connect(lambda _=False: open_replay(window, operation_id))
 
 
 def open_replay(window: "MainWindow", operation_id: str | None) -> "ReplayAgainstView":

@@ -11,11 +11,11 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMenu
 
-from ..replay.server import StateMode
-from . import collections_panel, replay_against_view
+from . import collections_panel
 from .async_bridge import spawn
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the replay server loads when a recording is first served
+    from ..replay.server import StateMode
     from .main_window import MainWindow
 
 SERVE_LABEL = "Serve this &recording on 127.0.0.1"
@@ -41,7 +41,7 @@ def install(window: "MainWindow") -> None:
             resigned.setObjectName("serveRecordingResigned")
             resigned.triggered.connect(lambda _=False: serve_recording(window, operation_id, "resign"))
         collections_panel.add_to_menu(window, menu, operation_id)
-        replay_against_view.add_entry(window, menu, operation_id)
+        add_replay_against(window, menu, operation_id)
         window.operations.last_menu = menu
         menu.popup(table.viewport().mapToGlobal(pos))
 
@@ -50,15 +50,30 @@ def install(window: "MainWindow") -> None:
     recordings.setObjectName("servedRecordings")
     recordings.aboutToShow.connect(lambda: fill_serve_menu(window, recordings))
     window.served_recordings_menu = recordings
-    replay_against_view.add_entry(window, window.serve_menu, None)
+    add_replay_against(window, window.serve_menu, None)
     fill_serve_menu(window, recordings)
 
 
-def serve_recording(window: "MainWindow", operation_id: str, mode: StateMode = "verbatim") -> None:
+def add_replay_against(window: "MainWindow", menu: QMenu, operation_id: str | None) -> None:
+    """"Replay against…" for one operation (its context menu) or for the whole trace (the Serve menu); the
+    dialog (and the replay it drives) is imported when first opened, not with the window."""
+    text = "Replay this operation &against…" if operation_id else "Replay the whole trace &against…"
+    action = menu.addAction(text)
+    action.setObjectName("replayAgainst" if operation_id else "replayTraceAgainst")
+
+    def open_dialog() -> None:
+        from .replay_against_view import open_replay
+
+        open_replay(window, operation_id)
+
+    action.triggered.connect(lambda _=False: open_dialog())
+
+
+def serve_recording(window: "MainWindow", operation_id: str, mode: "StateMode" = "verbatim") -> None:
     spawn(_start(window, operation_id, mode), "serving the recording")
 
 
-async def _start(window: "MainWindow", operation_id: str, mode: StateMode) -> None:
+async def _start(window: "MainWindow", operation_id: str, mode: "StateMode") -> None:
     try:
         served = await window.studio.replays.start(operation_id, mode)
     except (ValueError, OSError) as exc:
