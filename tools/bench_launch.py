@@ -139,13 +139,13 @@ def report(label: str, runs: list[tuple[float, float]]) -> tuple[float, float]:
 
 
 def missing_packages() -> str:
-    """The Debian packages Qt's xcb plugin lacks here, named by the studio's own table (as `make run` does)."""
+    """The `apt-get install` line for what Qt's xcb plugin lacks here: the studio's own (as `make run` says it)."""
     sys.path.insert(0, str(ROOT))
     from mrtr_studio.studio import qt_libraries
 
     base = qt_libraries.pyside_dir()
-    packages = qt_libraries.packages_for(qt_libraries.missing_libraries(base)) if base else []
-    return f"; apt-get install {' '.join(packages)}" if packages else ""
+    missing = qt_libraries.missing_libraries(base) if base else []
+    return f"; {qt_libraries.install_command(missing)}" if missing else ""
 
 
 def bench(platform: str, env: dict[str, str], launches: int, bytecode_cache: bool = True) -> bool:

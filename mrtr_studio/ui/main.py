@@ -243,10 +243,11 @@ def run_gui(args: argparse.Namespace) -> int:
         settings = QSettings()
     studio = Studio()
     trace_file = getattr(args, "trace_file", None)
-    if trace_file or (not shots_dir and autosave_path().exists()):
+    journal = autosave_path()
+    if trace_file or (not shots_dir and journal.exists()):
         # a trace opened or recovered now is not frozen with the rest: frozen objects are never collected
         startup.ready()
-    recovered = 0 if shots_dir else studio.start_autosave(autosave_path())
+    recovered = 0 if shots_dir else studio.start_autosave(journal)
     notes = open_on_start(studio, trace_file) if trace_file else []
     if notes is None:  # said on stderr: a file that cannot be opened is no reason for an empty window
         return 2
