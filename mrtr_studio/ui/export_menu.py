@@ -11,18 +11,17 @@ from typing import TYPE_CHECKING, Literal
 
 from PySide6.QtWidgets import QMenu
 
-from ..studio.export_preview import ExportRequest, PreparedExport
-from ..studio.exports import FlowFormat, TraceFormat
-from .redaction_preview import RedactionPreview, show_preview
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the previews are imported at the first export, not with the window (issue #23's launch)
+    from ..studio.export_preview import PreparedExport
+    from ..studio.exports import FlowFormat, TraceFormat
     from .main_window import MainWindow
+    from .redaction_preview import RedactionPreview
 
 #: (label, kind, file-dialog filter); the trace's add a default file name. Mermaid, PNG and SVG are the
 #: diagram's own actions (its toolbar shares them), renamed to the same scheme.
-FLOW_ENTRIES: tuple[tuple[str, FlowFormat, str], ...] = (("Export as &HTML…", "html", "HTML pages (*.html)"),
+FLOW_ENTRIES: "tuple[tuple[str, FlowFormat, str], ...]" = (("Export as &HTML…", "html", "HTML pages (*.html)"),
                                                         ("Export as &Markdown…", "md", "Markdown (*.md)"))
-TRACE_ENTRIES: tuple[tuple[str, TraceFormat, str, str], ...] = (
+TRACE_ENTRIES: "tuple[tuple[str, TraceFormat, str, str], ...]" = (
     ("Export the trace as H&AR…", "har", "HTTP Archive (*.har)", "trace.har"),
     ("Export the trace as &OTLP…", "otlp", "OTLP/JSON (*.json)", "trace.otlp.json"))
 
@@ -47,27 +46,34 @@ def build_export_menu(window: "MainWindow", file_menu: QMenu) -> QMenu:
     return menu
 
 
-def preview_flow(window: "MainWindow", kind: FlowFormat | Literal["mermaid"], filters: str,
-                 ) -> RedactionPreview | None:
+def preview_flow(window: "MainWindow", kind: 'FlowFormat | Literal["mermaid"]', filters: str,
+                 ) -> "RedactionPreview | None":
     """The selected flow as HTML, Markdown or Mermaid, shown with its redaction first."""
+    from ..studio.export_preview import ExportRequest
+    from .redaction_preview import show_preview
+
     operation_id = window.selection.operation_id or window.studio.current_operation_id
     if not operation_id:
         window.show_error("Run or select a flow to export first.")
         return None
 
-    def saved(prepared: PreparedExport, path: str | None) -> None:
+    def saved(prepared: "PreparedExport", path: str | None) -> None:
         window.show_info(f"Exported the flow to {path} (masked: {prepared.tally.summary()}).")
     name = "flow.mmd" if kind == "mermaid" else f"flow.{kind}"
     return show_preview(window, ExportRequest(kind, operation_id), saved, (filters, name))
 
 
-def ask_trace_export(window: "MainWindow", kind: TraceFormat, filters: str, name: str) -> RedactionPreview | None:
+def ask_trace_export(window: "MainWindow", kind: "TraceFormat", filters: str, name: str,
+                     ) -> "RedactionPreview | None":
     """The whole trace as HAR or OTLP, shown with its redaction first; Save there asks where."""
+    from ..studio.export_preview import ExportRequest
+    from .redaction_preview import show_preview
+
     if not window.studio.store.operations:
         window.show_error("The trace is empty: run or open a flow before exporting it.")
         return None
 
-    def saved(prepared: PreparedExport, path: str | None) -> None:
+    def saved(prepared: "PreparedExport", path: str | None) -> None:
         window.show_info(f"Exported the trace as {kind.upper()} to {path} ({prepared.note}; "
                          f"masked: {prepared.tally.summary()}).")
     return show_preview(window, ExportRequest(kind), saved, (filters, name))

@@ -50,6 +50,6 @@ def install() -> bool:
     def uses_pyside(module: ModuleType) -> bool:
         return uses_pyside_by_bytes(module, original)
 
-    uses_pyside.__wrapped__ = original  # type: ignore[attr-defined]
-    feature._mod_uses_pyside = uses_pyside  # type: ignore[union-attr]
+    uses_pyside.__wrapped__ = original
+    feature._mod_uses_pyside = uses_pyside
     return True

@@ -30,3 +30,41 @@ def test_the_window_module_imports_none_of_the_later_libraries() -> None:
                           env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
     imported = done.stdout.split()
     assert imported == [], [f"{name} (first needed when {LATER[name]})" for name in imported]
+
+
+#: The studio's own modules the complete window does without, and when it first needs each.
+LATER_OWN = {
+    "mrtr_studio.studio.export_preview": "an export or a copy is previewed",
+    "mrtr_studio.trace.redaction_profiles": "an export or a copy is previewed",
+    "mrtr_studio.ui.redaction_preview": "an export or a copy is previewed",
+    "mrtr_studio.trace.html_export": "a flow or a lesson is exported as HTML",
+    "mrtr_studio.studio.cluster_load": "a load runs against the cluster",
+    "mrtr_studio.replay.load": "a load runs against the cluster",
+}
+
+#: The real launch (`python -m mrtr_studio`), reporting what is imported when the window is complete.
+AT_COMPLETE = """
+import sys
+import mrtr_studio.ui.main_window as window_module
+built = window_module.MainWindow.__init__
+names = {names!r}
+def init(self, *args, **kwargs):
+    built(self, *args, **kwargs)
+    self.complete.connect(lambda: print("LOADED", " ".join(n for n in names if n in sys.modules), flush=True))
+window_module.MainWindow.__init__ = init
+sys.argv = ["mrtr-studio"]
+from mrtr_studio.__main__ import main
+main()
+"""
+
+
+def test_the_complete_window_has_imported_none_of_them(tmp_path) -> None:
+    names = sorted({*LATER, *LATER_OWN} - {"yaml"})  # yaml: the demo server's skills, registered at launch
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "MRTR_STUDIO_LAUNCH_PROBE": "1", "HOME": str(tmp_path),
+           "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data")}
+    done = subprocess.run([sys.executable, "-c", AT_COMPLETE.format(names=names)], capture_output=True, text=True,
+                          timeout=120, env=env)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("LOADED")]
+    assert done.returncode == 0 and lines, done.stderr[-2000:]
+    imported = lines[0].split()[1:]
+    assert imported == [], [f"{name} (first needed when {LATER_OWN.get(name) or LATER[name]})" for name in imported]

@@ -49,8 +49,13 @@ def test_a_module_imported_later_is_recorded_as_pyside6_would(tmp_path, monkeypa
 
 
 def test_an_unreadable_file_is_asked_of_pyside6(tmp_path) -> None:
-    asked = []
+    asked: list[ModuleType] = []
+
+    def pyside6s_own(module: ModuleType) -> bool:
+        asked.append(module)
+        return False
+
     gone = ModuleType("gone")
     gone.__file__ = str(tmp_path / "gone.py")  # never written
-    assert pyside_source_check.uses_pyside_by_bytes(gone, lambda module: asked.append(module) or False) is False
+    assert pyside_source_check.uses_pyside_by_bytes(gone, pyside6s_own) is False
     assert asked == [gone]

@@ -33,7 +33,6 @@ from PySide6.QtWidgets import (
 )
 
 from ...protocol.spec_links import spec_section
-from ...teaching.lesson_export import lesson_html, lesson_markdown
 from ...teaching.lesson_runner import LessonReport, find_handler, lesson_server, run_lesson
 from ...teaching.lessons import LESSONS, LESSONS_BY_ID, Lesson, Step, step_key
 from ...teaching.line_recorder import handler_source
@@ -378,6 +377,8 @@ class LessonView(OwnTracePage):
 
     def export(self, path: str) -> Path:
         """Write the current lesson's run as HTML (.html/.htm) or Markdown (anything else)."""
+        from ...teaching.lesson_export import lesson_html, lesson_markdown  # the page writers: at the first export
+
         report = self.reports.get(self.lesson().id)
         if report is None:
             raise RuntimeError("the lesson has not run yet")

@@ -10,7 +10,7 @@ inline; the run ends by itself at its duration, and Stop ends it at once with th
 import asyncio
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
@@ -30,13 +30,15 @@ from PySide6.QtWidgets import (
 
 from ... import defaults
 from ...protocol.peer_text import printable
-from ...studio.cluster_load import ClusterLoad, ClusterLoadPlan, ClusterLoadResult
 from ...teaching.cluster import Cluster
 from ...teaching.cluster_services import missing_programs
 from ..async_bridge import in_flight, spawn
 from ..builders import column_layout, named, push_button, splitter, text_label
 from ..tables import read_only_table
 from .load_chart import LatencyChart
+
+if TYPE_CHECKING:  # the load's machinery (replay/load.py) is imported at the first run, not with the window
+    from ...studio.cluster_load import ClusterLoad, ClusterLoadPlan, ClusterLoadResult
 
 NEED_CLUSTER = "✖ Start the cluster first."
 NO_CLUSTER = "Start the cluster, then run MRTR flows against it under load."
@@ -135,8 +137,10 @@ class LoadPanel(QWidget):
         self.run_button.setEnabled(up and not self.busy)
         self.stop_button.setEnabled(self.busy)
 
-    def plan(self) -> ClusterLoadPlan:
+    def plan(self) -> "ClusterLoadPlan":
         """The settings as a plan; ValueError naming the setting that is wrong."""
+        from ...studio.cluster_load import ClusterLoadPlan
+
         try:
             arguments = json.loads(self.arguments.text() or "{}")
         except json.JSONDecodeError as exc:
@@ -156,6 +160,8 @@ class LoadPanel(QWidget):
         if cluster is None:
             self._say(NEED_CLUSTER)
             return None
+        from ...studio.cluster_load import ClusterLoad
+
         try:
             self.load = ClusterLoad(cluster, self.plan(), self.balancer_port())
         except ValueError as exc:
@@ -185,7 +191,7 @@ class LoadPanel(QWidget):
     def _say(self, text: str) -> None:
         self.status.setText(printable(text, 2000))
 
-    async def _run(self, load: ClusterLoad) -> ClusterLoadResult | None:
+    async def _run(self, load: "ClusterLoad") -> "ClusterLoadResult | None":
         plan = load.plan
         self._say(f"Running {plan.tool} under load: {plan.concurrency} concurrent for {plan.duration:g} s…")
         try:
@@ -207,7 +213,7 @@ class LoadPanel(QWidget):
         self.progress.setFormat(f"{now.elapsed:.1f} of {now.duration:g} s · {now.completed} flows, "
                                 f"{now.failed} failed")
 
-    def show_result(self, result: ClusterLoadResult) -> None:
+    def show_result(self, result: "ClusterLoadResult") -> None:
         document = result.report.to_json()
         self.progress.setValue(1000)
         self.progress.setFormat(f"{document['completed']} flows, {document['failed']} failed")
