@@ -26,11 +26,9 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from hmac import compare_digest as hmac_compare
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import hashes, hmac
 
 from .. import defaults
 from ..protocol import wire_json
@@ -45,6 +43,9 @@ from ..protocol.token_format import (
 from .entropy import random_text
 from .once import once
 from .options import DEFAULT_STATE_TTL, check_state_ttl
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.hmac import HMAC
 
 MAX_CLOCK_SKEW = 60
 #: The audience of a codec built without one (a bare StateCodec in tests and tools); servers pass their name.
@@ -73,25 +74,23 @@ def key_id(key: bytes) -> str:
     return hashlib.sha256(b"mrtr-kid:" + key).hexdigest()[:8]
 
 
-def _keyed(key: bytes) -> hmac.HMAC:
-    """A keyed HMAC context; copies of it skip the key schedule on every token."""
+def _keyed_context(key: bytes) -> "HMAC":
+    """A keyed HMAC context; copies of it skip the key schedule on every token. cryptography is imported
+    here, with a codec's first token, not with the engine: the window builds codecs at launch and signs
+    nothing until a call is run (about 10 ms of its launch, issue #23)."""
+    from cryptography.hazmat.primitives import hashes, hmac
+
     return hmac.HMAC(key, hashes.SHA256())
 
 
-def _mac(keyed: hmac.HMAC, signed: bytes) -> bytes:
+def _mac(keyed: "HMAC", signed: bytes) -> bytes:
     h = keyed.copy()
     h.update(signed)
     return h.finalize()
 
 
-def _mac_matches(keyed: hmac.HMAC, signed: bytes, tag: bytes) -> bool:
-    h = keyed.copy()
-    h.update(signed)
-    try:
-        h.verify(tag)  # constant-time comparison
-    except InvalidSignature:
-        return False
-    return True
+def _mac_matches(keyed: "HMAC", signed: bytes, tag: bytes) -> bool:
+    return hmac_compare(_mac(keyed, signed), tag)  # constant-time comparison
 
 
 class Bound(Protocol):
@@ -224,7 +223,7 @@ class StateCodec:
         if not self.audiences or not all(isinstance(a, str) and a for a in self.audiences):
             raise ValueError("at least one audience is needed, each a non-empty string")
         self._kids = [key_id(k) for k in self.keys]
-        self._keyed = [_keyed(k) for k in self.keys]
+        self._keyed_contexts: list[HMAC] | None = None  # built with the first token (`_keyed`)
         #: The states this codec minted last, by their text, with the payload each carries. A state
         #: that comes back to the instance that minted it is that same text, and what verifying it
         #: establishes (its MAC matches, its payload is this one) depends on nothing but the text and
@@ -232,6 +231,15 @@ class StateCodec:
         #: still checked on every use. Bounded (the oldest go first); a state not found here (from
         #: another instance, after a restart, pushed out) is verified in full, so nothing depends on it.
         self._minted: OrderedDict[str, dict[str, Any]] = OrderedDict()
+
+    @property
+    def _keyed(self) -> "list[HMAC]":
+        """One keyed HMAC context per key, the signing key's first; made the first time a token is signed
+        or checked (see `_keyed_context`)."""
+        contexts = self._keyed_contexts
+        if contexts is None:
+            contexts = self._keyed_contexts = [_keyed_context(key) for key in self.keys]
+        return contexts
 
     @property
     def signing_key_id(self) -> str:

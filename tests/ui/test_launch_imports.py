@@ -10,7 +10,7 @@ import sys
 LATER = {
     "jsonschema": "a form's answer is checked",
     "jsonschema_rs": "a message is validated against the specification's schema",
-    "cryptography.hazmat.primitives.ciphers": "a Python SDK requestState is opened",
+    "cryptography": "a requestState is signed or checked (a call is run), or a Python SDK one opened",
     "httpx": "an HTTP server is connected",
     "jwt": "a JWT is decoded",
     "yaml": "a skill is listed",
