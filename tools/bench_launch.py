@@ -1,6 +1,6 @@
 """`make bench`: how long the window takes to be complete after launch, as a person sees it; prints, asserts nothing.
 
-    .venv/bin/python tools/bench_launch.py [--launches 7] [--short] [--platforms offscreen,xcb]
+    .venv/bin/python tools/bench_launch.py [--launches 11] [--short] [--platforms offscreen,xcb]
 
 What is timed: the real command (`.venv/bin/mrtr-studio`, as `make run` launches it) in a fresh
 process, from the parent's clock just before it spawns it to the moment the window is complete:
@@ -8,7 +8,9 @@ painted with every deferred piece built (every menu filled, every tab and panel 
 window's `complete` signal). The child says when with `MRTR_STUDIO_LAUNCH_PROBE=1` (ui/main.py),
 which prints `launch complete at <time.time()>` and closes the window. Each platform gets one
 launch first that is not counted (it writes the settings a person's later launches read, and warms
-the file cache as any earlier launch would), then `--launches` counted ones; median and best.
+the file cache as any earlier launch would), then `--launches` counted ones; median and best. The
+anchors' launches and the studio's are interleaved, a round launching each once: this machine's speed
+drifts by a third over minutes, and rounds in turn put the same drift under every row of a ratio.
 
 Python's bytecode cache is on for every launch measured (PYTHONDONTWRITEBYTECODE is dropped from the
 children's environment, so the uncounted launch writes it, as a person's first launch or pip's install
@@ -93,9 +95,16 @@ def launch_once(command: list[str], env: dict[str, str]) -> tuple[float, float]:
                        + (f" ({said[0][:200]})" if said else ""))
 
 
-def measure(command: list[str], env: dict[str, str], launches: int) -> list[tuple[float, float]]:
-    launch_once(command, env)  # not counted: settings written, files cached
-    return [launch_once(command, env) for _ in range(launches)]
+def measure(commands: list[list[str]], env: dict[str, str], launches: int) -> list[list[tuple[float, float]]]:
+    """Each command's launches, interleaved (a round launches each once, in turn), so a slow stretch of a
+    shared machine weighs on the anchors and the studio alike; one uncounted launch of each first."""
+    for command in commands:
+        launch_once(command, env)  # not counted: settings written, files cached
+    runs: list[list[tuple[float, float]]] = [[] for _ in commands]
+    for _ in range(launches):
+        for command, taken in zip(commands, runs, strict=True):
+            taken.append(launch_once(command, env))
+    return runs
 
 
 @contextmanager
@@ -171,11 +180,11 @@ def measure_platform(platform: str, env: dict[str, str], launches: int, bytecode
            "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))}
     try:
         print(f"{platform} (bytecode cache {'on' if bytecode_cache else 'off: every module compiled at each launch'}):")
-        bare = report("anchor: a bare interpreter (python -c pass)", measure([sys.executable, "-c", BARE], env,
-                                                                              launches))
-        floor = report("anchor: an empty Qt window (PySide6, QApplication, shown)",
-                       measure([sys.executable, "-c", EMPTY_WINDOW], env, launches))
-        ours = report("mrtr-studio, launch to the window complete", measure(studio_command(), env, launches))
+        bare_runs, floor_runs, our_runs = measure(
+            [[sys.executable, "-c", BARE], [sys.executable, "-c", EMPTY_WINDOW], studio_command()], env, launches)
+        bare = report("anchor: a bare interpreter (python -c pass)", bare_runs)
+        floor = report("anchor: an empty Qt window (PySide6, QApplication, shown)", floor_runs)
+        ours = report("mrtr-studio, launch to the window complete", our_runs)
         print(f"  RATIO: launch {ours[0]:.3f} s / goal {GOAL} s = {ours[0] / GOAL:.2f}; "
               f"/ empty Qt window {floor[0]:.3f} s = {ours[0] / floor[0]:.2f} (cpu {ours[1] / floor[1]:.2f}); "
               f"above it: {ours[0] - floor[0]:.3f} s (interpreter alone {bare[0]:.3f} s)")
@@ -185,7 +194,7 @@ def measure_platform(platform: str, env: dict[str, str], launches: int, bytecode
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--launches", type=int, default=7, help="counted launches per measurement (default 7)")
+    parser.add_argument("--launches", type=int, default=11, help="counted launches per measurement (default 11)")
     parser.add_argument("--short", action="store_true", help="a CI-sized run: 3 launches")
     parser.add_argument("--no-bytecode-cache", action="store_true",
                         help="compile every module at each launch (as under PYTHONDONTWRITEBYTECODE with no cache)")
