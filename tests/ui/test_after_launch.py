@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication
 from mrtr_studio import startup
 from mrtr_studio.ui.main import after_launch
 from mrtr_studio.ui.main_window import MainWindow
+from tests.ui.launch_probe import probed_launch_env
 from tests.ui.test_main_window import Runner, arun  # noqa: F401  (fixtures)
 from tests.ui.test_side_column_steady import win  # noqa: F401  (the window at both sizes)
 
@@ -42,8 +43,7 @@ def test_a_held_verdict_is_given_once_the_launch_is_over(win: MainWindow) -> Non
 def test_the_real_launch_completes_and_exits_cleanly(tmp_path: Path, qapp: Any) -> None:
     """`python -m mrtr_studio` with the launch probe: the window becomes complete (the probe says so and
     closes it) with the collector paused from the first line, and the process ends with status 0."""
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "MRTR_STUDIO_LAUNCH_PROBE": "1", "HOME": str(tmp_path),
-           "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data")}
+    env = probed_launch_env(tmp_path)
     done = subprocess.run([sys.executable, "-m", "mrtr_studio"], capture_output=True, text=True, timeout=120,
                           env=env)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -58,8 +58,7 @@ def _frozen_at_exit(tmp_path: Path, *argv: str) -> int:
             "from mrtr_studio.__main__ import main\n"
             "sys.argv = ['mrtr-studio', *sys.argv[1:]]\n"
             "main()\n")
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "MRTR_STUDIO_LAUNCH_PROBE": "1", "HOME": str(tmp_path),
-           "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data")}
+    env = probed_launch_env(tmp_path)
     done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0 and "launch complete at " in done.stdout, done.stderr[-2000:]
     return int(done.stdout.split("frozen ")[1].split()[0])

@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+from tests.ui.launch_probe import probed_launch_env
+
 #: A library, and when the window first needs it.
 LATER = {
     "jsonschema": "a form's answer is checked",
@@ -60,8 +62,7 @@ main()
 
 def test_the_complete_window_has_imported_none_of_them(tmp_path) -> None:
     names = sorted({*LATER, *LATER_OWN} - {"yaml"})  # yaml: the demo server's skills, registered at launch
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "MRTR_STUDIO_LAUNCH_PROBE": "1", "HOME": str(tmp_path),
-           "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data")}
+    env = probed_launch_env(tmp_path)
     done = subprocess.run([sys.executable, "-c", AT_COMPLETE.format(names=names)], capture_output=True, text=True,
                           timeout=120, env=env)
     lines = [line for line in done.stdout.splitlines() if line.startswith("LOADED")]
