@@ -26,14 +26,18 @@ def pause() -> None:
         _paused = True
 
 
-def ready() -> None:
+def ready(*, resume: bool = True) -> None:
     """The program is up: freeze what is alive and collect as usual from now on. Idempotent, and a
-    no-op when `pause()` did not turn the collector off (it was off already, or was never paused)."""
+    no-op when `pause()` did not turn the collector off (it was off already, or was never paused).
+
+    `resume=False` leaves automatic collection off: the window collects on its own thread, from a
+    timer (`ui/gui_thread_collector.py` says why), and only needs the pause lifted."""
     global _paused
     if _paused:
         _paused = False
         gc.freeze()
-        gc.enable()
+        if resume:
+            gc.enable()
 
 
 def paused() -> bool:

@@ -34,6 +34,16 @@ def test_pause_turns_the_collector_off_and_ready_freezes_and_turns_it_back_on(co
     assert gc.isenabled()
 
 
+def test_ready_without_resuming_lifts_the_pause_and_leaves_collection_to_the_window(collector: None) -> None:
+    """The window collects from a GUI-thread timer (`ui/gui_thread_collector.py`): the pause ends, the
+    launch's survivors are frozen, and automatic collection stays off."""
+    gc.unfreeze()
+    startup.pause()
+    startup.ready(resume=False)
+    assert not startup.paused() and not gc.isenabled()
+    assert gc.get_freeze_count() > 0
+
+
 def test_a_collector_someone_else_turned_off_stays_off(collector: None) -> None:
     gc.disable()
     startup.pause()

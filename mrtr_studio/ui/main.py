@@ -28,6 +28,7 @@ from ..studio.controller import Studio, describe_error
 from ..studio.demo_runs import DEMO_RUNS, DemoRun
 from ..studio.trace_argument import open_on_start
 from ..teaching.lessons import LESSONS_BY_ID
+from . import gui_thread_collector
 from .async_bridge import install_event_loop
 from .main_window import MainWindow
 from .mode_shots import SCENARIO as MODES_SCENARIO
@@ -189,8 +190,9 @@ def autosave_path() -> Path:
 
 def after_launch(window: MainWindow) -> None:
     """What waits until the window is complete (run on the turn after, so it is shown complete first): the
-    collector paused for the launch (`startup`), and the arguments' first verdict. Idempotent."""
-    startup.ready()
+    collector paused for the launch (`startup`; from now on it runs on the GUI thread's timer), and the
+    arguments' first verdict. Idempotent."""
+    startup.ready(resume=False)
     window.arguments.release_checks()
 
 
@@ -236,6 +238,7 @@ def run_gui(args: argparse.Namespace) -> int:
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
     loop = install_event_loop(app)
+    gui_thread_collector.install(app)  # never a collection on another thread: see the module
     if shots_dir:  # a reproducible window: never the person's saved layout, never saved back
         scratch = tempfile.mkdtemp(prefix="mrtr-studio-")
         settings = QSettings(str(Path(scratch) / "settings.ini"), QSettings.Format.IniFormat)
@@ -246,7 +249,7 @@ def run_gui(args: argparse.Namespace) -> int:
     journal = autosave_path()
     if trace_file or (not shots_dir and journal.exists()):
         # a trace opened or recovered now is not frozen with the rest: frozen objects are never collected
-        startup.ready()
+        startup.ready(resume=False)
     recovered = 0 if shots_dir else studio.start_autosave(journal)
     notes = open_on_start(studio, trace_file) if trace_file else []
     if notes is None:  # said on stderr: a file that cannot be opened is no reason for an empty window

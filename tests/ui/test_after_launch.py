@@ -31,7 +31,8 @@ def test_a_held_verdict_is_given_once_the_launch_is_over(win: MainWindow) -> Non
     startup.pause()
     try:
         after_launch(win)
-        assert gc.isenabled()
+        # the pause is over; collection is the GUI thread's timer's (ui/gui_thread_collector.py)
+        assert not startup.paused() and not gc.isenabled()
     finally:
         startup.ready()
         gc.unfreeze()
@@ -51,17 +52,20 @@ def test_the_real_launch_completes_and_exits_cleanly(tmp_path: Path, qapp: Any) 
     assert "Traceback" not in done.stderr
 
 
-def _frozen_at_exit(tmp_path: Path, *argv: str) -> int:
-    """`gc.get_freeze_count()` at the exit of a real launch (probe on) with `argv`."""
+def _collector_at_exit(tmp_path: Path, *argv: str) -> tuple[int, bool, bool]:
+    """At the exit of a real launch (probe on) with `argv`: `gc.get_freeze_count()`, whether automatic
+    collection was on, and whether the GUI thread's collector was installed."""
     code = ("import atexit, gc, sys\n"
-            "atexit.register(lambda: print('frozen', gc.get_freeze_count()))\n"
+            "from mrtr_studio.ui import gui_thread_collector as c\n"
+            "atexit.register(lambda: print('frozen', gc.get_freeze_count(), gc.isenabled(), c.installed() is not None))\n"
             "from mrtr_studio.__main__ import main\n"
             "sys.argv = ['mrtr-studio', *sys.argv[1:]]\n"
             "main()\n")
     env = probed_launch_env(tmp_path)
     done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0 and "launch complete at " in done.stdout, done.stderr[-2000:]
-    return int(done.stdout.split("frozen ")[1].split()[0])
+    frozen, automatic, installed = done.stdout.split("frozen ")[1].split()[:3]
+    return int(frozen), automatic == "True", installed == "True"
 
 
 def test_a_trace_opened_at_launch_is_not_frozen(tmp_path: Path) -> None:
@@ -71,7 +75,9 @@ def test_a_trace_opened_at_launch_is_not_frozen(tmp_path: Path) -> None:
     root = Path(__file__).resolve().parents[2]
     subprocess.run([sys.executable, str(root / "tools" / "synthetic_trace.py"), str(trace), "--operations", "5000"],
                    check=True, capture_output=True, timeout=120, env={**os.environ, "PYTHONPATH": str(root)})
-    plain = _frozen_at_exit(tmp_path / "a")
-    with_trace = _frozen_at_exit(tmp_path / "b", str(trace))
+    plain, automatic, installed = _collector_at_exit(tmp_path / "a")
+    with_trace, _, _ = _collector_at_exit(tmp_path / "b", str(trace))
+    # and the window collects on its GUI thread's timer, never automatically (on whichever thread allocates)
+    assert installed and not automatic
     assert plain > 50_000  # the launch's modules and window were frozen
     assert with_trace < plain + 20_000, (plain, with_trace)  # not the trace's objects (hundreds of thousands)
