@@ -51,9 +51,10 @@ class MainWindow(QMainWindow):
     #: Built by `window_menus.build_menus`.
     panel_actions: dict[str, QAction]
     theme_actions: dict[str, QAction]
-    #: Emitted once, when the window is complete as a person sees it: every piece deferred past the first
-    #: paint built (the teaching tabs and the Teach menu, the mode last left in entered) and then painted.
-    #: `is_complete` says whether it has been. (tools/bench_launch.py times the launch up to it.)
+    #: Emitted once, when the window is complete as a person sees it: painted, with the mode last left in
+    #: entered (a turn after the first paint) and the view of the centre tab shown built. The other teaching
+    #: views are built when first shown (`TeachingTabs`). `is_complete` says whether it has been.
+    #: (tools/bench_launch.py times the launch up to it.)
     complete = Signal()
 
     def __init__(self, studio: Studio, settings: QSettings | None = None, *, interactive_answers: bool = True,
@@ -93,11 +94,10 @@ class MainWindow(QMainWindow):
             {"operations": ("Operations", self.operations), "log": ("Messages", self.log),
              "problems": ("Problems", self.errors)})
         self._teaching: TeachingTabs | None = None
-        self._teaching_scheduled = False
         self.is_complete = False
         self._complete_scheduled = False
         self._centre_tab = 0
-        self.workbench.set_centre(self.diagram)  # until the teaching tabs join it, after the first paint
+        self.workbench.set_centre(self.diagram)  # until the teaching tabs take it in (`_build_teaching`)
         self.setCentralWidget(self.workbench)
         self._build()
         self._bridge = StoreBridge(studio.store, self)
@@ -109,6 +109,7 @@ class MainWindow(QMainWindow):
         self.armed = ArmedIndicator(self.studio, self.modes.bar)  # a waiting tamper, said where it stays
         self.presentation = Presentation(self, self.workbench, self._central_views, self._stepper)
         self.restore()
+        self._build_teaching()  # the tabs, before the first paint: a view is built when first shown
 
     # --- building ------------------------------------------------------------------------------
 
@@ -143,26 +144,29 @@ class MainWindow(QMainWindow):
 
     @property
     def teaching(self) -> "TeachingTabs":
-        """The lessons, lab, eras and cluster tabs around the diagram, built the first time they are needed
-        (right after the window's first paint, or sooner when asked for)."""
+        """The tabs around the diagram (Flow, Lessons, Lab, Eras, Cluster), made as the window is built.
+        Only the current tab's view is built with them; each other one the first time it is shown or
+        read (`TeachingTabs.view`)."""
         if self._teaching is None:
             from .teaching import install_in_workbench
 
             with building(getattr(getattr(self, "modes", None), "tab_order", None)):  # ~4,000 events unfiltered
                 self._teaching = teaching = install_in_workbench(self, self.workbench)
-                teaching.tabs.setCurrentIndex(self._centre_tab)
+                teaching.show_index(self._centre_tab)  # that tab's view only: the others when first shown
+                teaching.on_built(self._view_built)
                 self.modes.teaching_built(teaching)
-            self.update()  # painted whole again: the paint that makes the window complete
         return self._teaching
 
     def paintEvent(self, event: Any) -> None:
         super().paintEvent(event)
-        if self._teaching is None and not self._teaching_scheduled:
-            self._teaching_scheduled = True
-            QTimer.singleShot(0, self._build_teaching)
-        elif self._teaching is not None and not self.is_complete and not self._complete_scheduled:
+        if not self.is_complete and not self._complete_scheduled:
             self._complete_scheduled = True  # after this paint pass, children included
             QTimer.singleShot(0, self._check_complete)
+
+    def _view_built(self, _key: str, view: QWidget) -> None:
+        """A teaching view built during presentation mode starts in it, as the views built before did."""
+        if self.presentation.active:
+            view.set_presentation(True)  # every teaching view has it
 
     def _check_complete(self) -> None:
         self._complete_scheduled = False
@@ -184,8 +188,9 @@ class MainWindow(QMainWindow):
         """What a presenter's clicker steps: the lesson when its tab is showing, else the shown flow."""
         if self._teaching is not None:
             current = self._teaching.tabs.currentWidget()
-            if current is self._teaching.lessons:
-                return self._teaching.lessons
+            lessons = self._teaching.built("lessons")
+            if lessons is not None and current is lessons:
+                return self._teaching.lessons  # built: this does not build it
             if current is not self.diagram:
                 return None
         return FlowStepper(self.studio, self.selection)

@@ -18,10 +18,23 @@ if TYPE_CHECKING:
 
 
 def arrange(teaching: "TeachingTabs", mode: str) -> None:
-    """Lay the views out for `mode` ("debug", "learn", "lab" or "cluster")."""
-    cluster_wide(teaching.cluster, mode == "cluster")
-    teaching.eras.set_whole_window(mode == "learn")
-    lab = teaching.lab
+    """Lay the views built so far out for `mode` ("debug", "learn", "lab" or "cluster"); a view built
+    later is laid out as it arrives (`Modes._view_built`), so none is built only to be arranged."""
+    for key, view in teaching.built_views().items():
+        arrange_view(key, view, mode)
+
+
+def arrange_view(key: str, view: QWidget, mode: str) -> None:
+    """Lay one teaching view ("lessons", "lab", "eras", "cluster") out for `mode`."""
+    if key == "cluster":
+        cluster_wide(view, mode == "cluster")  # type: ignore[arg-type]
+    elif key == "eras":
+        view.set_whole_window(mode == "learn")
+    elif key == "lab":
+        _arrange_lab(view, mode)  # type: ignore[arg-type]
+
+
+def _arrange_lab(lab: "LabView", mode: str) -> None:
     if not hasattr(lab, "_fits_rows"):  # once: refit when rows change height or the window its size
         for header in (lab.grid.verticalHeader(), lab.grid.horizontalHeader()):  # rows taller, columns wider
             header.sectionResized.connect(

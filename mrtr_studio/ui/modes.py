@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QMainWindow, QScrollArea, QSizePolicy, QTabBar, QT
 
 from .focus_order import VisualTabOrder
 from .layout import Workbench
-from .mode_layouts import arrange
+from .mode_layouts import arrange, arrange_view
 from .teaching_shell import MENU_ENTRIES, TAB_TITLES, shell_menu
 
 if TYPE_CHECKING:
@@ -93,9 +93,9 @@ class PinnedTabBar(QTabBar):
     def _picked(self, index: int) -> None:
         if index < 0:
             return
-        tabs = self.tabs if self.tabs is not None else self.build().tabs
-        if tabs.currentIndex() != index:
-            tabs.setCurrentIndex(index)
+        teaching = self.build()
+        if teaching.tabs.currentIndex() != index:
+            teaching.show_index(index)  # the view built before it is shown
 
     def _followed(self, index: int) -> None:
         if self.currentIndex() != index:
@@ -140,7 +140,7 @@ class Modes(QObject):
         self.window = window
         self.workbench = workbench
         self.settings = settings
-        self.teaching = teaching  # built on first use: the mode bar exists before the teaching tabs
+        self.teaching = teaching  # the mode bar is made before the teaching tabs (the window's last step)
         self.leave_presentation = leave_presentation
         self.current = "debug"
         #: The mode last left in, entered a turn after the teaching tabs are built (the window is not
@@ -175,11 +175,17 @@ class Modes(QObject):
         """The tabs exist now: pin their bar, follow their changes, enter the mode last left in."""
         self.pinned.bind(teaching.tabs)
         teaching.tabs.currentChanged.connect(lambda _index: self._tab_changed())
-        teaching.eras.wideWanted.connect(lambda: self.show_wide("eras"))
+        teaching.on_built(self._view_built)
         saved = str(self.settings.value("view/mode", "debug"))
         if saved in MODES_BY_KEY and saved != "debug":
             self.switch_pending = True
             QTimer.singleShot(0, self, lambda: self._enter_saved(saved))
+
+    def _view_built(self, key: str, view: QWidget) -> None:
+        """A teaching view has just been built: laid out for the current mode, its signals followed."""
+        arrange_view(key, view, self.current)
+        if key == "eras":
+            view.wideWanted.connect(lambda: self.show_wide("eras"))
 
     def _enter_saved(self, key: str) -> None:
         self.switch_pending = False
@@ -205,7 +211,7 @@ class Modes(QObject):
         self._show_tab_bar(mode)
         if not self.workbench.restore(self.settings, prefix_of(key)):
             self.default_layout(mode)
-        arrange(teaching, key)
+        arrange(teaching, key)  # the views built so far; a later one is arranged as it is built
 
     def default_layout(self, mode: Mode | None = None) -> None:
         """The mode's own panels, the rest hidden, the sizes shared out from the window's."""

@@ -1,10 +1,11 @@
-"""The teaching views' shells: the Teach menu and the centre's tab titles, there from the first
-frame, while the views themselves (lessons, lab, eras, cluster: heavy to build) come right after
-the first paint (`MainWindow.teaching`).
+"""The teaching views' shells: the Teach menu and the centre's tab titles, made with the mode bar,
+before the teaching tabs are installed (`MainWindow._build_teaching`, the last step of the window's
+build); the views themselves (lessons, lab, eras, cluster: heavy to build) are built the first time
+each is shown (`ui/teaching/install.py`, `TeachingTabs`).
 
-Why: the window showed at ~0.8 s without its Teach menu and tab bar, which appeared ~0.3 s later
-and moved the centre down. The shells cost nothing to make; picking one builds the views at once.
-Kept out of the `teaching` package, whose import builds the views' modules.
+Why: the tab bar must be in the window from its first frame (once, the views came ~0.3 s after it
+and the centre moved down), and picking an entry must work whatever has been built. Kept out of the
+`teaching` package so that the mode bar does not import it.
 """
 
 from collections.abc import Callable

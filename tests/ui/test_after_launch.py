@@ -57,7 +57,8 @@ def _collector_at_exit(tmp_path: Path, *argv: str) -> tuple[int, bool, bool]:
     collection was on, and whether the GUI thread's collector was installed."""
     code = ("import atexit, gc, sys\n"
             "from mrtr_studio.ui import gui_thread_collector as c\n"
-            "atexit.register(lambda: print('frozen', gc.get_freeze_count(), gc.isenabled(), c.installed() is not None))\n"
+            "atexit.register(lambda: print('frozen', gc.get_freeze_count(), gc.isenabled(),\n"
+            "                              c.installed() is not None))\n"
             "from mrtr_studio.__main__ import main\n"
             "sys.argv = ['mrtr-studio', *sys.argv[1:]]\n"
             "main()\n")

@@ -42,6 +42,10 @@ LATER_OWN = {
     "mrtr_studio.trace.html_export": "a flow or a lesson is exported as HTML",
     "mrtr_studio.studio.cluster_load": "a load runs against the cluster",
     "mrtr_studio.replay.load": "a load runs against the cluster",
+    "mrtr_studio.ui.teaching.lesson_view": "the Lessons tab is shown",
+    "mrtr_studio.ui.teaching.lab_view": "the Lab tab is shown",
+    "mrtr_studio.ui.teaching.eras_view": "the Eras tab is shown",
+    "mrtr_studio.ui.teaching.cluster_view": "the Cluster tab is shown",
 }
 
 #: The real launch (`python -m mrtr_studio`), reporting what is imported when the window is complete.

@@ -182,8 +182,8 @@ def test_the_window_shows_with_its_teach_menu_and_tabs_before_the_views_exist(qt
     settings = QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat)
     window = MainWindow(Studio(store=TraceStore()), settings, interactive_answers=False, available=ROOM)
     qtbot.addWidget(window)
-    window.show()  # no event processed yet: the views come after the first paint
-    assert window._teaching is None
+    window.show()  # no event processed yet
+    assert window.teaching.built_views() == {}  # the Flow tab is shown: no teaching view built
     menus = [a.text() for a in window.menuBar().actions()]
     assert menus == ["&File", "&Edit", "&Serve", "&Run", "&Tamper", "&View", "T&each"]
     teach = window.modes.menu
@@ -193,24 +193,91 @@ def test_the_window_shows_with_its_teach_menu_and_tabs_before_the_views_exist(qt
     bar = window.modes.pinned
     assert [bar.tabText(i) for i in range(bar.count())] == ["Flow", "Lessons", "Lab", "Eras", "Cluster"]
     assert bar.isVisible()
-    teach.actions()[2].trigger()  # a shell entry: builds the views and shows its own
-    assert window._teaching is not None and window.teaching.tabs.currentWidget() is window.teaching.lab
-    assert bar.currentIndex() == 2
+    teach.actions()[2].trigger()  # builds the lab, and only the lab, then shows it
+    assert list(window.teaching.built_views()) == ["lab"]
+    assert window.teaching.tabs.currentWidget() is window.teaching.lab and bar.currentIndex() == 2
     settle()
-    assert [a.text() for a in teach.actions()][2] == "Tamper-and-replay l&ab" and len(teach.actions()) == 5
+    assert len(teach.actions()) == 5
     window.close()
 
 
-def test_the_window_says_complete_once_its_deferred_views_are_built_and_painted(qtbot: Any, tmp_path: Path) -> None:
+def test_a_teaching_view_is_built_when_its_tab_is_first_picked_never_shown_empty(qtbot: Any, tmp_path: Path) -> None:
+    settings = QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(Studio(store=TraceStore()), settings, interactive_answers=False, available=ROOM)
+    qtbot.addWidget(window)
+    window.show()
+    teaching, bar = window.teaching, window.modes.pinned
+    shown: list[object] = []
+    teaching.tabs.currentChanged.connect(lambda _i: shown.append(teaching.tabs.currentWidget()))
+    bar.setCurrentIndex(3)  # a click on the pinned bar's Eras
+    eras = teaching.built("eras")
+    assert eras is not None and teaching.tabs.currentWidget() is eras and shown == [eras]
+    assert teaching.tabs.indexOf(eras) == 3 and teaching.tabs.tabText(3) == "Eras" and teaching.tabs.count() == 5
+    bar.setCurrentIndex(0)
+    bar.setCurrentIndex(3)
+    assert teaching.built("eras") is eras  # built once
+    # any other way a tab becomes current (the tab widget's own Ctrl+Tab): the view on the next turn
+    teaching.tabs.setCurrentIndex(4)
+    qtbot.waitUntil(lambda: teaching.built("cluster") is not None)
+    assert teaching.tabs.currentWidget() is teaching.built("cluster") and bar.currentIndex() == 4
+    assert set(teaching.built_views()) == {"eras", "cluster"}
+    window.close()
+
+
+def test_a_view_built_in_presentation_mode_starts_in_it_and_leaves_it(qtbot: Any, tmp_path: Path) -> None:
+    settings = QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(Studio(store=TraceStore()), settings, interactive_answers=False, available=ROOM)
+    qtbot.addWidget(window)
+    window.show()
+    window.presentation.enter()
+    lessons = window.teaching.lessons  # built now, during the presentation
+    assert lessons.presenting
+    window.presentation.leave()
+    assert not lessons.presenting
+    window.close()
+
+
+def test_closing_the_window_builds_no_view_and_stops_a_built_cluster(qtbot: Any, tmp_path: Path) -> None:
+    settings = QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(Studio(store=TraceStore()), settings, interactive_answers=False, available=ROOM)
+    qtbot.addWidget(window)
+    window.show()
+    window.close()
+    assert window.teaching.built_views() == {}
+    again = MainWindow(Studio(store=TraceStore()), settings, interactive_answers=False, available=ROOM)
+    qtbot.addWidget(again)
+    again.show()
+    stopped: list[bool] = []
+    again.teaching.cluster.shutdown = lambda: stopped.append(True)
+    again.close()
+    assert stopped == [True]
+
+
+def test_a_view_built_later_is_laid_out_for_the_mode_it_arrives_in(qtbot: Any, tmp_path: Path) -> None:
+    settings = QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(Studio(store=TraceStore()), settings, interactive_answers=False, available=ROOM)
+    qtbot.addWidget(window)
+    window.show()
+    window.modes.switch("learn")  # builds the lessons (its tab); Eras shares the mode and is not built yet
+    assert set(window.teaching.built_views()) == {"lessons"}
+    eras = window.teaching.eras  # built in Learn: laid out for the whole window, as if it had been there
+    assert eras.whole_window
+    window.modes.switch("debug")
+    assert not eras.whole_window
+    window.close()
+
+
+def test_the_window_says_complete_once_painted_with_no_view_it_does_not_show(qtbot: Any, tmp_path: Path) -> None:
     settings = QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat)
     window = MainWindow(Studio(store=TraceStore()), settings, interactive_answers=False, available=ROOM)
     qtbot.addWidget(window)
     said: list[bool] = []
-    window.complete.connect(lambda: said.append(window._teaching is not None and window.modes.current == "debug"))
+    window.complete.connect(lambda: said.append(window.teaching.built_views() == {}
+                                                and window.modes.current == "debug"))
     window.show()
-    assert not window.is_complete and window._teaching is None  # nothing painted yet
+    assert not window.is_complete  # nothing painted yet
     qtbot.waitUntil(lambda: window.is_complete, timeout=10000)
-    assert said == [True]  # once, with the teaching tabs (and the Teach menu's entries) there
+    assert said == [True]  # once, with the Teach menu's entries there and no hidden view built
     assert len(window.modes.menu.actions()) == 5 and window.modes.menu.actions()[0].text() == "&Flow diagram"
     window.update()
     settle()
