@@ -9,8 +9,9 @@ registered, and the next one to fire is delivered to freed memory, a segmentatio
 `QTimerInfoList::activateTimers` (the suite crashed so in `tests/ui/test_log_filter_worker.py` and
 `tests/ui/test_main_window.py`, a core dump showing the freed receiver).
 
-So `install(app)` turns automatic collection off and makes the same decisions Python would, with the
-same thresholds, on a GUI-thread timer: a collection only ever runs where the QObjects live. pyqtgraph
+So `install(app)` turns automatic collection off and makes the decisions CPython's collector would,
+by its thresholds and its rule for full collections, on a GUI-thread timer: a collection only ever
+runs where the QObjects live. pyqtgraph
 does the same for the same reason (`pyqtgraph.util.garbage_collector`). While the launch has the
 collector paused (`startup`), the timer leaves it paused.
 """
@@ -28,13 +29,22 @@ INTERVAL_MS = 100
 _installed: "GuiThreadCollector | None" = None
 
 
-def due_generation(counts: tuple[int, int, int], thresholds: tuple[int, int, int]) -> int | None:
-    """The generation Python itself would collect at these counts (None: none is due yet)."""
+def due_generation(counts: tuple[int, int, int], thresholds: tuple[int, int, int],
+                   long_lived_pending: int = 0, long_lived_total: int = 0) -> int | None:
+    """The generation CPython's own collector would collect now (None: none is due), by its rule
+    (`gc_collect_generations` in Modules/gcmodule.c): only once generation 0 is over its threshold,
+    then the oldest generation over its threshold, except that a full collection waits until the
+    objects moved into the oldest generation since the last one (`long_lived_pending`) are a quarter
+    of those it then held (`long_lived_total`): with a million-message trace open, a full collection
+    walks it all, so it must stay as rare as Python keeps it."""
     if thresholds[0] == 0 or counts[0] <= thresholds[0]:
         return None
-    if counts[1] < thresholds[1]:
-        return 0
-    return 2 if counts[2] >= thresholds[2] else 1
+    for generation in (2, 1, 0):
+        if counts[generation] > thresholds[generation]:
+            if generation == 2 and long_lived_pending < long_lived_total // 4:
+                continue
+            return generation
+    return None
 
 
 class GuiThreadCollector(QObject):
@@ -44,6 +54,9 @@ class GuiThreadCollector(QObject):
         super().__init__(app)
         self.was_enabled = gc.isenabled()
         self.collections = 0  # how many collections this timer ran (tests read it)
+        #: CPython's bookkeeping for its full-collection rule, kept the same way (see `due_generation`).
+        self.long_lived_total = 0
+        self.long_lived_pending = 0
         self.timer = QTimer(self)
         self.timer.setInterval(INTERVAL_MS)
         self.timer.timeout.connect(self.check)
@@ -54,9 +67,17 @@ class GuiThreadCollector(QObject):
         """Collect the generation that is due, if any, unless the launch has the collector paused."""
         if startup.paused():
             return None
-        generation = due_generation(gc.get_count(), gc.get_threshold())
+        generation = due_generation(gc.get_count(), gc.get_threshold(), self.long_lived_pending,
+                                    self.long_lived_total)
+        if generation == 2:
+            gc.collect(2)
+            self.long_lived_total, self.long_lived_pending = len(gc.get_objects(2)), 0
+        elif generation == 1:  # the survivors of generations 0 and 1 move into the oldest
+            young = len(gc.get_objects(0)) + len(gc.get_objects(1))
+            self.long_lived_pending += max(0, young - gc.collect(1))
+        elif generation == 0:
+            gc.collect(0)
         if generation is not None:
-            gc.collect(generation)
             self.collections += 1
         return generation
 

@@ -16,17 +16,44 @@ from mrtr_studio.ui.gui_thread_collector import due_generation
 
 @pytest.mark.parametrize(("counts", "expected"), [
     ((0, 0, 0), None),
-    ((700, 9, 9), None),  # Python collects once the count exceeds the threshold, not at it
+    ((700, 11, 11), None),  # nothing until generation 0 is over its threshold (not at it)
     ((701, 0, 0), 0),
-    ((701, 9, 9), 0),
-    ((701, 10, 0), 1),
-    ((701, 10, 9), 1),
-    ((701, 10, 10), 2),
+    ((701, 10, 10), 0),
+    ((701, 11, 0), 1),
+    ((701, 11, 10), 1),
+    ((701, 11, 11), 2),
+    ((701, 0, 11), 2),  # the oldest generation over its threshold first
 ])
-def test_the_generation_due_is_the_one_python_would_collect(counts: tuple[int, int, int],
-                                                            expected: int | None) -> None:
+def test_the_generation_due_is_the_one_cpython_would_collect(counts: tuple[int, int, int],
+                                                             expected: int | None) -> None:
     assert due_generation(counts, (700, 10, 10)) == expected
     assert due_generation(counts, (0, 10, 10)) is None  # a threshold of 0: collection off
+
+
+def test_a_full_collection_waits_as_cpython_makes_it_wait() -> None:
+    """Modules/gcmodule.c: a full collection only once the objects moved into the oldest generation
+    since the last one are a quarter of what it held then; until then the next generation down."""
+    assert due_generation((701, 11, 11), (700, 10, 10), long_lived_pending=249, long_lived_total=1000) == 1
+    assert due_generation((701, 0, 11), (700, 10, 10), long_lived_pending=249, long_lived_total=1000) == 0
+    assert due_generation((701, 11, 11), (700, 10, 10), long_lived_pending=250, long_lived_total=1000) == 2
+
+
+def test_the_collector_keeps_cpythons_bookkeeping(qapp: Any) -> None:
+    collector = gui_thread_collector.install(qapp)
+    kept = [[] for _ in range(3000)]  # alive: they survive into the oldest generation
+    gc.collect(0)
+    collector.long_lived_pending = 0
+    for _ in range(11):  # generation 1 over its threshold, generation 0 over its own
+        gc.collect(0)
+    more = [[] for _ in range(800)]
+    gc.collect(2)
+    collector.long_lived_total = len(gc.get_objects(2))
+    for _ in range(11):
+        gc.collect(0)
+    even_more = [[] for _ in range(800)]
+    assert collector.check() == 1
+    assert collector.long_lived_pending >= 800  # those lists (and their container) moved up
+    del kept, more, even_more
 
 
 def test_the_qt_tests_and_the_window_have_automatic_collection_off(qapp: Any) -> None:
