@@ -8,7 +8,7 @@ window stops the cluster's processes, if it was ever built.
 """
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtGui import QAction
@@ -20,6 +20,12 @@ from ..layout import only_current_page_counts
 from ..selection import Selection
 from ..teaching_shell import MENU_ENTRIES, MENU_NAME, TAB_TITLES
 from ..theme import building
+
+if TYPE_CHECKING:  # imported when each view is first built (`_build_view`)
+    from .cluster_view import ClusterView
+    from .eras_view import ErasView
+    from .lab_view import LabView
+    from .lesson_view import LessonView
 
 #: The teaching views' keys, in their tabs' order after the Flow tab.
 VIEW_KEYS = ("lessons", "lab", "eras", "cluster")
@@ -88,20 +94,20 @@ class TeachingTabs:
     # --- the views, built when first wanted ------------------------------------------------------
 
     @property
-    def lessons(self) -> Any:
-        return self.view("lessons")
+    def lessons(self) -> "LessonView":
+        return cast("LessonView", self.view("lessons"))
 
     @property
-    def lab(self) -> Any:
-        return self.view("lab")
+    def lab(self) -> "LabView":
+        return cast("LabView", self.view("lab"))
 
     @property
-    def eras(self) -> Any:
-        return self.view("eras")
+    def eras(self) -> "ErasView":
+        return cast("ErasView", self.view("eras"))
 
     @property
-    def cluster(self) -> Any:
-        return self.view("cluster")
+    def cluster(self) -> "ClusterView":
+        return cast("ClusterView", self.view("cluster"))
 
     def built(self, key: str) -> Any:
         """The view if it has been built, else None (never builds it)."""
