@@ -2,15 +2,18 @@
 
     .venv/bin/python tools/bench_launch.py [--launches 11] [--short] [--platforms offscreen,xcb]
 
-What is timed: the real command (`.venv/bin/mrtr-studio`, as `make run` launches it) in a fresh
-process, from the parent's clock just before it spawns it to the moment the window is complete:
-painted with every deferred piece built (every menu filled, every tab and panel constructed; the
-window's `complete` signal). The child says when with `MRTR_STUDIO_LAUNCH_PROBE=1` (ui/main.py),
-which prints `launch complete at <time.time()>` and closes the window. Each platform gets one
-launch first that is not counted (it writes the settings a person's later launches read, and warms
-the file cache as any earlier launch would), then `--launches` counted ones; median and best. The
-anchors' launches and the studio's are interleaved, a round launching each once: this machine's speed
-drifts by a third over minutes, and rounds in turn put the same drift under every row of a ratio.
+What is timed: the real command (`.venv/bin/mrtr-studio`, as `make run` launches it) in a fresh process,
+from the parent's clock just before it spawns it to the moment the window is complete: painted, every
+menu filled and every panel constructed, in the mode last left in, with the view of the centre tab it
+shows built (the window's `complete` signal). The teaching views of the other tabs (lessons, lab, eras,
+cluster) are built the first time each is shown, so that is timed too: after the rounds, a few launches
+with the probe set to `tabs` show each in turn once complete, and a row prints the median from showing a
+view to it built and painted. The child says when with `MRTR_STUDIO_LAUNCH_PROBE=1` (ui/main.py), which
+prints `launch complete at <time.time()>` and closes the window. Each platform gets one launch first
+that is not counted (it writes the settings a person's later launches read, and warms the file cache as
+any earlier launch would), then `--launches` counted ones; median and best. The anchors' launches and
+the studio's are interleaved, a round launching each once: this machine's speed drifts by a third over
+minutes, and rounds in turn put the same drift under every row of a ratio.
 
 Python's bytecode cache is on for every launch measured (PYTHONDONTWRITEBYTECODE is dropped from the
 children's environment, so the uncounted launch writes it, as a person's first launch or pip's install
@@ -43,6 +46,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 GOAL = 0.7  # seconds, launch to the window complete (issue #23)
 MARK = "launch complete at "
+SHOW_MARK = "first show "
 
 #: The floor: an empty QMainWindow, shown; prints time.time() once its first paint pass is over.
 EMPTY_WINDOW = """
@@ -188,8 +192,30 @@ def measure_platform(platform: str, env: dict[str, str], launches: int, bytecode
         print(f"  RATIO: launch {ours[0]:.3f} s / goal {GOAL} s = {ours[0] / GOAL:.2f}; "
               f"/ empty Qt window {floor[0]:.3f} s = {ours[0] / floor[0]:.2f} (cpu {ours[1] / floor[1]:.2f}); "
               f"above it: {ours[0] - floor[0]:.3f} s (interpreter alone {bare[0]:.3f} s)")
+        report_first_shows(env, max(3, launches // 2))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def first_shows(env: dict[str, str]) -> dict[str, float]:
+    """One launch with the probe set to `tabs`: seconds from showing each teaching view to it painted."""
+    done = subprocess.run(studio_command(), env={**env, "MRTR_STUDIO_LAUNCH_PROBE": "tabs"}, capture_output=True,
+                          text=True, timeout=120)
+    shows = {}
+    for line in done.stdout.splitlines():
+        if line.startswith(SHOW_MARK):
+            key, _, seconds = line[len(SHOW_MARK):].partition(" ")
+            shows[key] = float(seconds)
+    if not shows:
+        raise LaunchFailed(f"exited {done.returncode} without timing the teaching views")
+    return shows
+
+
+def report_first_shows(env: dict[str, str], launches: int) -> None:
+    runs = [first_shows(env) for _ in range(launches)]
+    medians = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
+    print(f"  after complete, a teaching view's first show (built, then painted), median of {launches}: "
+          + ", ".join(f"{key} {seconds * 1000:.0f} ms" for key, seconds in medians.items()))
 
 
 def main() -> int:

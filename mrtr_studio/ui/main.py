@@ -4,8 +4,9 @@ With `--auto` the scenario runs in the real window, every input answered with sc
 holding before each send (one screenshot per step when `--screenshot-dir` is given), then exits 0
 when the run ended the way the scenario expects.
 
-`MRTR_STUDIO_LAUNCH_PROBE=1` (for tools/bench_launch.py, not a user setting): once the window is
-complete (`MainWindow.complete`: painted with every deferred piece built), print
+`MRTR_STUDIO_LAUNCH_PROBE=1` (for tools/bench_launch.py, not a user setting; `tabs`: also the first
+show of each teaching view, see `probe_complete`): once the window is complete (`MainWindow.complete`:
+painted, in the mode last left in, with the view of the tab it shows built), print
 `launch complete at <time.time()> cpu <time.process_time()>` on stdout and close it, so a parent
 that noted the time before spawning the real command reads how long the launch took as a person sees
 it (and the CPU seconds the process spent to get there, steadier on a busy machine).
@@ -34,6 +35,7 @@ from .main_window import MainWindow
 from .mode_shots import SCENARIO as MODES_SCENARIO
 from .mode_shots import run_modes
 from .quit_signals import quit_on_terminate
+from .teaching.install import VIEW_KEYS
 
 if TYPE_CHECKING:  # loaded only when asked for (--scenario oauth, --otlp-endpoint): the window does without them
     from ..studio.oauth_demo import ProtectedDemo
@@ -197,8 +199,16 @@ def after_launch(window: MainWindow) -> None:
 
 
 def probe_complete(window: MainWindow) -> None:
-    """The launch probe: the moment the window became complete, on stdout, then the window closed."""
+    """The launch probe: the moment the window became complete, on stdout, then the window closed.
+    With the probe set to `tabs`, first each teaching view is shown in turn (built, since the launch
+    does not build them, and painted at once), and the seconds each took are printed too."""
     print(f"launch complete at {time.time():.6f} cpu {time.process_time():.6f}", flush=True)
+    if os.environ.get(LAUNCH_PROBE) == "tabs":
+        for key in VIEW_KEYS:
+            began = time.perf_counter()
+            window.teaching.show(key)
+            window.repaint()  # painted now, not by the event loop: the probe is inside a slot
+            print(f"first show {key} {time.perf_counter() - began:.6f}", flush=True)
     window.close()
 
 

@@ -52,6 +52,20 @@ def test_the_real_launch_completes_and_exits_cleanly(tmp_path: Path, qapp: Any) 
     assert "Traceback" not in done.stderr
 
 
+def test_the_tabs_probe_shows_each_teaching_view_after_complete(tmp_path: Path) -> None:
+    """`MRTR_STUDIO_LAUNCH_PROBE=tabs` (tools/bench_launch.py): complete first, then each teaching view,
+    which the launch did not build, shown and timed in turn."""
+    env = {**probed_launch_env(tmp_path), "MRTR_STUDIO_LAUNCH_PROBE": "tabs"}
+    done = subprocess.run([sys.executable, "-m", "mrtr_studio"], capture_output=True, text=True, timeout=120,
+                          env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("launch complete at ")
+    shows = [line.split() for line in lines[1:] if line.startswith("first show ")]
+    assert [words[2] for words in shows] == ["lessons", "lab", "eras", "cluster"]
+    assert all(0 < float(words[3]) < 60 for words in shows)
+
+
 def _collector_at_exit(tmp_path: Path, *argv: str) -> tuple[int, bool, bool]:
     """At the exit of a real launch (probe on) with `argv`: `gc.get_freeze_count()`, whether automatic
     collection was on, and whether the GUI thread's collector was installed."""

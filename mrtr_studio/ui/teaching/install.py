@@ -73,7 +73,8 @@ class TeachingTabs:
     Each teaching view is built the first time it is wanted: its tab picked (the pinned bar, the
     Teach menu, a mode), or its attribute read (`teaching.lab`). Until then its tab holds an empty
     page. Why: the four views and their modules were a tenth of the launch (50-80 ms measured inside
-    it), for views a session often never opens; one costs 5-15 ms when first shown. `on_built`
+    it), for views a session often never opens; one costs 10-40 ms when first shown, painting
+    included (`tools/bench_launch.py` times each). `on_built`
     callbacks (the modes' arrangement, presentation mode, a signal to follow) are told of each view
     as it arrives, so nothing has to build a view only to configure it.
     """
