@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QScrollArea, QSizePolicy, QTabBar, QTabWidget, QToolBar, QWidget
+from PySide6.QtWidgets import QMainWindow, QMenu, QScrollArea, QSizePolicy, QTabBar, QTabWidget, QToolBar, QWidget
 
 from .focus_order import VisualTabOrder
 from .layout import Workbench
 from .mode_layouts import arrange, arrange_view
-from .teaching_shell import MENU_ENTRIES, TAB_TITLES, shell_menu
+from .teaching_shell import MENU_ENTRIES, TAB_TITLES
 
 if TYPE_CHECKING:
     from .teaching import TeachingTabs
@@ -63,10 +63,11 @@ def prefix_of(key: str) -> str:
 
 class PinnedTabBar(QTabBar):
     """The centre tabs' bar, held in the top margin of the centre's scroll area: scrolling a tall
-    page there no longer carries the Flow | Lessons | … bar off the top. It exists from the first
-    frame with the tabs' titles (`teaching_shell`); once the views are built it is bound to their
-    tab widget, whose own bar is hidden, and both follow each other, so code that uses the
-    QTabWidget (currentWidget, setCurrentIndex) is unchanged. Picking a tab before then builds them."""
+    page there no longer carries the Flow | Lessons | … bar off the top. It is made with the mode bar,
+    with the tabs' titles (`teaching_shell`); once the tab widget is made (the window's last step) it
+    is bound to it, whose own bar is hidden, and both follow each other, so code that uses the
+    QTabWidget (currentWidget, setCurrentIndex) is unchanged. A tab picked here is shown through
+    `TeachingTabs.show_index`, which builds its view first."""
 
     def __init__(self, titles: tuple[str, ...], build: "Callable[[], TeachingTabs]",
                  parent: QWidget | None = None) -> None:
@@ -146,8 +147,7 @@ class Modes(QObject):
         #: The mode last left in, entered a turn after the teaching tabs are built (the window is not
         #: complete before).
         self.switch_pending = False
-        self.pinned = pin_tab_bar(workbench, teaching)  # the tab bar and Teach menu from the first frame
-        self.menu = shell_menu(window, teaching)
+        self.pinned = pin_tab_bar(workbench, teaching)  # the tab bar, bound to the tabs once they are made
         self.bar = QToolBar("Modes", window)
         self.bar.setObjectName("modeBar")
         self.bar.setAccessibleName("Modes")
@@ -170,6 +170,11 @@ class Modes(QObject):
         # Tab in reading order, region by region (the modes decide which regions show)
         self.tab_order = VisualTabOrder(window, [self.bar, workbench.side, workbench.centre, workbench.inspectors,
                                                  workbench.bottom])
+
+    @property
+    def menu(self) -> QMenu:
+        """The Teach menu (made with the teaching tabs)."""
+        return self.teaching().menu
 
     def teaching_built(self, teaching: "TeachingTabs") -> None:
         """The tabs exist now: pin their bar, follow their changes, enter the mode last left in."""

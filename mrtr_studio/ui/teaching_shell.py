@@ -1,21 +1,9 @@
-"""The teaching views' shells: the Teach menu and the centre's tab titles, made with the mode bar,
-before the teaching tabs are installed (`MainWindow._build_teaching`, the last step of the window's
-build); the views themselves (lessons, lab, eras, cluster: heavy to build) are built the first time
-each is shown (`ui/teaching/install.py`, `TeachingTabs`).
+"""The centre's tab titles and the Teach menu's entries, shared by the pinned tab bar (made with the
+mode bar, `ui/modes.py`) and the teaching tabs (`ui/teaching/install.py`).
 
-Why: the tab bar must be in the window from its first frame (once, the views came ~0.3 s after it
-and the centre moved down), and picking an entry must work whatever has been built. Kept out of the
-`teaching` package so that the mode bar does not import it.
+Kept out of the `teaching` package so that the mode bar does not import it. The views themselves
+(lessons, lab, eras, cluster: heavy to build) are built the first time each is shown (`TeachingTabs`).
 """
-
-from collections.abc import Callable
-from typing import TYPE_CHECKING
-
-from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QMainWindow, QMenu
-
-if TYPE_CHECKING:
-    from .teaching import TeachingTabs
 
 #: The centre's tabs, in order (the first is the window's flow diagram).
 TAB_TITLES = ("Flow", "Lessons", "Lab", "Eras", "Cluster")
@@ -29,14 +17,3 @@ MENU_ENTRIES = (
 )
 MENU_NAME = "teachMenu"
 
-
-def shell_menu(window: QMainWindow, build: "Callable[[], TeachingTabs]") -> QMenu:
-    """The Teach menu before the views exist: each entry builds them, then shows its view.
-    `install_teaching` replaces these entries with the real ones."""
-    menu = window.menuBar().addMenu("T&each")
-    menu.setObjectName(MENU_NAME)
-    for key, text, shortcut in MENU_ENTRIES:
-        action = menu.addAction(text)
-        action.setShortcut(QKeySequence(shortcut))
-        action.triggered.connect(lambda _=False, name=key: build().show(name))
-    return menu

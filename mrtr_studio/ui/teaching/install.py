@@ -209,12 +209,8 @@ def install_teaching(window: QMainWindow, studio: Studio, store: TraceStore, sel
     for title in TAB_TITLES[1:]:
         tabs.addTab(QWidget(), title)  # the view's place until it is first wanted
     window.setCentralWidget(tabs)
-    menu = window.findChild(QMenu, MENU_NAME)  # the shell shown since the first frame, filled now
-    if menu is None:
-        menu = window.menuBar().addMenu("T&each")
-    for placeholder in menu.actions():  # one of them may be the entry being triggered: deleted later
-        menu.removeAction(placeholder)
-        placeholder.deleteLater()
+    menu = window.menuBar().addMenu("T&each")
+    menu.setObjectName(MENU_NAME)
     first = 0 if flow is None else 1
     teaching = TeachingTabs(tabs, menu, lambda key: _build_view(key, studio, store, selection), first)
     for key, text, shortcut in MENU_ENTRIES:
