@@ -97,7 +97,7 @@ class MainWindow(QMainWindow):
         self.is_complete = False
         self._complete_scheduled = False
         self._centre_tab = 0
-        self.workbench.set_centre(self.diagram)  # until the teaching tabs take it in (`_build_teaching`)
+        self.workbench.set_centre(self.diagram)  # until the teaching tabs take it in (`teaching`, below)
         self.setCentralWidget(self.workbench)
         self._build()
         self._bridge = StoreBridge(studio.store, self)
@@ -107,9 +107,10 @@ class MainWindow(QMainWindow):
         self.modes = Modes(self, self.workbench, self.settings, lambda: self.teaching,
                            lambda: self.presentation.leave())
         self.armed = ArmedIndicator(self.studio, self.modes.bar)  # a waiting tamper, said where it stays
-        self.presentation = Presentation(self, self.workbench, self._central_views, self._stepper)
+        self.presentation = Presentation(self, self.workbench, lambda on: self.teaching.set_presentation(on),
+                                         self._stepper)
         self.restore()
-        self._build_teaching()  # the tabs, before the first paint: a view is built when first shown
+        self.teaching  # noqa: B018  (the tabs, before the first paint: a view is built when first shown)
 
     # --- building ------------------------------------------------------------------------------
 
@@ -153,7 +154,6 @@ class MainWindow(QMainWindow):
             with building(getattr(getattr(self, "modes", None), "tab_order", None)):  # ~4,000 events unfiltered
                 self._teaching = teaching = install_in_workbench(self, self.workbench)
                 teaching.show_index(self._centre_tab)  # that tab's view only: the others when first shown
-                teaching.on_built(self._view_built)
                 self.modes.teaching_built(teaching)
         return self._teaching
 
@@ -163,36 +163,20 @@ class MainWindow(QMainWindow):
             self._complete_scheduled = True  # after this paint pass, children included
             QTimer.singleShot(0, self._check_complete)
 
-    def _view_built(self, _key: str, view: QWidget) -> None:
-        """A teaching view built during presentation mode starts in it, as the views built before did."""
-        if self.presentation.active:
-            view.set_presentation(True)  # every teaching view has it
-
     def _check_complete(self) -> None:
         self._complete_scheduled = False
-        if self._teaching is not None and not self.modes.switch_pending and not self.is_complete:
+        if not self.modes.switch_pending and not self.is_complete:
             self.is_complete = True
             self.complete.emit()
 
-    def _build_teaching(self) -> None:
-        self.teaching  # noqa: B018  (building it is the point)
-
-    def _central_views(self) -> list[QWidget]:
-        """The views presentation mode scales: the flow diagram and every teaching tab."""
-        if self._teaching is None:
-            return [self.diagram]
-        tabs = self._teaching.tabs
-        return [w for w in (tabs.widget(i) for i in range(tabs.count())) if w is not None]
-
     def _stepper(self) -> "Stepper | None":
         """What a presenter's clicker steps: the lesson when its tab is showing, else the shown flow."""
-        if self._teaching is not None:
-            current = self._teaching.tabs.currentWidget()
-            lessons = self._teaching.built("lessons")
-            if lessons is not None and current is lessons:
-                return self._teaching.lessons  # built: this does not build it
-            if current is not self.diagram:
-                return None
+        current = self.teaching.tabs.currentWidget()
+        lessons = self.teaching.built("lessons")
+        if lessons is not None and current is lessons:
+            return self.teaching.lessons  # built: this does not build it
+        if current is not self.diagram:
+            return None
         return FlowStepper(self.studio, self.selection)
 
     def _sign_in_waiting(self, server_url: str) -> None:
@@ -330,11 +314,11 @@ class MainWindow(QMainWindow):
 
     def _tab_subject(self, step: bool) -> bool:
         """F5/F10 on a teaching tab run (or step) that tab's subject, not the explorer's target."""
-        if self._teaching is None or self._teaching.tabs.currentWidget() is self.diagram:
+        view = self.teaching.tabs.currentWidget()
+        if view is self.diagram:
             return False
         from .teaching.subject import run_subject, when_finished
 
-        view = self._teaching.tabs.currentWidget()
         said = run_subject(view, step)
         if said is not None:
             self.show_status(said)
@@ -366,8 +350,8 @@ class MainWindow(QMainWindow):
 
     def _operation_picked(self, _operation_id: str) -> None:
         """An operation picked in the list: the diagram shows it (through the selection), the log only its messages."""
-        if self._teaching is not None and self._teaching.tabs.currentWidget() is not self.diagram:
-            self._teaching.show("flow")
+        if self.teaching.tabs.currentWidget() is not self.diagram:
+            self.teaching.show("flow")
         if not self.log.only_operation.isChecked():
             self.log.only_operation.setChecked(True)
 

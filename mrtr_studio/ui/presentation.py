@@ -42,12 +42,14 @@ class _Saved:
 
 
 class Presentation(QObject):
-    def __init__(self, window: QMainWindow, workbench: Workbench, views: Callable[[], list[QWidget]],
+    def __init__(self, window: QMainWindow, workbench: Workbench, tell: Callable[[bool], None],
                  stepper: "Callable[[], Stepper | None]") -> None:
         super().__init__(window)
         self.window = window
         self.workbench = workbench
-        self.views = views  # the central views, asked for each time (tabs may be built late)
+        #: Tells the central views presentation mode is on or off (the window's teaching tabs, which
+        #: also start a view built later in it).
+        self.tell = tell
         self.stepper = stepper  # what the clicker steps: the active lesson, or the shown flow
         self.active = False
         self._saved: _Saved | None = None
@@ -79,7 +81,7 @@ class Presentation(QObject):
         else:
             font.setPixelSize(round(font.pixelSize() * SCALE))
         app.setFont(font)
-        self._tell(True)
+        self.tell(True)
         self.window.setWindowState(self.window.windowState() | Qt.WindowState.WindowFullScreen)  # the projector's
         QTimer.singleShot(150, self, self._cover_screen)
         app.installEventFilter(self)
@@ -100,7 +102,7 @@ class Presentation(QObject):
         saved, self._saved = self._saved, None
         assert saved is not None
         app.setFont(saved.font)
-        self._tell(False)
+        self.tell(False)
         self.window.setWindowState(saved.state)
         if not saved.state & (Qt.WindowState.WindowMaximized | Qt.WindowState.WindowFullScreen):
             self.window.setGeometry(saved.geometry)
@@ -112,12 +114,6 @@ class Presentation(QObject):
         self.window.statusBar().setVisible(saved.status)
         bench.restoreState(saved.main)
         bench.top.restoreState(saved.top)
-
-    def _tell(self, on: bool) -> None:
-        for view in self.views():
-            method = getattr(view, "set_presentation", None)
-            if callable(method):
-                method(on)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() != QEvent.Type.KeyPress or not isinstance(event, QKeyEvent):

@@ -99,7 +99,7 @@ def save(self: "MainWindow") -> None:
     s.setValue("window/maximized", self.isMaximized())
     s.setValue("window/state", self.saveState(SETTINGS_VERSION))
     self.modes.save_layout()  # the active mode's layout; Debug's is the `layout/` one
-    s.setValue("layout/centre_tab", self._teaching.tabs.currentIndex() if self._teaching else self._centre_tab)
+    s.setValue("layout/centre_tab", self.teaching.tabs.currentIndex())
     s.setValue("client/settings", json.dumps(self.client_panel.to_json()))
     s.setValue("connection/last", json.dumps(self.studio.entry.to_json()))
     target = self.explorer.current_target()

@@ -74,9 +74,9 @@ class TeachingTabs:
     Teach menu, a mode), or its attribute read (`teaching.lab`). Until then its tab holds an empty
     page. Why: the four views and their modules were a tenth of the launch (50-80 ms measured inside
     it), for views a session often never opens; one costs 10-40 ms when first shown, painting
-    included (`tools/bench_launch.py` times each). `on_built`
-    callbacks (the modes' arrangement, presentation mode, a signal to follow) are told of each view
-    as it arrives, so nothing has to build a view only to configure it.
+    included (`tools/bench_launch.py` times each). A view built during presentation mode starts in
+    it (`set_presentation` is remembered), and `on_built` callbacks (the modes' arrangement, a signal
+    to follow) are told of each view as it arrives, so nothing has to build a view only to configure it.
     """
 
     def __init__(self, tabs: QTabWidget, menu: QMenu, make: Callable[[str], QWidget], first_view: int = 1) -> None:
