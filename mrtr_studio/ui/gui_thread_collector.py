@@ -11,9 +11,9 @@ registered, and the next one to fire is delivered to freed memory, a segmentatio
 
 So `install(app)` turns automatic collection off and makes the decisions CPython's collector would,
 by its thresholds and its rule for full collections, on a GUI-thread timer: a collection only ever
-runs where the QObjects live. pyqtgraph
-does the same for the same reason (`pyqtgraph.util.garbage_collector`). While the launch has the
-collector paused (`startup`), the timer leaves it paused.
+runs where the QObjects live. pyqtgraph does the same for the same reason
+(`pyqtgraph.util.garbage_collector`). While the launch has the collector paused (`startup`), the
+timer leaves it paused.
 """
 
 import gc
@@ -53,7 +53,6 @@ class GuiThreadCollector(QObject):
     def __init__(self, app: QCoreApplication) -> None:
         super().__init__(app)
         self.was_enabled = gc.isenabled()
-        self.collections = 0  # how many collections this timer ran (tests read it)
         #: CPython's bookkeeping for its full-collection rule, kept the same way (see `due_generation`).
         self.long_lived_total = 0
         self.long_lived_pending = 0
@@ -77,8 +76,6 @@ class GuiThreadCollector(QObject):
             self.long_lived_pending += max(0, young - gc.collect(1))
         elif generation == 0:
             gc.collect(0)
-        if generation is not None:
-            self.collections += 1
         return generation
 
     def stop(self) -> None:
