@@ -29,14 +29,19 @@ def loop(qapp: Any) -> Iterator[asyncio.AbstractEventLoop]:
         yield running
 
 
-def open_window(qtbot: Any, path: Path, room: QRect = ROOM) -> MainWindow:
-    """The window on a screen of `room`, its teaching views built, as right after the first paint."""
+def new_window(qtbot: Any, path: Path, room: QRect = ROOM) -> MainWindow:
+    """The window on a screen of `room`, its settings in the ini file `path`; not shown yet."""
     settings = QSettings(str(path), QSettings.Format.IniFormat)
     window = MainWindow(Studio(store=TraceStore()), settings, interactive_answers=False, available=room)
     qtbot.addWidget(window)
+    return window
+
+
+def open_window(qtbot: Any, path: Path, room: QRect = ROOM) -> MainWindow:
+    """The window on a screen of `room`, shown, exposed and laid out."""
+    window = new_window(qtbot, path, room)
     window.show()
     qtbot.waitExposed(window)
-    window.teaching  # noqa: B018  (built, as right after the first paint)
     QApplication.processEvents()
     return window
 
@@ -179,9 +184,7 @@ def test_the_centre_tab_bar_stays_when_the_centre_scrolls(win: MainWindow) -> No
 
 
 def test_the_window_shows_with_its_teach_menu_and_tabs_before_the_views_exist(qtbot: Any, tmp_path: Path) -> None:
-    settings = QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(Studio(store=TraceStore()), settings, interactive_answers=False, available=ROOM)
-    qtbot.addWidget(window)
+    window = new_window(qtbot, tmp_path / "studio.ini")
     window.show()  # no event processed yet
     assert window.teaching.built_views() == {}  # the Flow tab is shown: no teaching view built
     menus = [a.text() for a in window.menuBar().actions()]
@@ -202,9 +205,7 @@ def test_the_window_shows_with_its_teach_menu_and_tabs_before_the_views_exist(qt
 
 
 def test_a_teaching_view_is_built_when_its_tab_is_first_picked_never_shown_empty(qtbot: Any, tmp_path: Path) -> None:
-    settings = QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(Studio(store=TraceStore()), settings, interactive_answers=False, available=ROOM)
-    qtbot.addWidget(window)
+    window = new_window(qtbot, tmp_path / "studio.ini")
     window.show()
     teaching, bar = window.teaching, window.modes.pinned
     shown: list[object] = []
@@ -225,9 +226,7 @@ def test_a_teaching_view_is_built_when_its_tab_is_first_picked_never_shown_empty
 
 
 def test_a_view_built_in_presentation_mode_starts_in_it_and_leaves_it(qtbot: Any, tmp_path: Path) -> None:
-    settings = QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(Studio(store=TraceStore()), settings, interactive_answers=False, available=ROOM)
-    qtbot.addWidget(window)
+    window = new_window(qtbot, tmp_path / "studio.ini")
     window.show()
     window.presentation.enter()
     lessons = window.teaching.lessons  # built now, during the presentation
@@ -238,14 +237,11 @@ def test_a_view_built_in_presentation_mode_starts_in_it_and_leaves_it(qtbot: Any
 
 
 def test_closing_the_window_builds_no_view_and_stops_a_built_cluster(qtbot: Any, tmp_path: Path) -> None:
-    settings = QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(Studio(store=TraceStore()), settings, interactive_answers=False, available=ROOM)
-    qtbot.addWidget(window)
+    window = new_window(qtbot, tmp_path / "studio.ini")
     window.show()
     window.close()
     assert window.teaching.built_views() == {}
-    again = MainWindow(Studio(store=TraceStore()), settings, interactive_answers=False, available=ROOM)
-    qtbot.addWidget(again)
+    again = new_window(qtbot, tmp_path / "studio.ini")
     again.show()
     stopped: list[bool] = []
     again.teaching.cluster.shutdown = lambda: stopped.append(True)
@@ -254,9 +250,7 @@ def test_closing_the_window_builds_no_view_and_stops_a_built_cluster(qtbot: Any,
 
 
 def test_a_view_built_later_is_laid_out_for_the_mode_it_arrives_in(qtbot: Any, tmp_path: Path) -> None:
-    settings = QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(Studio(store=TraceStore()), settings, interactive_answers=False, available=ROOM)
-    qtbot.addWidget(window)
+    window = new_window(qtbot, tmp_path / "studio.ini")
     window.show()
     window.modes.switch("learn")  # builds the lessons (its tab); Eras shares the mode and is not built yet
     assert set(window.teaching.built_views()) == {"lessons"}
@@ -268,9 +262,7 @@ def test_a_view_built_later_is_laid_out_for_the_mode_it_arrives_in(qtbot: Any, t
 
 
 def test_the_window_says_complete_once_painted_with_no_view_it_does_not_show(qtbot: Any, tmp_path: Path) -> None:
-    settings = QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(Studio(store=TraceStore()), settings, interactive_answers=False, available=ROOM)
-    qtbot.addWidget(window)
+    window = new_window(qtbot, tmp_path / "studio.ini")
     said: list[bool] = []
     window.complete.connect(lambda: said.append(window.teaching.built_views() == {}
                                                 and window.modes.current == "debug"))
@@ -290,9 +282,7 @@ def test_complete_waits_for_the_mode_last_left_in(qtbot: Any, loop: asyncio.Abst
     first = open_window(qtbot, path)
     first.modes.switch("lab")
     first.close()
-    settings = QSettings(str(path), QSettings.Format.IniFormat)
-    second = MainWindow(Studio(store=TraceStore()), settings, interactive_answers=False, available=ROOM)
-    qtbot.addWidget(second)
+    second = new_window(qtbot, path)
     modes: list[str] = []
     second.complete.connect(lambda: modes.append(second.modes.current))
     second.show()
