@@ -10,6 +10,13 @@ connections: past it, the oldest connection still waiting for its headers is clo
 so slow connections cannot crowd out clients that send a request at once (those get uvicorn's 503
 when every connection is busy serving). The bound also stays under the process's file limit.
 
+The keep-alive timeout is uvicorn's, kept with one timer per idle period instead of one per response:
+uvicorn arms a fresh `call_later` when each response completes and cancels it when the next request
+arrives, about 1.8 us of uvloop timer work a request (`tools/bench.py` at 32 connections: 6-10% of
+`serve`'s CPU per flow). Here a response only notes when the connection went idle; the one timer a
+connection holds checks that time when it fires and closes the connection once it has been idle for
+the whole timeout, or waits for the rest of it (a busy connection re-arms nothing).
+
 TCP_NODELAY is set explicitly on every connection: uvicorn's h11 protocol writes the status line,
 the body and the end of a response separately, and with Nagle on, a small second write waits for
 the peer's delayed ACK (tens of milliseconds on loopback). `tools/bench.py` measures both ways.
@@ -75,7 +82,10 @@ def protocol_class(nodelay: bool, header_timeout: float, max_connections: int,
         if waiting:
             sweeper[0] = loop.call_later(tick, sweep, loop)
 
-    class Protocol(base):  # type: ignore[misc,valid-type]
+    # the keep-alive timer below is uvicorn's httptools protocol's; h11's keeps its own
+    bases = (base,) if base is H11Protocol else (_IdleTimer, base)
+
+    class Protocol(*bases):  # type: ignore[misc]
         def connection_made(self, transport: Any) -> None:
             sock = transport.get_extra_info("socket")
             if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
@@ -90,6 +100,7 @@ def protocol_class(nodelay: bool, header_timeout: float, max_connections: int,
         direct_body_limit = 0
 
         def data_received(self, data: bytes) -> None:
+            self._idle_since = None  # a request is coming: the keep-alive timeout no longer runs
             if self.transport.is_closing():  # refused (431) or closing: nothing more is parsed
                 return
             cycle = self.cycle
@@ -165,3 +176,46 @@ def protocol_class(nodelay: bool, header_timeout: float, max_connections: int,
                 self.transport.close()
 
     return Protocol
+
+
+class _IdleTimer:
+    """uvicorn's keep-alive timeout for its httptools protocol (mixed in before it), timed from when the
+    connection went idle by one timer per idle period, not one per response (the module says why)."""
+
+    _idle_since: float | None = None
+    _idle_timer: asyncio.TimerHandle | None = None
+
+    def on_response_complete(self: Any) -> None:
+        """uvicorn's (0.30 to 0.55): count the request, resume reading, start a pipelined request;
+        with none waiting, the connection is idle from now, instead of arming a timer for it."""
+        self.server_state.total_requests += 1
+        if self.transport.is_closing():
+            return
+        self._unset_keepalive_if_required()
+        self.flow.resume_reading()
+        if self.pipeline:
+            cycle, app = self.pipeline.pop()
+            self._start_asgi_task(cycle, app)
+            return
+        self._idle_since = self.loop.time()
+        if self._idle_timer is None:
+            self._idle_timer = self.loop.call_later(self.timeout_keep_alive, self._idle_check)
+
+    def _idle_check(self: Any) -> None:
+        """The timer fired: close a connection idle for the whole timeout (uvicorn's handler), wait for
+        the rest of it when the connection went idle later, and arm nothing while a request runs (its
+        response starts the next idle period)."""
+        self._idle_timer = None
+        if self._idle_since is None:
+            return
+        left = self._idle_since + self.timeout_keep_alive - self.loop.time()
+        if left > 0:
+            self._idle_timer = self.loop.call_later(left, self._idle_check)
+        else:
+            self.timeout_keep_alive_handler()
+
+    def connection_lost(self: Any, exc: Exception | None) -> None:
+        if self._idle_timer is not None:
+            self._idle_timer.cancel()
+            self._idle_timer = None
+        super().connection_lost(exc)  # type: ignore[misc]
