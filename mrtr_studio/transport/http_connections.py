@@ -186,7 +186,7 @@ class _IdleTimer:
     _idle_timer: asyncio.TimerHandle | None = None
 
     def on_response_complete(self: Any) -> None:
-        """uvicorn's (0.30 to 0.55): count the request, resume reading, start a pipelined request;
+        """uvicorn's (0.45 to 0.55, unchanged): count the request, resume reading, start a pipelined request;
         with none waiting, the connection is idle from now, instead of arming a timer for it."""
         self.server_state.total_requests += 1
         if self.transport.is_closing():
