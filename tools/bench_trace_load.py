@@ -9,7 +9,11 @@ Studio whose autosave journals it (by reference: the journal's size after the op
 Wall time depends on what else the machine runs, so CPU time and the load average are printed too.
 The anchor, measured the same way in the same run: `orjson.loads` of the whole file in a fresh
 process; the ratios printed are the open's time over orjson's and its memory (peak RSS above the
-imports) over the file's size. Printed, never asserted.
+imports) over the file's size. The issue's memory goal is stated for a 1,000,000-message trace
+(`--file`, which `make bench` runs next); at 100,000 messages what any first open holds (the code the load
+imports: pydantic for the records, the window's first-open structures) is a larger share, so it is
+measured on a 400-message trace in the same mode and the ratio above it printed beside the whole one.
+Printed, never asserted.
 """
 
 import argparse
@@ -136,6 +140,8 @@ def main() -> int:
         pretty = Path(scratch) / "pretty.mrtr.json"
         pretty.write_text(json.dumps(files.to_document(operations, messages), indent=1))
         del operations, messages
+        tiny = Path(scratch) / "tiny.mrtr.json"
+        files.save(tiny, synthetic_trace(TINY_FLOWS, transport=True))
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
         print(f"trace: {args.operations * 4:,} messages, {path.stat().st_size / 1e6:.1f} MB "
               f"(saved in {saved:.2f} s); the older pretty layout: {pretty.stat().st_size / 1e6:.1f} MB")
@@ -155,11 +161,24 @@ def main() -> int:
                   f"({best['imported_kb'] / 1024:.0f} MB after imports), {best['messages']:,.0f} messages"
                   + (f"; the journal holds {best['journal_bytes']:,.0f} bytes" if "journal_bytes" in best else ""))
             if target is path:
-                held = (best["peak_kb"] - best["imported_kb"]) * 1024
+                held = _held(best)
+                fixed = _held(measure(tiny, where))
                 print(f"    RATIO: {best['cpu'] / max(anchor['cpu'], 1e-9):.2f}x orjson.loads's CPU (goal <= 3x), "
-                      f"memory {held / size:.2f}x the file's size (goal <= 1.5x)")
+                      f"memory {held / size:.2f}x the file's size; {(held - fixed) / size:.2f}x above the "
+                      f"{fixed / 2**20:.0f} MiB a {TINY_FLOWS * 4}-message trace holds (the code its first open "
+                      f"loads). The goal, <= 1.5x, is at 1,000,000 messages: `--file`, below in `make bench`")
         print_columns(best)
     return 0
+
+
+#: Flows of the trace whose open shows what a first open holds whatever the trace's size (pydantic and the
+#: rest of the code the load imports, the window's first-open structures).
+TINY_FLOWS = 100
+
+
+def _held(result: dict[str, float]) -> float:
+    """Bytes of peak RSS above the imports."""
+    return (result["peak_kb"] - result["imported_kb"]) * 1024
 
 
 def print_columns(best: dict[str, float]) -> None:
@@ -177,7 +196,7 @@ def measure_file(path: Path, runs: int) -> int:
     print(f"  anchor, orjson.loads of the whole file: {anchor['wall']:.2f} s wall, {anchor['cpu']:.2f} s CPU")
     for label, where in (("into a store", "store"), ("in the window", "window")):
         best = min((measure(path, where) for _ in range(runs)), key=lambda r: r["wall"])
-        held = (best["peak_kb"] - best["imported_kb"]) * 1024
+        held = _held(best)
         print(f"  open {label}: {best['wall']:.2f} s wall, {best['cpu']:.2f} s CPU, {best['messages']:,.0f} messages, "
               f"peak RSS {best['peak_kb'] / 1024:.0f} MB ({best['imported_kb'] / 1024:.0f} MB after imports)")
         print(f"    RATIO: {best['cpu'] / max(anchor['cpu'], 1e-9):.2f}x orjson.loads's CPU, "
