@@ -82,7 +82,7 @@ def protocol_class(nodelay: bool, header_timeout: float, max_connections: int,
         if waiting:
             sweeper[0] = loop.call_later(tick, sweep, loop)
 
-    # the keep-alive timer below is uvicorn's httptools protocol's; h11's keeps its own
+    # `_IdleTimer` (below) replaces the httptools protocol's per-response keep-alive timer; h11's keeps its own
     bases = (base,) if base is H11Protocol else (_IdleTimer, base)
 
     class Protocol(*bases):  # type: ignore[misc]
