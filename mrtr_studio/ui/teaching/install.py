@@ -128,7 +128,7 @@ class TeachingTabs:
         existing = self._views.get(key)
         if existing is not None:
             return existing
-        index = self._first + VIEW_KEYS.index(key)
+        index = self.index_of(key)
         tabs = self.tabs
         with building():
             view = self._make(key)
@@ -164,6 +164,10 @@ class TeachingTabs:
         key = self._key_at(index)
         if key is not None and key not in self._views:
             QTimer.singleShot(0, self.tabs, lambda: self.view(key))
+
+    def index_of(self, key: str) -> int:
+        """The tab of "flow" or of a teaching view's key (`_key_at` reads it back)."""
+        return 0 if key == "flow" else self._first + VIEW_KEYS.index(key)
 
     def _key_at(self, index: int) -> str | None:
         at = index - self._first
@@ -216,10 +220,9 @@ def install_teaching(window: QMainWindow, studio: Studio, store: TraceStore, sel
     for key, text, shortcut in MENU_ENTRIES:
         if key == "flow" and flow is None:
             continue
-        at = 0 if key == "flow" else first + VIEW_KEYS.index(key)
         action = menu.addAction(text)
         action.setShortcut(shortcut)
-        action.triggered.connect(lambda _=False, index=at: teaching.show_index(index))
+        action.triggered.connect(lambda _=False, index=teaching.index_of(key): teaching.show_index(index))
         teaching.actions[key] = action
     window.installEventFilter(_OnClose(teaching, window))
     return teaching
