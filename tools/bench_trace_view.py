@@ -30,6 +30,13 @@ from mrtr_studio.ui.operations_view import OperationsView
 from mrtr_studio.ui.selection import Selection
 
 
+def _app() -> QApplication:
+    """The QApplication, collecting as `mrtr-studio` does: on the GUI thread, from a timer."""
+    app = QApplication.instance() or QApplication(sys.argv)
+    gui_thread_collector.install(app)
+    return app  # type: ignore[return-value]  # instance() is typed as QCoreApplication
+
+
 def timed(label: str, action: Callable[[], Any], results: list[tuple[str, float]]) -> Any:
     start = time.perf_counter()
     value = action()
@@ -38,8 +45,7 @@ def timed(label: str, action: Callable[[], Any], results: list[tuple[str, float]
 
 
 def bench(operations: int) -> list[tuple[str, float]]:
-    app = QApplication.instance() or QApplication(sys.argv)
-    gui_thread_collector.install(app)  # as `mrtr-studio` collects: on the GUI thread, from a timer
+    app = _app()
     results: list[tuple[str, float]] = []
     ops, messages = synthetic_trace(operations)
     store, selection = TraceStore(), Selection()
@@ -109,8 +115,7 @@ def bench_diagram_zoom(messages: int = 1200, steps: int = 20) -> list[tuple[str,
     """
     from mrtr_studio.ui.diagram import items as diagram_items
 
-    app = QApplication.instance() or QApplication(sys.argv)
-    gui_thread_collector.install(app)  # as `mrtr-studio` collects: on the GUI thread, from a timer
+    app = _app()
     results: list[tuple[str, float]] = []
     store, selection = TraceStore(), Selection()
     op = store.begin_operation("tools/call", "delete_file", {"path": "/big"}, "2026-07-28", "embedded")
@@ -167,8 +172,7 @@ def bench_diagram_zoom(messages: int = 1200, steps: int = 20) -> list[tuple[str,
 
 def big_trace(operations: int) -> list[tuple[str, float]]:
     """A 100,000-message trace into the operations list and the log: one reset each, then a paint."""
-    app = QApplication.instance() or QApplication(sys.argv)
-    gui_thread_collector.install(app)  # as `mrtr-studio` collects: on the GUI thread, from a timer
+    app = _app()
     results: list[tuple[str, float]] = []
     ops, messages = synthetic_trace(operations)
     store, selection = TraceStore(), Selection()
@@ -221,8 +225,7 @@ def window_trace(operations: int) -> list[tuple[str, float]]:
     from mrtr_studio.studio.controller import Studio
     from mrtr_studio.ui.main_window import MainWindow
 
-    app = QApplication.instance() or QApplication(sys.argv)
-    gui_thread_collector.install(app)  # as `mrtr-studio` collects: on the GUI thread, from a timer
+    app = _app()
     results: list[tuple[str, float]] = []
     ops, messages = synthetic_trace(operations)
     # A scratch file: QSettings saves by writing a temporary file and renaming it over its path, so a
@@ -291,8 +294,7 @@ def typing(path: str, typed: tuple[tuple[str, str], ...] = TYPED) -> None:
     from mrtr_studio.studio.controller import Studio
     from mrtr_studio.ui.main_window import MainWindow
 
-    app = QApplication.instance() or QApplication(sys.argv)
-    gui_thread_collector.install(app)  # as `mrtr-studio` collects: on the GUI thread, from a timer
+    app = _app()
     scratch = tempfile.mkdtemp(prefix="mrtr-bench-")
     settings = QSettings(os.path.join(scratch, "settings.ini"), QSettings.Format.IniFormat)
     window = MainWindow(Studio(), settings, interactive_answers=False, available=QRect(0, 0, 1366, 768))
